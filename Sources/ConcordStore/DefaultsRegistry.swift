@@ -1,0 +1,14 @@
+import Synchronization
+
+/// Registered defaults: per process, in memory, never stored and never synced.
+final class DefaultsRegistry: Sendable {
+    private let table = Mutex<[String: [String: Value]]>([:])
+
+    func register(_ values: [String: Value], suite: String) {
+        table.withLock { $0[suite, default: [:]].merge(values) { _, new in new } }
+    }
+
+    func value(suite: String, key: String) -> Value? {
+        table.withLock { $0[suite]?[key] }
+    }
+}

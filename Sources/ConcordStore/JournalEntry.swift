@@ -1,0 +1,64 @@
+/// Who made a change, as stored in the journal: a process writing to this replica
+/// (identified by a random token per process) or a sync that merged it from a peer.
+public enum ChangeSource: Hashable, Sendable {
+    case process(token: [UInt8])
+    case sync(peer: ReplicaID)
+}
+
+/// One entry of a replica's change journal: `(seq, suite, key, record)` and where the change came from.
+///
+/// ```swift
+/// for entry in try store.changes(since: 0) { print(entry.seq, entry.suite, entry.key, entry.record.version) }
+/// ```
+public struct JournalEntry: Hashable, Sendable {
+    public let seq: UInt64
+    public let suite: String
+    public let key: String
+    public let record: Record
+    public let source: ChangeSource
+
+    public init(seq: UInt64, suite: String, key: String, record: Record, source: ChangeSource) {
+        self.seq = seq
+        self.suite = suite
+        self.key = key
+        self.record = record
+        self.source = source
+    }
+
+    // [format 1][source kind][source 16][suite length 1][suite][key length 2][key][record]
+
+    func encodedValue() -> [UInt8] {
+        var out: [UInt8] = [1]
+        switch source {
+        case .process(let token): out.append(0); out.append(contentsOf: token)
+        case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
+        }
+        let s = Array(suite.utf8), k = Array(key.utf8)
+        out.append(UInt8(s.count))
+        out.append(contentsOf: s)
+        out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
+        out.append(contentsOf: k)
+        record.append(to: &out)
+        return out
+    }
+
+    static func decode(seq: UInt64, _ bytes: [UInt8]) throws(ValueDecodingError) -> JournalEntry {
+        var r = ByteReader(bytes)
+        let format = try r.byte()
+        guard format == 1 else { throw ValueDecodingError("journal entry of unknown format \(format)") }
+        let kind = try r.byte()
+        let id = Array(try r.take(16))
+        let source: ChangeSource
+        switch kind {
+        case 0: source = .process(token: id)
+        case 1: source = .sync(peer: ReplicaID(bytes: id)!)
+        default: throw ValueDecodingError("journal entry with unknown source kind \(kind)")
+        }
+        let suiteLength = Int(try r.byte())
+        guard let suite = String(validating: try r.take(suiteLength), as: UTF8.self) else { throw ValueDecodingError("journal suite name is not UTF-8") }
+        let keyLength = Int(try r.uint16())
+        guard let key = String(validating: try r.take(keyLength), as: UTF8.self) else { throw ValueDecodingError("journal key is not UTF-8") }
+        let record = try Record.decode(&r)
+        return JournalEntry(seq: seq, suite: suite, key: key, record: record, source: source)
+    }
+}

@@ -1,0 +1,33 @@
+/// The rules for suite names and keys.
+public enum Names {
+    /// Longest suite name, in bytes.
+    public static let maxSuiteNameBytes = 128
+    /// Longest key, in UTF-8 bytes.
+    public static let maxKeyBytes = 256
+
+    /// Throws unless `name` is 1–128 bytes of letters, digits, `.`, `_`, `-` (and not `.` or `..`).
+    public static func validateSuite(_ name: String) throws {
+        let bytes = name.utf8
+        guard !bytes.isEmpty else { throw StoreError.invalidSuiteName(name, reason: "it is empty") }
+        guard bytes.count <= maxSuiteNameBytes else {
+            throw StoreError.invalidSuiteName(name, reason: "it is \(bytes.count) bytes, over the limit of \(maxSuiteNameBytes)")
+        }
+        for b in bytes {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                continue
+            default:
+                throw StoreError.invalidSuiteName(name, reason: "only letters, digits, '.', '_' and '-' are allowed")
+            }
+        }
+        guard name != ".", name != ".." else { throw StoreError.invalidSuiteName(name, reason: "'.' and '..' are not suite names") }
+    }
+
+    /// Throws unless `key` is 1–256 bytes of UTF-8.
+    public static func validateKey(_ key: String) throws {
+        let count = key.utf8.count
+        guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
+        guard count <= maxKeyBytes else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(maxKeyBytes)") }
+    }
+}

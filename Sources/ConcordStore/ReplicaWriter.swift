@@ -1,0 +1,94 @@
+import LMDB
+
+/// Applies changes to records inside one write transaction, keeping each record, its journal
+/// entry, the clock and the sequence number in step (DESIGN.md: Version, Clock, Journal).
+///
+/// Every change appends a journal entry and deletes the entry it supersedes, so the journal
+/// holds one entry per key: O(keys), not O(writes).
+public final class ReplicaWriter {
+    let txn: Transaction
+    let layout: StoreLayout
+    /// The replica being written.
+    public let replica: ReplicaID
+    let localSource: ChangeSource
+    let nowMilliseconds: UInt64
+    var state: ReplicaState
+    private let initialState: ReplicaState
+    private(set) var changeCount = 0
+
+    init(txn: Transaction, layout: StoreLayout, replica: ReplicaID, localSource: ChangeSource, nowMilliseconds: UInt64) throws {
+        self.txn = txn
+        self.layout = layout
+        self.replica = replica
+        self.localSource = localSource
+        self.nowMilliseconds = nowMilliseconds
+        self.state = try ReplicaState.load(txn, layout)
+        self.initialState = state
+    }
+
+    /// The record stored for `key` in `suite`, if any (tombstones included).
+    public func record(suite: String, key: String) throws -> Record? {
+        try row(StoreLayout.recordKey(suite: suite, key: key))?.record
+    }
+
+    func row(_ recordKey: [UInt8]) throws -> StoredRow? {
+        guard let bytes = try txn.get(layout.records, recordKey) else { return nil }
+        do { return try StoredRow.decode(bytes) } catch {
+            throw StoreError.damaged(path: "records", reason: "the record for \(StoreLayout.splitRecordKey(recordKey).map { "\($0.suite)/\($0.key)" } ?? "a key") does not decode: \(error)")
+        }
+    }
+
+    /// Writes a local value (or a tombstone for `nil`) with a fresh version that wins over what this replica held.
+    @discardableResult
+    public func writeLocal(suite: String, key: String, encodedValue: [UInt8]?) throws -> Version {
+        let recordKey = StoredRowKey(suite: suite, key: key)
+        let existing = try row(recordKey.bytes)
+        let hlc = HybridClock.localWrite(nowMilliseconds: nowMilliseconds, clock: state.clock, existing: existing?.record.version.hlc)
+        let version = Version(hlc: hlc, replica: replica)
+        state.clock = max(state.clock, hlc)
+        try put(recordKey, Record(version: version, encodedValue: encodedValue), source: localSource, replacing: existing)
+        return version
+    }
+
+    /// Stores `record` for `key`, journaled as coming from `source`, without comparing versions:
+    /// the caller (the merge) decided it wins.
+    public func store(_ record: Record, suite: String, key: String, source: ChangeSource) throws {
+        let recordKey = StoredRowKey(suite: suite, key: key)
+        try put(recordKey, record, source: source, replacing: try row(recordKey.bytes))
+    }
+
+    /// Advances the clock after seeing `remote` (bounded by `maxDriftMilliseconds` ahead of the wall clock);
+    /// returns whether `remote` was beyond that bound (clock skew).
+    public func observeRemote(hlc remote: UInt64, maxDriftMilliseconds: UInt64) -> Bool {
+        let (clock, skewed) = HybridClock.merge(remote: remote, clock: state.clock, nowMilliseconds: nowMilliseconds, maxDriftMilliseconds: maxDriftMilliseconds)
+        state.clock = clock
+        return skewed
+    }
+
+    /// The last journal seq this transaction has written (or found).
+    public var lastSeq: UInt64 { state.seq }
+
+    private func put(_ recordKey: StoredRowKey, _ record: Record, source: ChangeSource, replacing existing: StoredRow?) throws {
+        if let existing { try txn.delete(layout.journal, StoreLayout.seqKey(existing.seq)) }
+        state.seq += 1
+        let entry = JournalEntry(seq: state.seq, suite: recordKey.suite, key: recordKey.key, record: record, source: source)
+        try txn.put(layout.records, recordKey.bytes, StoredRow(seq: state.seq, record: record).encoded)
+        try txn.put(layout.journal, StoreLayout.seqKey(state.seq), entry.encodedValue())
+        changeCount += 1
+    }
+
+    func finish() throws {
+        if state.clock != initialState.clock || state.seq != initialState.seq { try state.save(txn, layout) }
+    }
+}
+
+struct StoredRowKey {
+    let suite: String
+    let key: String
+    let bytes: [UInt8]
+    init(suite: String, key: String) {
+        self.suite = suite
+        self.key = key
+        self.bytes = StoreLayout.recordKey(suite: suite, key: key)
+    }
+}

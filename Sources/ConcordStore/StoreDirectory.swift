@@ -1,0 +1,45 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Creates a replica directory (0700) or checks that an existing one is safe to use:
+/// not writable by group or others, and its data files are regular files, not symlinks.
+enum StoreDirectory {
+    /// Returns the directory's canonical path.
+    static func prepare(_ path: String, create: Bool) throws -> String {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
+            guard create else { throw StoreError.io(path: path, reason: "no store here (the directory does not exist)") }
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StoreError.io(path: path, reason: "cannot create the store directory: \(error.localizedDescription)")
+            }
+            chmod(path, 0o700)
+        } else if info.st_mode & S_IFMT == S_IFLNK {
+            guard stat(path, &info) == 0 else { throw StoreError.io(path: path, reason: "a dangling symlink") }
+        }
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw StoreError.io(path: path, reason: "not a directory")
+        }
+        guard info.st_mode & 0o022 == 0 else {
+            throw StoreError.insecure(path: path, reason: "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it")
+        }
+        for file in ["data.mdb", "lock.mdb", "notify"] {
+            let filePath = path + "/" + file
+            var fileInfo = stat()
+            if lstat(filePath, &fileInfo) == 0 && fileInfo.st_mode & S_IFMT != S_IFREG {
+                throw StoreError.insecure(path: filePath, reason: "it is not a regular file (a symlink or a device); a store's files must be its own")
+            }
+        }
+        if !create && access(path + "/data.mdb", F_OK) != 0 {
+            throw StoreError.io(path: path, reason: "no store here (no data.mdb in the directory)")
+        }
+        guard let resolved = realpath(path, nil) else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,30 @@
+/// The version every stored record carries: a hybrid-logical-clock reading and the replica that wrote it.
+///
+/// Versions are totally ordered, by `hlc` and then by the replica's bytes; the greater version wins a merge.
+/// `hlc`'s high 48 bits are milliseconds since the Unix epoch, its low 16 bits a logical counter.
+///
+/// ```swift
+/// let v = try suite.record(forKey: "theme")?.version
+/// print(v?.milliseconds, v?.replica)
+/// ```
+public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let hlc: UInt64
+    public let replica: ReplicaID
+
+    public init(hlc: UInt64, replica: ReplicaID) {
+        self.hlc = hlc
+        self.replica = replica
+    }
+
+    /// The wall-clock part: milliseconds since 1970.
+    public var milliseconds: UInt64 { hlc >> 16 }
+    /// The logical counter part.
+    public var counter: UInt16 { UInt16(truncatingIfNeeded: hlc) }
+
+    public static func < (a: Version, b: Version) -> Bool {
+        a.hlc != b.hlc ? a.hlc < b.hlc : a.replica < b.replica
+    }
+
+    /// `hlc` in hex, then the replica: `0190f3a1c2d30004@3f2a…`.
+    public var description: String { String(hlc, radix: 16).leftPadded(16) + "@" + replica.description }
+}

@@ -1,0 +1,58 @@
+import CLMDB
+
+/// A position in a database, valid only inside `Transaction.withCursor`.
+/// Every key and value it returns is a copy.
+///
+/// ```swift
+/// try txn.withCursor(db) { c in
+///     var e = try c.first()
+///     while let (k, v) = e { print(k, v); e = try c.next() }
+/// }
+/// ```
+public final class Cursor {
+    public typealias Entry = (key: [UInt8], value: [UInt8])
+    let handle: OpaquePointer
+    let database: Database
+    private var closed = false
+
+    init(handle: OpaquePointer, database: Database) {
+        self.handle = handle
+        self.database = database
+    }
+
+    func close() {
+        if !closed { C.cursorClose(handle); closed = true }
+    }
+
+    public func first() throws -> Entry? { try move(MDB_FIRST) }
+    public func last() throws -> Entry? { try move(MDB_LAST) }
+    public func next() throws -> Entry? { try move(MDB_NEXT) }
+    public func previous() throws -> Entry? { try move(MDB_PREV) }
+
+    /// Moves to the first entry whose key is `>= key`.
+    public func seek(atLeast key: [UInt8]) throws -> Entry? {
+        try key.withUnsafeBytes { keyBytes in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var v = MDB_val()
+            return try finish(C.cursorGet(handle, &k, &v, MDB_SET_RANGE), k, v)
+        }
+    }
+
+    /// Removes the entry the cursor is on.
+    public func deleteCurrent() throws {
+        let rc = C.cursorDel(handle)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_del in \(database.name)") }
+    }
+
+    private func move(_ op: MDB_cursor_op) throws -> Entry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        return try finish(C.cursorGet(handle, &k, &v, op), k, v)
+    }
+
+    private func finish(_ rc: Int32, _ k: MDB_val, _ v: MDB_val) throws -> Entry? {
+        if rc == MDB_NOTFOUND { return nil }
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_get in \(database.name)") }
+        return (Transaction.copy(k), Transaction.copy(v))
+    }
+}

@@ -1,0 +1,15 @@
+import CLMDB
+
+/// A named database inside an `Environment` (an LMDB "DBI").
+///
+/// Handles are opened once per environment and stay valid for its life;
+/// they are never closed casually (`mdb_dbi_close` races with other threads).
+///
+/// ```swift
+/// let records = try env.database(named: "records")
+/// ```
+public struct Database: Hashable, Sendable {
+    /// The name the database was opened with.
+    public let name: String
+    let dbi: MDB_dbi
+}

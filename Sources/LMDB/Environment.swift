@@ -1,0 +1,288 @@
+import CLMDB
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An LMDB environment: one directory holding `data.mdb` and `lock.mdb`,
+/// shared safely by every thread of this process and by other processes.
+///
+/// There is one `Environment` per directory per process (`open` returns the
+/// existing one). Transactions are scoped to closures: a write commits when its
+/// closure returns and aborts when it throws. When the map fills, it grows and
+/// the write is retried; when another process grew it, this one adopts the new size.
+///
+/// ```swift
+/// let env = try Environment.open(directory: "/tmp/store")
+/// let db = try env.database(named: "records")
+/// try env.write { txn in try txn.put(db, Array("k".utf8), Array("v".utf8)) }
+/// let v = try env.read { txn in try txn.get(db, Array("k".utf8)) }
+/// ```
+public final class Environment: @unchecked Sendable {
+    /// How much a commit waits for the disk.
+    public enum Durability: Sendable, Equatable {
+        /// Every commit is on disk when it returns (LMDB's default: data and meta page are fsynced).
+        case full
+        /// The meta page is not fsynced: a power loss may undo the last commit, never damage the store.
+        case noMetaSync
+        /// Nothing is fsynced: a power loss may undo recent commits (the OS still writes them out).
+        case none
+    }
+
+    /// Settings used when this process first opens the directory.
+    public struct Options: Sendable {
+        /// The initial size of the memory map; it grows (doubling) when full.
+        public var mapSize: Int = 64 << 20
+        /// The largest the map may grow to.
+        public var maxMapSize: Int = 1 << 40
+        public var maxDatabases: Int = 16
+        public var maxReaders: Int = 126
+        public var durability: Durability = .full
+        /// Permissions of the files LMDB creates.
+        public var fileMode: UInt32 = 0o600
+        public init() {}
+    }
+
+    /// The directory this environment lives in.
+    public let path: String
+    public let options: Options
+    let handle: OpaquePointer
+    private let resizeLock = ResizeLock()
+    private let forkGeneration: Int
+    private let databases = Mutex<[String: Database]>([:])
+    private let readPool = Mutex<[PooledTransaction]>([])
+    /// A reset read transaction kept for reuse (`mdb_txn_renew` is cheaper than `mdb_txn_begin`).
+    private struct PooledTransaction: @unchecked Sendable { let raw: OpaquePointer }
+    private let writeCount = Atomic<Int>(0)
+
+    private init(path: String, options: Options) throws {
+        ForkGuard.install()
+        var raw: OpaquePointer?
+        var rc = C.envCreate(&raw)
+        guard rc == 0, let env = raw else { throw LMDBError(code: rc, operation: "mdb_env_create") }
+        rc = C.envSetMaxDBs(env, UInt32(options.maxDatabases))
+        if rc == 0 { rc = C.envSetMaxReaders(env, UInt32(options.maxReaders)) }
+        if rc == 0 { rc = C.envSetMapSize(env, options.mapSize) }
+        var flags = UInt32(MDB_NOTLS)
+        switch options.durability {
+        case .full: break
+        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        case .none: flags |= UInt32(MDB_NOSYNC)
+        }
+        if rc == 0 { rc = C.envOpen(env, path, flags, mdb_mode_t(options.fileMode)) }
+        guard rc == 0 else {
+            C.envClose(env)
+            throw LMDBError(code: rc, operation: "opening the LMDB environment at \(path)")
+        }
+        self.handle = env
+        self.path = path
+        self.options = options
+        self.forkGeneration = ForkGuard.generation
+        _ = try? clearStaleReaders()
+    }
+
+    deinit {
+        // In a forked child the handle belongs to the parent: leave it alone.
+        guard ForkGuard.generation == forkGeneration else { return }
+        for txn in readPool.withLock({ $0 }) { C.txnAbort(txn.raw) }
+        C.envClose(handle)
+    }
+
+    // MARK: - One environment per directory per process
+
+    private struct WeakEnvironment { weak var environment: Environment?; let generation: Int }
+    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+
+    /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
+    /// `options` apply only when this process opens the directory for the first time.
+    public static func open(directory: String, options: Options = Options()) throws -> Environment {
+        let key = canonicalPath(directory)
+        return try registry.withLock { table in
+            if let entry = table[key], entry.generation == ForkGuard.generation, let env = entry.environment {
+                return env
+            }
+            let env = try Environment(path: key, options: options)
+            table[key] = WeakEnvironment(environment: env, generation: env.forkGeneration)
+            return env
+        }
+    }
+
+    private static func canonicalPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    // MARK: - Databases
+
+    /// The named database, created if missing. Handles are cached for the environment's life.
+    public func database(named name: String) throws -> Database {
+        if let db = databases.withLock({ $0[name] }) { return db }
+        return try databases.withLock { cache in
+            if let db = cache[name] { return db }
+            let db: Database = try write { txn in
+                var dbi = MDB_dbi()
+                let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
+                guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+                return Database(name: name, dbi: dbi)
+            }
+            cache[name] = db
+            return db
+        }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a read-only snapshot. Do not start another transaction inside `body`.
+    public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try checkFork()
+        while true {
+            resizeLock.lockShared()
+            let (rc, raw) = beginRead()
+            if rc == MDB_MAP_RESIZED {
+                resizeLock.unlock()
+                try adoptGrownMap()
+                continue
+            }
+            guard rc == 0, let raw else {
+                resizeLock.unlock()
+                throw LMDBError(code: rc, operation: "mdb_txn_begin (read)")
+            }
+            let txn = Transaction(handle: raw, isReadOnly: true)
+            defer {
+                txn.isOpen = false
+                endRead(raw)
+                resizeLock.unlock()
+            }
+            return try body(txn)
+        }
+    }
+
+    /// Runs `body` in a write transaction: committed when it returns, aborted when it throws.
+    /// The closure may run more than once (after the map grew), so it must only act through `txn`.
+    /// Do not start another transaction inside `body`.
+    public func write<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try checkFork()
+        while true {
+            resizeLock.lockShared()
+            var raw: OpaquePointer?
+            let rc = C.txnBegin(handle, 0, &raw)
+            if rc == MDB_MAP_RESIZED {
+                resizeLock.unlock()
+                try adoptGrownMap()
+                continue
+            }
+            guard rc == 0, let raw else {
+                resizeLock.unlock()
+                throw LMDBError(code: rc, operation: "mdb_txn_begin (write)")
+            }
+            let txn = Transaction(handle: raw, isReadOnly: false)
+            let result: R
+            do {
+                result = try body(txn)
+            } catch let error as LMDBError where error.code == MDB_MAP_FULL {
+                txn.isOpen = false
+                C.txnAbort(raw)
+                resizeLock.unlock()
+                try grow()
+                continue
+            } catch {
+                txn.isOpen = false
+                C.txnAbort(raw)
+                resizeLock.unlock()
+                throw error
+            }
+            txn.isOpen = false
+            let commit = C.txnCommit(raw)
+            resizeLock.unlock()
+            if commit == MDB_MAP_FULL {
+                try grow()
+                continue
+            }
+            guard commit == 0 else { throw LMDBError(code: commit, operation: "mdb_txn_commit") }
+            if writeCount.add(1, ordering: .relaxed).newValue % 1024 == 0 { _ = try? clearStaleReaders() }
+            return result
+        }
+    }
+
+    private func beginRead() -> (Int32, OpaquePointer?) {
+        if let pooled = readPool.withLock({ $0.popLast() })?.raw {
+            let rc = C.txnRenew(pooled)
+            if rc == 0 { return (0, pooled) }
+            C.txnAbort(pooled)
+            if rc == MDB_MAP_RESIZED { return (rc, nil) }
+        }
+        var raw: OpaquePointer?
+        let rc = C.txnBegin(handle, UInt32(MDB_RDONLY), &raw)
+        return (rc, raw)
+    }
+
+    private func endRead(_ txn: OpaquePointer) {
+        C.txnReset(txn)
+        let entry = PooledTransaction(raw: txn)
+        let kept = readPool.withLock { pool -> Bool in
+            guard pool.count < 8 else { return false }
+            pool.append(entry)
+            return true
+        }
+        if !kept { C.txnAbort(txn) }
+    }
+
+    // MARK: - Map size
+
+    /// The current size of this process's memory map, in bytes.
+    public var mapSize: Int { Int(C.envInfo(handle).me_mapsize) }
+
+    /// The id of the last committed transaction, read from shared memory without a transaction.
+    /// Changes whenever any process commits: a cheap "did anything change?" check.
+    public var lastCommittedTransactionID: Int { Int(C.envInfo(handle).me_last_txnid) }
+
+    /// Grows the map (doubling), because a write found it full.
+    func grow() throws {
+        resizeLock.lockExclusive()
+        defer { resizeLock.unlock() }
+        let current = Int(C.envInfo(handle).me_mapsize)
+        let target = min(current * 2, options.maxMapSize)
+        guard target > current else {
+            throw LMDBError(code: MDB_MAP_FULL, operation: "growing the map beyond its maximum of \(options.maxMapSize) bytes")
+        }
+        let rc = C.envSetMapSize(handle, target)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "growing the map to \(target) bytes (mdb_env_set_mapsize)") }
+    }
+
+    /// Adopts the larger map another process committed (`MDB_MAP_RESIZED`).
+    func adoptGrownMap() throws {
+        resizeLock.lockExclusive()
+        defer { resizeLock.unlock() }
+        let rc = C.envSetMapSize(handle, 0)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "adopting the grown map (mdb_env_set_mapsize)") }
+    }
+
+    // MARK: - Maintenance
+
+    /// Frees the reader slots of processes that died while reading (`mdb_reader_check`); returns how many.
+    @discardableResult
+    public func clearStaleReaders() throws -> Int {
+        let (rc, dead) = C.readerCheck(handle)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_reader_check") }
+        return Int(dead)
+    }
+
+    /// Flushes buffered commits to disk (useful with `.noMetaSync` or `.none` durability).
+    public func sync() throws {
+        let rc = C.envSync(handle, true)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_env_sync") }
+    }
+
+    /// The largest key LMDB accepts (511 bytes by default).
+    public var maxKeySize: Int { Int(C.envMaxKeySize(handle)) }
+
+    /// False in a child process forked after this environment was opened: it must open its own.
+    public var isUsableInThisProcess: Bool { ForkGuard.generation == forkGeneration }
+
+    private func checkFork() throws {
+        guard ForkGuard.generation == forkGeneration else {
+            throw LMDBError(code: EINVAL_CODE, operation: "using an LMDB environment opened before fork() (open it again in the child)")
+        }
+    }
+}

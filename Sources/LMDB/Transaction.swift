@@ -1,0 +1,123 @@
+import CLMDB
+
+/// A read or write transaction, valid only inside the closure that received it
+/// (`Environment.read` / `Environment.write`). Every byte it returns is a copy,
+/// so nothing outlives the transaction.
+///
+/// ```swift
+/// let value = try env.read { txn in try txn.get(db, Array("k".utf8)) }
+/// ```
+public final class Transaction {
+    let handle: OpaquePointer
+    /// Whether this transaction may only read.
+    public let isReadOnly: Bool
+    var isOpen = true
+
+    init(handle: OpaquePointer, isReadOnly: Bool) {
+        self.handle = handle
+        self.isReadOnly = isReadOnly
+    }
+
+    /// The value stored under `key`, or `nil` when there is none (`MDB_NOTFOUND`).
+    public func get(_ db: Database, _ key: [UInt8]) throws -> [UInt8]? {
+        try checkOpen()
+        return try key.withUnsafeBytes { keyBytes -> [UInt8]? in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var v = MDB_val()
+            let rc = C.get(handle, db.dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return nil }
+            guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_get in \(db.name)") }
+            return Transaction.copy(v)
+        }
+    }
+
+    /// Stores `value` under `key`, replacing what was there.
+    public func put(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
+        try checkWritable()
+        let rc = key.withUnsafeBytes { keyBytes in
+            value.withUnsafeBytes { valueBytes in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                return C.put(handle, db.dbi, &k, &v, 0)
+            }
+        }
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_put in \(db.name)") }
+    }
+
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    public func delete(_ db: Database, _ key: [UInt8]) throws -> Bool {
+        try checkWritable()
+        let rc = key.withUnsafeBytes { keyBytes in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            return C.del(handle, db.dbi, &k)
+        }
+        if rc == MDB_NOTFOUND { return false }
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
+        return true
+    }
+
+    /// Removes every entry of `db` (the database itself stays).
+    public func removeAll(_ db: Database) throws {
+        try checkWritable()
+        let rc = C.drop(handle, db.dbi)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_drop \(db.name)") }
+    }
+
+    /// Statistics of `db` as this transaction sees it.
+    public func statistics(_ db: Database) throws -> DatabaseStatistics {
+        try checkOpen()
+        let (rc, st) = C.stat(handle, db.dbi)
+        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_stat \(db.name)") }
+        return DatabaseStatistics(entries: Int(st.ms_entries), depth: Int(st.ms_depth),
+                                  pages: Int(st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages),
+                                  pageSize: Int(st.ms_psize))
+    }
+
+    /// Runs `body` with a cursor over `db`; the cursor is closed when `body` returns.
+    public func withCursor<R>(_ db: Database, _ body: (Cursor) throws -> R) throws -> R {
+        try checkOpen()
+        var raw: OpaquePointer?
+        let rc = C.cursorOpen(handle, db.dbi, &raw)
+        guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
+        let cursor = Cursor(handle: raw, database: db)
+        defer { cursor.close() }
+        return try body(cursor)
+    }
+
+    /// Visits the entries of `db` in key order, starting at the first key `>= start`,
+    /// until `body` returns `false`.
+    public func scan(_ db: Database, from start: [UInt8]? = nil, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
+        try withCursor(db) { cursor in
+            var entry = try start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            while let (key, value) = entry {
+                guard try body(key, value) else { return }
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    func checkOpen() throws {
+        guard isOpen else { throw LMDBError(code: EINVAL_CODE, operation: "use of a finished transaction") }
+    }
+    func checkWritable() throws {
+        try checkOpen()
+        guard !isReadOnly else { throw LMDBError(code: EACCES_CODE, operation: "write in a read-only transaction") }
+    }
+
+    static func copy(_ v: MDB_val) -> [UInt8] {
+        guard v.mv_size > 0, let base = v.mv_data else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: base, count: v.mv_size))
+    }
+}
+
+let EINVAL_CODE: Int32 = 22
+let EACCES_CODE: Int32 = 13
+
+/// Counts LMDB reports for one database (`mdb_stat`).
+public struct DatabaseStatistics: Sendable, Equatable {
+    public let entries: Int
+    public let depth: Int
+    public let pages: Int
+    public let pageSize: Int
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Concord
+
+/// Where a command writes: standard output and standard error (tests pass collectors).
+public struct CommandIO: Sendable {
+    public let out: @Sendable (String) -> Void
+    public let err: @Sendable (String) -> Void
+
+    public init(out: @escaping @Sendable (String) -> Void, err: @escaping @Sendable (String) -> Void) {
+        self.out = out
+        self.err = err
+    }
+
+    /// Line-buffered standard output and standard error.
+    public static let standard = CommandIO(
+        out: { line in FileHandle.standardOutput.write(Data((line + "\n").utf8)) },
+        err: { line in FileHandle.standardError.write(Data((line + "\n").utf8)) })
+}
+
+/// One `sync-tool` command: its spec (for parsing and help), built from parsed arguments, then run.
+public protocol Command: Sendable {
+    static var spec: CommandSpec { get }
+    init(_ arguments: ParsedArguments) throws
+    func run(_ io: CommandIO) throws -> ExitCode
+}
+
+/// The `sync-tool` entry point: finds the command, parses its arguments, runs it,
+/// and turns every error into one line on stderr and its exit code.
+public enum SyncTool {
+    /// Every command, in the order `--help` lists them.
+    public static let commands: [any Command.Type] = [
+        SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self,
+        ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
+        LogCommand.self, WatchCommand.self,
+    ]
+
+    public static var help: String {
+        var out = "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
+        for c in commands { out += "  " + c.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
+        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store error, 10 changes pending (--dry-run)."
+        return out
+    }
+
+    /// Runs `sync-tool` with `arguments` (without the program name); returns the exit code.
+    public static func run(_ arguments: [String], io: CommandIO = .standard) -> Int32 {
+        guard let name = arguments.first else {
+            io.err(help)
+            return ExitCode.usage.rawValue
+        }
+        if name == "--help" || name == "-h" || name == "help" {
+            io.out(help)
+            return ExitCode.ok.rawValue
+        }
+        guard let type = commands.first(where: { $0.spec.name == name }) else {
+            io.err("sync-tool: unknown command '\(printable(name))' (run sync-tool --help)")
+            return ExitCode.usage.rawValue
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            io.out(type.spec.help)
+            return ExitCode.ok.rawValue
+        }
+        do {
+            let command = try type.init(try type.spec.parse(rest))
+            return try command.run(io).rawValue
+        } catch let error as CLIError {
+            io.err("sync-tool \(name): \(error.message)")
+            return error.code.rawValue
+        } catch let error as StoreError {
+            io.err("sync-tool \(name): \(error)")
+            return exitCode(for: error).rawValue
+        } catch {
+            io.err("sync-tool \(name): \(error)")
+            return ExitCode.storeError.rawValue
+        }
+    }
+
+    static func exitCode(for error: StoreError) -> ExitCode {
+        switch error {
+        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch: .invalidInput
+        case .newerFormat, .damaged, .insecure, .io, .lmdb: .storeError
+        }
+    }
+}
+
+/// Helpers every command shares.
+enum Arguments {
+    /// Opens an existing store (read-side commands never create one).
+    static func openStore(_ path: String, create: Bool = false) throws -> Store {
+        var options = Store.Options()
+        options.createIfMissing = create
+        return try Store(path: path, options: options)
+    }
+
+    static func int(_ text: String, name: String) throws -> Int {
+        guard let v = Int(text) else { throw CLIError.invalid("\(name) must be an integer, not '\(printable(text))'") }
+        return v
+    }
+
+    static func seconds(_ text: String, name: String) throws -> Double {
+        guard let v = Double(text), v >= 0, v.isFinite else { throw CLIError.invalid("\(name) must be a number of seconds, not '\(printable(text))'") }
+        return v
+    }
+}

@@ -1,0 +1,28 @@
+/// The exit codes of `sync-tool`; scripts depend on them.
+public enum ExitCode: Int32, Sendable {
+    case ok = 0
+    /// The key (or other thing asked for) does not exist.
+    case notFound = 1
+    /// Unknown command or flag, missing or extra argument.
+    case usage = 2
+    /// A bad value for its type, a bad name, over a limit, a bad bundle.
+    case invalidInput = 3
+    /// The store cannot be opened, is damaged, or is of a newer format.
+    case storeError = 4
+    /// `--dry-run` found changes pending.
+    case pending = 10
+}
+
+/// An error that ends a command with a one-line message on stderr and an exit code.
+public struct CLIError: Error, Sendable, CustomStringConvertible {
+    public let code: ExitCode
+    public let message: String
+    public init(_ code: ExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+    public var description: String { message }
+
+    static func usage(_ message: String) -> CLIError { CLIError(.usage, message) }
+    static func invalid(_ message: String) -> CLIError { CLIError(.invalidInput, message) }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Concord
+
+/// Converting values to and from the text the CLI reads and prints.
+enum ValueText {
+    static let types = ["string", "int", "double", "bool", "data", "date", "url", "json"]
+
+    /// Parses `text` as a value of `type` (`--type`); a mismatch is invalid input.
+    static func parse(_ text: String, type: String) throws -> Value {
+        func bad(_ what: String) -> CLIError { CLIError.invalid("'\(printable(text))' is not \(what)") }
+        switch type {
+        case "string": return .string(text)
+        case "int":
+            guard let v = Int(text) else { throw bad("an integer") }
+            return .int(v)
+        case "double":
+            guard let v = Double(text), !v.isNaN else { throw bad("a number (NaN is not stored)") }
+            return .double(v)
+        case "bool":
+            switch text.lowercased() {
+            case "true", "1", "yes": return .bool(true)
+            case "false", "0", "no": return .bool(false)
+            default: throw bad("a bool (true or false)")
+            }
+        case "data":
+            guard let d = Data(base64Encoded: text) else { throw bad("base64 data") }
+            return .data(d)
+        case "date":
+            guard let d = JSONValue.parseDate(text) else { throw bad("an ISO 8601 date (e.g. 2026-11-29T12:00:00Z)") }
+            return .date(d)
+        case "url":
+            guard let u = URL(string: text), u.scheme != nil else { throw bad("an absolute URL") }
+            return .url(u)
+        case "json":
+            do { return try JSONValue.parse(text) } catch let e as StoreError {
+                if case .unsupportedValue(_, let reason) = e { throw CLIError.invalid(reason) }
+                throw e
+            }
+        default:
+            throw CLIError.usage("--type must be one of \(types.joined(separator: ", ")), not '\(printable(type))'")
+        }
+    }
+
+    /// The value as `get` prints it alone: strings raw, data base64, dates ISO 8601, collections as JSON.
+    static func plain(_ value: Value) -> String {
+        switch value {
+        case .string(let s): s
+        case .int(let i): String(i)
+        case .double(let d): "\(d)"
+        case .bool(let b): b ? "true" : "false"
+        case .data(let d): d.base64EncodedString()
+        case .date(let d): JSONValue.formatDate(d)
+        case .url(let u): u.absoluteString
+        case .array, .dictionary: JSONValue.render(value)
+        }
+    }
+
+    /// A JSON object from ordered fields (values already rendered as JSON).
+    static func object(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { key, json in
+            var k = ""
+            JSONValue.writeString(key, to: &k)
+            return k + ":" + json
+        }.joined(separator: ",") + "}"
+    }
+
+    static func json(_ s: String) -> String {
+        var out = ""
+        JSONValue.writeString(s, to: &out)
+        return out
+    }
+
+    /// The JSON fields describing one record: suite, key, type, value (or deleted), version.
+    static func recordFields(suite: String, key: String, record: Record) throws -> [(String, String)] {
+        var fields: [(String, String)] = [("suite", json(suite)), ("key", json(key))]
+        if let value = try record.value() {
+            fields.append(("type", json(value.typeName)))
+            fields.append(("value", JSONValue.render(value)))
+        } else {
+            fields.append(("type", json("deleted")))
+            fields.append(("deleted", "true"))
+        }
+        fields.append(("version", json(record.version.description)))
+        return fields
+    }
+}

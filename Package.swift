@@ -6,24 +6,29 @@ let package = Package(
     products: [
         .library(name: "Concord", targets: ["Concord"]),
         .executable(name: "sync-tool", targets: ["sync-tool"]),
+        .executable(name: "stress-test", targets: ["stress-test"]),
+        .executable(name: "bench", targets: ["bench"]),
     ],
     targets: [
         // LMDB layer: the C library and a thin, safe Swift API over it. Nothing Concord-specific.
-        .systemLibrary(
-            name: "CLMDB",
-            path: "Sources/CLMDB",
-            pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
-        ),
+        .systemLibrary(name: "CLMDB", path: "Sources/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
         // Concord's layers; dependencies point one way: LMDB <- store <- sync <- wrappers <- tools.
         .target(name: "ConcordStore", dependencies: ["LMDB"]),
-        .target(name: "Concord", dependencies: ["ConcordStore"]),
+        .target(name: "ConcordSync", dependencies: ["ConcordStore"]),
+        .target(name: "Concord", dependencies: ["ConcordStore", "ConcordSync"]),
 
         // The CLI: a thin main over a library that tests call directly.
         .target(name: "SyncToolCore", dependencies: ["Concord"]),
         .executableTarget(name: "sync-tool", dependencies: ["SyncToolCore"], path: "Tools/sync-tool"),
+
+        // The multi-process stress and crash harness.
+        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore"], path: "Tools/stress-test"),
+
+        // The side-by-side benchmark (SQLite only here, as a baseline).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .executableTarget(name: "bench", dependencies: ["Concord", "CLMDB", "CSQLite"], path: "Tools/bench"),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord"], path: "Tools/test-helper"),
@@ -31,7 +36,10 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Concord"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "TestSupport"]),
+        .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordSync", "TestSupport"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

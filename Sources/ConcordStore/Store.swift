@@ -242,3 +242,10 @@ final class ReplicaCore: Sendable {
 private final class WeakBox: @unchecked Sendable {
     weak var core: ReplicaCore?
 }
+
+extension Store {
+    /// Runs `body` while holding a read transaction open (for tests of stale readers).
+    public func holdReadTransactionForTesting(_ body: () throws -> Void) throws {
+        try core.read { _ in try body() }
+    }
+}

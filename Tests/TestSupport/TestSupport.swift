@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A fresh directory under the system's temporary directory, for one test's stores.
+///
+/// ```swift
+/// let tmp = try TemporaryDirectory()
+/// defer { tmp.remove() }
+/// let store = try Store(path: tmp.path("replica"))
+/// ```
+public struct TemporaryDirectory: Sendable {
+    public let root: String
+
+    public init(_ label: String = "concord") throws {
+        var template = Array((NSTemporaryDirectory() + "/\(label)-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        root = String(cString: made)
+    }
+
+    /// A path inside the directory (not created).
+    public func path(_ name: String) -> String { root + "/" + name }
+
+    public func remove() { try? FileManager.default.removeItem(atPath: root) }
+}
+
+/// Finds the package's built executables (`sync-tool`, `concord-test-helper`, …).
+public enum Binaries {
+    /// The directory holding the built products: `$CONCORD_BIN_DIR`, or beside the test bundle.
+    public static var directory: String {
+        if let dir = ProcessInfo.processInfo.environment["CONCORD_BIN_DIR"] { return dir }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.path + "/sync-tool") { return url.path }
+        }
+        return FileManager.default.currentDirectoryPath + "/.build/debug"
+    }
+
+    public static func path(_ name: String) -> String { directory + "/" + name }
+}
+
+/// The result of a finished process.
+public struct ProcessResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+    public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
+}
+
+/// A child process whose output goes to files, so it can be read even after a SIGKILL.
+public final class ChildProcess: @unchecked Sendable {
+    public let process = Process()
+    private let outPath: String
+    private let errPath: String
+
+    /// Starts `executable` (a name from `Binaries` or a path) with `arguments`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        let exe = executable.contains("/") ? executable : Binaries.path(executable)
+        let tmp = NSTemporaryDirectory() + "/concord-child-\(UUID().uuidString)"
+        outPath = tmp + ".out"
+        errPath = tmp + ".err"
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.executableURL = URL(fileURLWithPath: exe)
+        process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: outPath)
+        try? FileManager.default.removeItem(atPath: errPath)
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+
+    /// What the child has written to stdout so far.
+    public var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    public var errorOutput: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+    /// Complete lines of stdout so far (a line cut by a kill is left out).
+    public var completeLines: [String] {
+        let text = output
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()   // the text after the last newline: empty, or a partial line
+        return lines.filter { !$0.isEmpty }
+    }
+
+    public func kill(_ signal: Int32 = SIGKILL) { Glibc.kill(process.processIdentifier, signal) }
+
+    /// Waits for the child to exit (at most `timeout` seconds, then kills it) and returns its result.
+    @discardableResult
+    public func wait(timeout: Double = 120) -> ProcessResult {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(2_000) }
+        if process.isRunning { kill(); }
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: output, stderr: errorOutput)
+    }
+
+    /// Waits until stdout has a complete line satisfying `predicate` (or the timeout passes).
+    public func waitForLine(timeout: Double = 30, _ predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if completeLines.contains(where: predicate) { return true }
+            if !process.isRunning { return completeLines.contains(where: predicate) }
+            usleep(2_000)
+        }
+        return false
+    }
+}
+
+/// Runs a built executable to completion.
+@discardableResult
+public func run(_ executable: String, _ arguments: [String], timeout: Double = 120) throws -> ProcessResult {
+    try ChildProcess(executable, arguments).wait(timeout: timeout)
+}
+
+/// A seeded, reproducible random generator (SplitMix64) for tests that print their seed.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E3779B97F4A7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Collects values from any thread (for observer callbacks in tests).
+public final class Collector<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    public init() {}
+    public func append(_ item: T) { items.withLock { $0.append(item) } }
+    public var values: [T] { items.withLock { $0 } }
+    public var count: Int { items.withLock { $0.count } }
+
+    /// Waits until at least `n` values arrived (or the timeout passed); returns whether they did.
+    public func wait(for n: Int, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while count < n && Date() < deadline { usleep(1_000) }
+        return count >= n
+    }
+}

@@ -1,0 +1,1 @@
+print("stress-test: not built yet")

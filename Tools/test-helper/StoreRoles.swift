@@ -14,18 +14,18 @@ enum StoreRoles {
     static func run(_ role: String, _ args: [String]) throws -> Int32? {
         switch role {
         case "write":
-            let suite = try Store(path: args[0]).suite(args[1])
+            let suite = try openStore(args[0]).suite(args[1])
             for i in 0..<Int(args[3])! {
                 try suite.set(i, forKey: "\(args[2])-\(i)")
                 say("done \(i)")
             }
             return 0
         case "incr":
-            let suite = try Store(path: args[0]).suite(args[1])
+            let suite = try openStore(args[0]).suite(args[1])
             for _ in 0..<Int(args[3])! { say(String(try suite.increment(args[2]))) }
             return 0
         case "write-forever":
-            let suite = try Store(path: args[0]).suite(args[1])
+            let suite = try openStore(args[0]).suite(args[1])
             var i = 0
             let payload = String(repeating: "x", count: 200)
             while true {
@@ -37,7 +37,7 @@ enum StoreRoles {
                 i += 1
             }
         case "grow":
-            let suite = try Store(path: args[0]).suite(args[1])
+            let suite = try openStore(args[0]).suite(args[1])
             let count = Int(args[3])!, bytes = Int(args[4])!
             let payload = Data(repeating: 0xAB, count: bytes)
             for i in 0..<count { try suite.set(payload, forKey: "\(args[2])-\(i)") }
@@ -47,21 +47,21 @@ enum StoreRoles {
             say("ok \(count)")
             return 0
         case "read-loop":
-            let suite = try Store(path: args[0]).suite(args[1])
+            let suite = try openStore(args[0]).suite(args[1])
             let end = Date().addingTimeInterval(Double(args[3])!)
             var reads = 0
             while Date() < end { _ = try suite.value(forKey: args[2]); reads += 1 }
             say("reads \(reads)")
             return 0
         case "hold-read":
-            let store = try Store(path: args[0])
+            let store = try openStore(args[0])
             try store.holdReadTransactionForTesting {
                 say("holding")
                 sleep(1000)
             }
             return 0
         case "watch":
-            let store = try Store(path: args[0])
+            let store = try openStore(args[0])
             let target = Int(args[1])!
             let done = DispatchSemaphore(value: 0)
             let counter = Counter()
@@ -77,6 +77,13 @@ enum StoreRoles {
             return nil
         }
     }
+}
+
+/// Opens a store with the map size from `CONCORD_INITIAL_MAP_SIZE`, if set (tests of map growth).
+func openStore(_ path: String) throws -> Store {
+    var options = Store.Options()
+    if let size = ProcessInfo.processInfo.environment["CONCORD_INITIAL_MAP_SIZE"].flatMap(Int.init) { options.initialMapSize = size }
+    return try Store(path: path, options: options)
 }
 
 final class Counter: @unchecked Sendable {

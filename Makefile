@@ -1,0 +1,32 @@
+# Concord: `make demo` runs a short demo on real temporary stores; `make test` runs the test suite.
+# Both install what they need (liblmdb-dev, libsqlite3-dev for the benchmark) when it is missing.
+
+SWIFT ?= swift
+BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+
+.PHONY: deps build test demo bench stress clean
+
+deps:
+	@Scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build --build-tests
+
+test: build
+	$(SWIFT) test --skip-build
+	@Scripts/smoke-tools.sh "$(BIN)"
+
+demo: deps
+	$(SWIFT) build --product sync-tool
+	@Scripts/demo.sh "$(BIN)"
+
+bench: deps
+	$(SWIFT) build -c release --product bench
+	$$($(SWIFT) build -c release --show-bin-path)/bench
+
+stress: deps
+	$(SWIFT) build -c release --product stress-test --product sync-tool
+	$$($(SWIFT) build -c release --show-bin-path)/stress-test --seconds 60 --kill-rate 2
+
+clean:
+	rm -rf .build

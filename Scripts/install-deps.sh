@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the C libraries Concord builds against, when they are missing (Debian/Ubuntu).
+set -euo pipefail
+missing=()
+pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
+pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
+fi

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ConcordStore
+
+@Suite("Change journal and observation")
+struct ObservationTests {
+    let tmp: TemporaryDirectory
+    init() throws { tmp = try TemporaryDirectory() }
+
+    @Test func callbacksSeeLocalChangesInOrderWithOrigin() throws {
+        let store = try Store(path: tmp.path("r"))
+        let suite = try store.suite("app")
+        let seen = Collector<Change>()
+        let token = try suite.observe { seen.append($0) }
+        try suite.set(1, forKey: "a")
+        try suite.set("x", forKey: "b")
+        try suite.remove("a")
+        #expect(seen.wait(for: 3))
+        let changes = seen.values
+        #expect(changes.map(\.key) == ["a", "b", "a"])
+        #expect(changes.map(\.seq) == changes.map(\.seq).sorted())
+        #expect(changes[0].value == .int(1))
+        #expect(changes[2].isDeletion)
+        #expect(changes.allSatisfy { $0.origin == .thisProcess })
+        token.cancel()
+    }
+
+    @Test func registeredDefaultsComeBackAfterDeleteAndReset() throws {
+        let store = try Store(path: tmp.path("r"))
+        let suite = try store.suite("app")
+        suite.register(defaults: ["theme": "light"])
+        let seen = Collector<Change>()
+        let token = try suite.observe("theme") { seen.append($0) }
+        try suite.set("dark", forKey: "theme")
+        try suite.remove("theme")
+        try suite.set("blue", forKey: "theme")
+        try suite.reset()
+        #expect(seen.wait(for: 4))
+        #expect(seen.values.map(\.effectiveValue) == [.string("dark"), .string("light"), .string("blue"), .string("light")])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func releasingTheTokenStopsDelivery() throws {
+        let store = try Store(path: tmp.path("r"))
+        let suite = try store.suite("app")
+        let seen = Collector<Change>()
+        var token: ObservationToken? = try suite.observe { seen.append($0) }
+        try suite.set(1, forKey: "a")
+        #expect(seen.wait(for: 1))
+        token = nil
+        _ = token
+        try suite.set(2, forKey: "a")
+        try suite.set(3, forKey: "a")
+        // A fresh observer proves the later changes were delivered to observers still registered.
+        let after = Collector<Change>()
+        let other = try suite.observe { after.append($0) }
+        try suite.set(4, forKey: "a")
+        #expect(after.wait(for: 1))
+        #expect(seen.count == 1)
+        withExtendedLifetime(other) {}
+    }
+
+    @Test func theAsyncSequenceDeliversAndEndsOnCancellation() async throws {
+        let store = try Store(path: tmp.path("r"))
+        let suite = try store.suite("app")
+        let started = Collector<Int>()
+        let task = Task { () -> [Change] in
+            var got: [Change] = []
+            var iterator = suite.changes(for: "k").makeAsyncIterator()
+            started.append(1)
+            while let change = await iterator.next() { got.append(change) }
+            return got   // reached only when the sequence ends
+        }
+        #expect(started.wait(for: 1))
+        try await Task.sleep(for: .milliseconds(50))
+        try suite.set(1, forKey: "k")
+        try suite.set(1, forKey: "other")
+        try suite.set(2, forKey: "k")
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let got = await task.value
+        #expect(got.map(\.value) == [.int(1), .int(2)])
+    }
+
+    @Test func aStalledConsumerNeitherBlocksTheWriterNorGrowsWithoutBound() async throws {
+        var options = Store.Options()
+        options.observerBufferLimit = 16
+        options.durability = .none
+        let store = try Store(path: tmp.path("r"), options: options)
+        let suite = try store.suite("app")
+        var iterator = suite.changes().makeAsyncIterator()
+        _ = iterator   // subscribed, never consumed while writing
+        let start = Date()
+        try suite.batch { b in for i in 0..<2000 { try b.set(i, forKey: "k\(i)") } }
+        for i in 0..<200 { try suite.set(i, forKey: "single\(i)") }
+        #expect(Date().timeIntervalSince(start) < 30)
+        try await Task.sleep(for: .milliseconds(500))
+        // Only the newest `observerBufferLimit` changes are buffered; they end with the last write.
+        var buffered: [Change] = []
+        while buffered.last?.key != "single199", let next = await iterator.next() { buffered.append(next) }
+        #expect(buffered.count == 16)
+        #expect(buffered.map(\.key) == (184..<200).map { "single\($0)" })
+    }
+
+    @Test func compactionKeepsTheJournalOKeysAndDeliversEveryLatestChange() throws {
+        var options = Store.Options()
+        options.durability = .none
+        let store = try Store(path: tmp.path("r"), options: options)
+        let suite = try store.suite("app")
+        let seq0 = try store.lastSeq()
+        for round in 0..<1000 {
+            try suite.batch { b in for k in 0..<100 { try b.set(round * 100 + k, forKey: "key\(k)") } }
+        }
+        // 100,000 rewrites of 100 keys leave 100 journal entries, each the latest value.
+        let entries = try store.changes(since: seq0)
+        #expect(entries.count == 100)
+        #expect(try store.info().journalEntries == 100)
+        for entry in entries {
+            let k = Int(entry.key.dropFirst(3))!
+            #expect(try entry.record.value() == .int(999 * 100 + k))
+        }
+        #expect(try store.lastSeq() == seq0 + 100_000)
+        #expect(try store.check().isSound)
+    }
+
+    @Test func aWatcherProcessReceivesEveryChangeFromThreeConcurrentWriters() throws {
+        let dir = tmp.path("r")
+        _ = try Store(path: dir)
+        let watcher = try ChildProcess("sync-tool", ["watch", dir, "--json", "--count", "900", "--timeout", "120"])
+        usleep(300_000)   // let it subscribe
+        let writers = try (0..<3).map { w in try ChildProcess("concord-test-helper", ["write", dir, "app", "w\(w)", "300"]) }
+        for w in writers { #expect(w.wait().status == 0) }
+        let result = watcher.wait(timeout: 120)
+        #expect(result.status == 0)
+        var perWriter: [String: [Int]] = [:]
+        var keys = Set<String>()
+        var seqs: [Int] = []
+        for line in result.lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let key = try #require(object["key"] as? String)
+            #expect(keys.insert(key).inserted, "\(key) delivered twice")
+            #expect(object["origin"] as? String == "other-process")
+            seqs.append(try #require(object["seq"] as? Int))
+            let parts = key.split(separator: "-")
+            perWriter[String(parts[0]), default: []].append(Int(parts[1])!)
+        }
+        #expect(keys.count == 900, "received \(keys.count) of 900 changes")
+        #expect(seqs == seqs.sorted())
+        for (writer, order) in perWriter { #expect(order == Array(0..<300), "\(writer) out of order or missing") }
+    }
+
+    @Test func observersInThisProcessSeeOtherProcessesChanges() throws {
+        let dir = tmp.path("r")
+        let store = try Store(path: dir)
+        let seen = Collector<Change>()
+        let token = try store.observe { seen.append($0) }
+        #expect(try run("sync-tool", ["set", dir, "app", "k", "v"]).status == 0)
+        #expect(seen.wait(for: 1, timeout: 10))
+        #expect(seen.values.first?.origin == .otherProcess)
+        #expect(seen.values.first?.value == .string("v"))
+        withExtendedLifetime(token) {}
+    }
+}

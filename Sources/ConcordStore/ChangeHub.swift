@@ -85,22 +85,28 @@ final class ChangeHub: Sendable {
 
     private func pump() {
         wakePending.store(false, ordering: .releasing)
-        let since = state.withLock { $0.delivered }
-        guard let entries = try? readJournal(since), let last = entries.last else { return }
-        let subscribers = state.withLock { s -> [Subscriber] in
-            s.delivered = max(s.delivered, last.seq)
-            return Array(s.subscribers.values)
-        }
-        for entry in entries {
-            var change: Change?
-            for sub in subscribers where entry.seq > sub.startSeq
-                && (sub.suite == nil || sub.suite == entry.suite)
-                && (sub.key == nil || sub.key == entry.key) {
-                if change == nil { change = makeChange(entry) }
-                sub.deliver(change!)
+        while true {
+            let since = state.withLock { $0.delivered }
+            guard let entries = try? readJournal(since), let last = entries.last else { return }
+            let subscribers = state.withLock { s -> [Subscriber] in
+                s.delivered = max(s.delivered, last.seq)
+                return Array(s.subscribers.values)
             }
+            for entry in entries {
+                var change: Change?
+                for sub in subscribers where entry.seq > sub.startSeq
+                    && (sub.suite == nil || sub.suite == entry.suite)
+                    && (sub.key == nil || sub.key == entry.key) {
+                    if change == nil { change = makeChange(entry) }
+                    sub.deliver(change!)
+                }
+            }
+            if entries.count < Self.pageSize { return }
         }
     }
+
+    /// How many journal entries one read delivers before reading the next page.
+    static let pageSize = 10_000
 }
 
 /// Keeps an observation alive: it stops when `cancel()` is called or the token is released.

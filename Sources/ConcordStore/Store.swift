@@ -156,7 +156,7 @@ final class ReplicaCore: Sendable {
         let box = WeakBox()
         self.hub = ChangeHub(
             notifyPath: signal.path,
-            readJournal: { since in try box.core?.journalEntries(since: since, suite: nil, limit: 10_000) ?? [] },
+            readJournal: { since in try box.core?.journalEntries(since: since, suite: nil, limit: ChangeHub.pageSize) ?? [] },
             currentSeq: { try box.core?.read { txn in try ReplicaState.load(txn, layout).seq } ?? 0 },
             makeChange: { entry in
                 let origin: ChangeOrigin

@@ -64,23 +64,24 @@ struct ObservationTests {
     @Test func theAsyncSequenceDeliversAndEndsOnCancellation() async throws {
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
-        let started = Collector<Int>()
-        let task = Task { () -> [Change] in
-            var got: [Change] = []
-            var iterator = suite.changes(for: "k").makeAsyncIterator()
-            started.append(1)
-            while let change = await iterator.next() { got.append(change) }
-            return got   // reached only when the sequence ends
+        let received = Collector<Change>()
+        let subscribed = Collector<Bool>()
+        let changes = suite.changes(for: "k")
+        let task = Task { () -> Int in
+            var iterator = changes.makeAsyncIterator()   // observation starts here
+            subscribed.append(true)
+            while let change = await iterator.next() { received.append(change) }
+            return received.count   // reached only when the sequence ends
         }
-        #expect(started.wait(for: 1))
-        try await Task.sleep(for: .milliseconds(50))
+        for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try suite.set(1, forKey: "k")
         try suite.set(1, forKey: "other")
         try suite.set(2, forKey: "k")
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<3000 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
-        let got = await task.value
-        #expect(got.map(\.value) == [.int(1), .int(2)])
+        let delivered = await task.value
+        #expect(delivered == 2)
+        #expect(received.values.map(\.value) == [.int(1), .int(2)])
     }
 
     @Test func aStalledConsumerNeitherBlocksTheWriterNorGrowsWithoutBound() async throws {

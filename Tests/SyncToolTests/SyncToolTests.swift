@@ -9,8 +9,8 @@ struct Invocation {
     let out: [String]
     let err: [String]
 
-    init(_ arguments: [String]) {
-        let out = Collector<String>(), err = Collector<String>()
+    init(_ arguments: [String], err: Collector<String> = Collector<String>()) {
+        let out = Collector<String>()
         status = SyncTool.run(arguments, io: CommandIO(out: { out.append($0) }, err: { err.append($0) }))
         self.out = out.values
         self.err = err.values
@@ -113,12 +113,13 @@ struct SyncToolTests {
 
     @Test func watchPrintsChangesAndStopsAfterCount() throws {
         #expect(Invocation(["set", dir, "app", "k", "0"]).status == 0)
+        let stderr = Collector<String>()
         let writer = Thread {
-            usleep(200_000)
+            _ = stderr.wait(for: 1)   // "watching …" is printed once the watch has subscribed
             for i in 1...3 { _ = Invocation(["set", dir, "app", "k", "\(i)", "--type", "int"]) }
         }
         writer.start()
-        let watch = Invocation(["watch", dir, "app", "k", "--json", "--count", "3", "--timeout", "30"])
+        let watch = Invocation(["watch", dir, "app", "k", "--json", "--count", "3", "--timeout", "60"], err: stderr)
         #expect(watch.status == 0)
         #expect(watch.out.count == 3)
         #expect(watch.out.last?.contains("\"value\":3") == true)

@@ -1,1 +1,33 @@
-print("stress-test: not built yet")
+// stress-test: a realistic multi-process world on one machine, with chaos, and the checks that
+// prove nothing was lost. See `stress-test --help`.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--worker" {
+    do {
+        try Worker(arguments: Array(arguments.dropFirst())).run()
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("stress-test worker: \(error)\n".utf8))
+        exit(4)
+    }
+}
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(StressOptions.help)
+    exit(0)
+}
+do {
+    let options = try StressOptions.parse(arguments)
+    let summary = try Coordinator(options: options).run()
+    print(options.json ? summary.json : summary.text, terminator: options.json ? "\n" : "")
+    exit(summary.ok ? 0 : 1)
+} catch let error as StressOptions.UsageError {
+    FileHandle.standardError.write(Data("stress-test: \(error.description)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("stress-test: \(error)\n".utf8))
+    exit(4)
+}

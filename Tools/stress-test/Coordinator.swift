@@ -1,0 +1,229 @@
+import Foundation
+import Concord
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the world: creates the replicas, starts the workers and the syncs, kills and restarts
+/// processes at the chosen rate, stops everything, runs a full sync round and checks the invariants.
+final class Coordinator {
+    static let replicaNames = ["app-group", "watch", "device", "tablet", "laptop", "tv", "car", "desk"]
+    static let roles = ["app", "extension", "widget", "intent", "clip"]
+
+    let options: StressOptions
+    let root: String
+    let binDirectory: String
+    var random: SeededRandom
+    var workers: [WorkerProcess] = []
+    var syncs: [SyncProcess] = []
+    var kills = 0
+    var syncRuns = 0
+    var syncFailures: [String] = []
+    var syncLatencies: [Double] = []
+    var killedPerReplica: [String: Int] = [:]
+
+    struct WorkerProcess {
+        let id: Int
+        let replica: String
+        let role: String
+        var incarnation: Int
+        var process: Process
+        var logs: [String]
+    }
+
+    struct SyncProcess {
+        let process: Process
+        let started: UInt64
+        let pair: (String, String)
+    }
+
+    init(options: StressOptions) throws {
+        self.options = options
+        random = SeededRandom(seed: options.seed)
+        binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+        if let dir = options.directory {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            root = dir
+        } else {
+            root = NSTemporaryDirectory() + "/concord-stress-\(options.seed)-\(getpid())"
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    var replicas: [String] { (0..<options.replicas).map { $0 < Self.replicaNames.count ? Self.replicaNames[$0] : "replica-\($0)" } }
+    func path(_ replica: String) -> String { root + "/" + replica }
+    var stopPath: String { root + "/stop" }
+
+    func run() throws -> StressSummary {
+        for replica in replicas { _ = try Store(path: path(replica)) }
+        var id = 0
+        for replica in replicas {
+            for p in 0..<options.processes {
+                let role = Self.roles[p % Self.roles.count]
+                let log = root + "/worker-\(id)-0.log"
+                workers.append(WorkerProcess(id: id, replica: replica, role: role, incarnation: 0,
+                                             process: try startWorker(id: id, replica: replica, incarnation: 0, log: log), logs: [log]))
+                id += 1
+            }
+        }
+        progress("started \(workers.count) workers on \(replicas.count) replicas in \(root) (seed \(options.seed))")
+        let started = Date()
+        var nextKill = started.addingTimeInterval(nextInterval(rate: options.killRate))
+        var nextSync = started
+        var nextProgress = started.addingTimeInterval(1)
+        while Date().timeIntervalSince(started) < options.seconds {
+            let now = Date()
+            reapSyncs()
+            if replicas.count > 1, now >= nextSync, syncs.count < 2 {
+                startSync()
+                nextSync = now.addingTimeInterval(Double.random(in: 0.05...0.3, using: &random))
+            }
+            if options.killRate > 0, now >= nextKill {
+                try killSomething()
+                nextKill = now.addingTimeInterval(nextInterval(rate: options.killRate))
+            }
+            try restartDeadWorkers()
+            if now >= nextProgress {
+                progress(String(format: "t=%.0fs kills=%d syncs=%d", now.timeIntervalSince(started), kills, syncRuns))
+                nextProgress = now.addingTimeInterval(1)
+            }
+            usleep(5_000)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        // Stop: ask workers to finish their current operation, wait, and let running syncs finish.
+        _ = FileManager.default.createFile(atPath: stopPath, contents: nil)
+        for w in workers { waitOrKill(w.process, seconds: 30) }
+        for s in syncs { waitOrKill(s.process, seconds: 60); record(s) }
+        syncs.removeAll()
+        progress("workers stopped; final sync round")
+        try finalSyncRound()
+        let checker = InvariantChecker(replicas: replicas.map { ($0, path($0)) },
+                                       logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
+                                       killedPerReplica: killedPerReplica)
+        let result = try checker.check()
+        var summary = StressSummary(seconds: elapsed, seed: options.seed, replicas: replicas.count, processes: workers.count,
+                                    kills: kills, syncs: syncRuns, checks: result)
+        summary.addLatencies(checker.operations)
+        summary.addSyncLatencies(syncLatencies, failures: syncFailures)
+        if !options.keep && options.directory == nil { try? FileManager.default.removeItem(atPath: root) }
+        return summary
+    }
+
+    // MARK: - Processes
+
+    private func startWorker(id: Int, replica: String, incarnation: Int, log: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binDirectory + "/stress-test")
+        p.arguments = ["--worker", path(replica), replica, String(id), String(incarnation), String(options.seed), options.mix.argument, log, stopPath]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: "/dev/stderr") ?? FileHandle.standardError
+        try p.run()
+        return p
+    }
+
+    private func restartDeadWorkers() throws {
+        for i in workers.indices where !workers[i].process.isRunning {
+            let w = workers[i]
+            if w.process.terminationReason == .exit && w.process.terminationStatus != 0 {
+                progress("worker \(w.id) (\(w.replica)) exited with status \(w.process.terminationStatus); restarting")
+            }
+            let incarnation = w.incarnation + 1
+            let log = root + "/worker-\(w.id)-\(incarnation).log"
+            workers[i].incarnation = incarnation
+            workers[i].logs.append(log)
+            workers[i].process = try startWorker(id: w.id, replica: w.replica, incarnation: incarnation, log: log)
+        }
+    }
+
+    private func killSomething() throws {
+        let targets = workers.count + syncs.count
+        let pick = Int.random(in: 0..<targets, using: &random)
+        if pick < workers.count {
+            let w = workers[pick]
+            guard w.process.isRunning else { return }
+            kill(w.process.processIdentifier, SIGKILL)
+            w.process.waitUntilExit()
+            killedPerReplica[w.replica, default: 0] += 1
+        } else {
+            let s = syncs.remove(at: pick - workers.count)
+            kill(s.process.processIdentifier, SIGKILL)
+            s.process.waitUntilExit()
+        }
+        kills += 1
+    }
+
+    private func startSync() {
+        let a = replicas.randomElement(using: &random)!
+        var b = replicas.randomElement(using: &random)!
+        while b == a { b = replicas.randomElement(using: &random)! }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
+        p.arguments = ["sync", path(a), path(b), "--json"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do {
+            try p.run()
+            syncs.append(SyncProcess(process: p, started: DispatchTime.now().uptimeNanoseconds, pair: (a, b)))
+            syncRuns += 1
+        } catch {
+            syncFailures.append("could not start sync-tool: \(error)")
+        }
+    }
+
+    private func reapSyncs() {
+        syncs.removeAll { s in
+            guard !s.process.isRunning else { return false }
+            record(s)
+            return true
+        }
+    }
+
+    private func record(_ s: SyncProcess) {
+        if s.process.terminationReason == .exit {
+            if s.process.terminationStatus == 0 {
+                syncLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - s.started) / 1000)
+            } else {
+                syncFailures.append("sync \(s.pair.0) ↔ \(s.pair.1) exited with status \(s.process.terminationStatus)")
+            }
+        }
+    }
+
+    private func finalSyncRound() throws {
+        guard replicas.count > 1 else { return }
+        // Two passes around the ring carry every change to every replica.
+        for _ in 0..<2 {
+            for i in replicas.indices {
+                let a = replicas[i], b = replicas[(i + 1) % replicas.count]
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
+                p.arguments = ["sync", path(a), path(b)]
+                p.standardOutput = FileHandle.nullDevice
+                let err = Pipe()
+                p.standardError = err
+                try p.run()
+                p.waitUntilExit()
+                if p.terminationStatus != 0 {
+                    let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    syncFailures.append("final sync \(a) ↔ \(b) failed (\(p.terminationStatus)): \(message)")
+                }
+            }
+        }
+    }
+
+    private func waitOrKill(_ p: Process, seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while p.isRunning && Date() < deadline { usleep(2_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
+    private func nextInterval(rate: Double) -> Double {
+        guard rate > 0 else { return .infinity }
+        let u = Double.random(in: Double.ulpOfOne..<1, using: &random)
+        return -log(u) / rate
+    }
+
+    private func progress(_ line: String) {
+        FileHandle.standardError.write(Data(("stress-test: " + line + "\n").utf8))
+    }
+}

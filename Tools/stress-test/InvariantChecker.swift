@@ -1,0 +1,139 @@
+import Foundation
+import Concord
+
+/// What the checks found after the final sync round.
+struct CheckResults {
+    var lostWrites = 0
+    var divergedKeys = 0
+    var doubleCounted = 0
+    var exclusiveViolations = 0
+    var damagedReplicas = 0
+    var details: [String] = []
+    var acknowledged = 0
+
+    var ok: Bool { lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 }
+
+    mutating func note(_ s: String) { if details.count < 50 { details.append(s) } }
+}
+
+/// Checks every invariant against the workers' logs and the replicas' final records.
+struct InvariantChecker {
+    let replicas: [(name: String, path: String)]
+    let operations: [LoggedOperation]
+    let workerReplica: [Int: String]
+    let killedPerReplica: [String: Int]
+
+    init(replicas: [(String, String)], logs: [(worker: Int, replica: String, path: String)], killedPerReplica: [String: Int]) {
+        self.replicas = replicas
+        self.operations = logs.flatMap { LoggedOperation.parse(file: $0.path, worker: $0.worker) }
+        self.workerReplica = Dictionary(logs.map { ($0.worker, $0.replica) }, uniquingKeysWith: { a, _ in a })
+        self.killedPerReplica = killedPerReplica
+    }
+
+    func check() throws -> CheckResults {
+        var r = CheckResults()
+        r.acknowledged = operations.count
+        let stores = try Dictionary(uniqueKeysWithValues: replicas.map { ($0.name, try Store(path: $0.path)) })
+        for (name, store) in stores {
+            let report = try store.check()
+            if !report.isSound { r.damagedReplicas += 1; r.note("\(name): check failed: \(report.problems.prefix(3))") }
+        }
+        try checkConvergence(stores, &r)
+        try checkWrites(stores, &r)
+        try checkCounters(stores, &r)
+        checkExclusive(&r)
+        return r
+    }
+
+    /// Every replica holds identical records (values and versions) for every synced suite.
+    private func checkConvergence(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        guard replicas.count > 1 else { return }
+        for suite in [Worker.dataSuite, Worker.counterSuite, Worker.choiceSuite] {
+            var views: [[String: Record]] = []
+            for (name, _) in replicas {
+                views.append(Dictionary(uniqueKeysWithValues: try stores[name]!.suite(suite).records().map { ($0.key, $0.record) }))
+            }
+            let keys = Set(views.flatMap(\.keys))
+            for key in keys.sorted() where Set(views.map { $0[key] }).count > 1 {
+                r.divergedKeys += 1
+                r.note("diverged: \(suite)/\(key)")
+            }
+        }
+    }
+
+    /// Every acknowledged set or delete is present, or superseded by a greater version.
+    private func checkWrites(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        var finals: [String: [String: Record]] = [:]
+        for (name, store) in stores {
+            finals[name] = Dictionary(uniqueKeysWithValues: try store.suite(Worker.dataSuite).records().map { ($0.key, $0.record) })
+        }
+        for op in operations where op.kind == .set || op.kind == .del {
+            guard let replica = workerReplica[op.worker], let hlc = UInt64(op.fields[1], radix: 16), let id = ReplicaID(hex: op.fields[2]) else { continue }
+            let logged = Version(hlc: hlc, replica: id)
+            let key = op.fields[0]
+            guard let final = finals[replica]?[key] else {
+                r.lostWrites += 1; r.note("lost: \(op.kind.rawValue) \(key) \(logged) by worker \(op.worker): no record"); continue
+            }
+            if final.version < logged {
+                r.lostWrites += 1; r.note("lost: \(op.kind.rawValue) \(key) \(logged) replaced by older \(final.version)")
+            } else if final.version == logged {
+                let value = try final.value()
+                let expected: Value? = op.kind == .set ? .string(op.fields[3]) : nil
+                if value != expected { r.lostWrites += 1; r.note("lost: \(key) at \(logged) holds \(String(describing: value))") }
+            }
+        }
+    }
+
+    /// Each replica's counter equals its acknowledged increments, each counted exactly once
+    /// (a worker killed between commit and log leaves at most one increment unlogged).
+    private func checkCounters(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        for (name, _) in replicas {
+            let key = "count-\(name)"
+            let values = operations.filter { $0.kind == .incr && $0.fields[0] == key }.compactMap { Int($0.fields[1]) }
+            let distinct = Set(values)
+            if distinct.count != values.count {
+                r.doubleCounted += values.count - distinct.count
+                r.note("\(key): \(values.count - distinct.count) increments returned a value twice")
+            }
+            let final = try stores[name]!.suite(Worker.counterSuite).get(key, as: Int.self) ?? 0
+            if let top = distinct.max(), top > final {
+                r.lostWrites += 1; r.note("\(key): acknowledged value \(top) but the counter is \(final)")
+            }
+            let unlogged = final - distinct.count
+            if unlogged > (killedPerReplica[name] ?? 0) {
+                r.doubleCounted += unlogged - (killedPerReplica[name] ?? 0)
+                r.note("\(key): \(final) counted, \(distinct.count) acknowledged, only \(killedPerReplica[name] ?? 0) kills")
+            }
+        }
+    }
+
+    /// At most one holder of each exclusive choice at any time: walking claims and releases in version
+    /// order, a claim never lands on an unexpired lease of another holder, and only the holder releases.
+    private func checkExclusive(_ r: inout CheckResults) {
+        struct Event { let version: Version; let worker: Int; let claim: Bool; let until: UInt64 }
+        var byKey: [String: [Event]] = [:]
+        for op in operations where op.kind == .claim || op.kind == .release {
+            guard let hlc = UInt64(op.fields[1], radix: 16), let id = ReplicaID(hex: op.fields[2]) else { continue }
+            let until = op.kind == .claim ? UInt64(op.fields[3]) ?? 0 : 0
+            byKey[op.fields[0], default: []].append(Event(version: Version(hlc: hlc, replica: id), worker: op.worker, claim: op.kind == .claim, until: until))
+        }
+        for (key, events) in byKey {
+            var holder: (worker: Int, until: UInt64)?
+            for e in events.sorted(by: { $0.version < $1.version }) {
+                if e.claim {
+                    if let h = holder, h.until > e.version.milliseconds {
+                        r.exclusiveViolations += 1
+                        r.note("\(key): worker \(e.worker) claimed at \(e.version) while worker \(h.worker) held it until \(h.until)")
+                    }
+                    holder = (e.worker, e.until)
+                } else {
+                    if holder?.worker != e.worker {
+                        r.exclusiveViolations += 1
+                        r.note("\(key): worker \(e.worker) released at \(e.version) without holding it")
+                    }
+                    holder = nil
+                }
+            }
+        }
+    }
+}

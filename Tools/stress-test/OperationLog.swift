@@ -1,0 +1,41 @@
+import Foundation
+
+/// One operation a worker saw acknowledged, as it logs it (outside the store) — one line each.
+///
+/// `set KEY VERSION_HEX REPLICA VALUE LATENCY_US`, `del KEY VERSION_HEX REPLICA LATENCY_US`,
+/// `incr KEY NEWVALUE LATENCY_US`, `reset COUNT LATENCY_US`,
+/// `claim KEY VERSION_HEX REPLICA UNTIL_MS LATENCY_US`, `release KEY VERSION_HEX REPLICA LATENCY_US`, `claim-lost KEY LATENCY_US`.
+struct LoggedOperation {
+    enum Kind: String { case set, del, incr, reset, claim, release, claimLost = "claim-lost" }
+    let worker: Int
+    let kind: Kind
+    let fields: [String]
+    let latencyMicroseconds: Double
+
+    /// Parses a worker's log; a line cut short by a SIGKILL (no final newline) is ignored.
+    static func parse(file: String, worker: Int) -> [LoggedOperation] {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()
+        return lines.compactMap { line in
+            let parts = line.split(separator: " ").map(String.init)
+            guard parts.count >= 2, let kind = Kind(rawValue: parts[0]), let latency = Double(parts[parts.count - 1]) else { return nil }
+            return LoggedOperation(worker: worker, kind: kind, fields: Array(parts[1..<(parts.count - 1)]), latencyMicroseconds: latency)
+        }
+    }
+}
+
+/// Appends log lines with one `write` each, so a line is either whole or (when killed mid-write) detectably cut.
+final class OperationLogWriter {
+    private let handle: FileHandle
+
+    init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.seekToEndOfFile()
+    }
+
+    func log(_ fields: [String]) {
+        handle.write(Data((fields.joined(separator: " ") + "\n").utf8))
+    }
+}

@@ -54,6 +54,10 @@ public final class Environment: @unchecked Sendable {
     /// A reset read transaction kept for reuse (`mdb_txn_renew` is cheaper than `mdb_txn_begin`).
     private struct PooledTransaction: @unchecked Sendable { let raw: OpaquePointer }
     private let writeCount = Atomic<Int>(0)
+    /// The size of a page of the data file.
+    let pageSize: Int
+    /// Where this process maps the data file; refreshed whenever the map is made again (under the exclusive resize lock).
+    private let region = Mutex<MappedRegion?>(nil)
 
     private init(path: String, options: Options) throws {
         ForkGuard.install()
@@ -74,11 +78,50 @@ public final class Environment: @unchecked Sendable {
             C.envClose(env)
             throw LMDBError(code: rc, operation: "opening the LMDB environment at \(path)")
         }
+        let (statRC, envStat) = C.envStat(env)
+        let pageSize = statRC == 0 && envStat.ms_psize > 0 ? Int(envStat.ms_psize) : Int(sysconf(Int32(_SC_PAGESIZE)))
+        do {
+            try Self.checkDataFileLength(env: env, path: path, pageSize: pageSize)
+        } catch {
+            C.envClose(env)
+            throw error
+        }
+        self.pageSize = pageSize
         self.handle = env
         self.path = path
         self.options = options
         self.forkGeneration = ForkGuard.generation
+        region.withLock { $0 = MappedRegion.find(file: path + "/data.mdb") }
         _ = try? clearStaleReaders()
+    }
+
+    /// Refuses a data file shorter than the pages its newest meta page says are in use: LMDB would
+    /// map the missing pages and the first read of one would crash the process (SIGBUS).
+    private static func checkDataFileLength(env: OpaquePointer, path: String, pageSize: Int) throws {
+        let usedBytes = (Int(C.envInfo(env).me_last_pgno) + 1) * pageSize
+        var info = stat()
+        guard let fd = C.envFileDescriptor(env), fstat(fd, &info) == 0 else { return }
+        guard Int(info.st_size) >= usedBytes else {
+            throw LMDBError(code: LMDBError.corrupted, operation: "opening \(path)",
+                            message: "data.mdb is \(info.st_size) bytes, but its pages in use end at \(usedBytes) bytes; the file was truncated")
+        }
+    }
+
+    /// The bounds a transaction beginning now may copy from (call with the resize lock held).
+    private func valueBounds(readOnly: Bool) -> ValueBounds? {
+        guard let region = region.withLock({ $0 }) else { return nil }
+        if readOnly {
+            return ValueBounds(region: region, usedBytes: (Int(C.envInfo(handle).me_last_pgno) + 1) * pageSize, isReadOnly: true)
+        }
+        var info = stat()
+        guard let fd = C.envFileDescriptor(handle), fstat(fd, &info) == 0 else { return nil }
+        return ValueBounds(region: region, usedBytes: Int(info.st_size), isReadOnly: false)
+    }
+
+    /// Finds the mapping again after `mdb_env_set_mapsize` made it anew (call with the resize lock held exclusive).
+    private func refreshRegion() {
+        let found = MappedRegion.find(file: path + "/data.mdb")
+        region.withLock { $0 = found }
     }
 
     deinit {
@@ -148,7 +191,7 @@ public final class Environment: @unchecked Sendable {
                 resizeLock.unlock()
                 throw LMDBError(code: rc, operation: "mdb_txn_begin (read)")
             }
-            let txn = Transaction(handle: raw, isReadOnly: true)
+            let txn = Transaction(handle: raw, isReadOnly: true, bounds: valueBounds(readOnly: true))
             defer {
                 txn.isOpen = false
                 endRead(raw)
@@ -176,7 +219,7 @@ public final class Environment: @unchecked Sendable {
                 resizeLock.unlock()
                 throw LMDBError(code: rc, operation: "mdb_txn_begin (write)")
             }
-            let txn = Transaction(handle: raw, isReadOnly: false)
+            let txn = Transaction(handle: raw, isReadOnly: false, bounds: valueBounds(readOnly: false))
             let result: R
             do {
                 result = try body(txn)
@@ -247,6 +290,7 @@ public final class Environment: @unchecked Sendable {
             throw LMDBError(code: MDB_MAP_FULL, operation: "growing the map beyond its maximum of \(options.maxMapSize) bytes")
         }
         let rc = C.envSetMapSize(handle, target)
+        refreshRegion()
         guard rc == 0 else { throw LMDBError(code: rc, operation: "growing the map to \(target) bytes (mdb_env_set_mapsize)") }
     }
 
@@ -255,6 +299,7 @@ public final class Environment: @unchecked Sendable {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
         let rc = C.envSetMapSize(handle, 0)
+        refreshRegion()
         guard rc == 0 else { throw LMDBError(code: rc, operation: "adopting the grown map (mdb_env_set_mapsize)") }
     }
 

@@ -24,6 +24,7 @@ import Glibc
 ///   write failed, 8 fresh read wrong); the parent prints `child-exit N` or `child-signal N`, then writes `parent-after-0…9`.
 /// - `set-nested DIR SUITE KIND DEPTH`: sets a value nested DEPTH levels (`array` or `dictionary`), printing
 ///   `stored` or `refused MESSAGE`, and `last-seq N` before and after.
+/// - `fuzz-targets`: prints the name of every fuzzed decoder, one per line.
 /// - `fuzz TARGET SEED ITERATIONS CURRENT`: a bounded fuzz loop over a `FuzzTargets` decoder; each input is written to
 ///   the file CURRENT before it is decoded, so a crash leaves it behind. Prints `fuzz TARGET iterations N decoded D`.
 ///   Exits 5 when a decoded input breaks a property (`failure MESSAGE`).
@@ -37,6 +38,9 @@ enum ReliabilityRoles {
         case "write-many": return try writeMany(args)
         case "fork-after-open": return try forkAfterOpen(args)
         case "set-nested": return try setNested(args)
+        case "fuzz-targets":
+            FuzzTargets.all.forEach { say($0.name) }
+            return 0
         case "fuzz": return try fuzz(args)
         case "fuzz-replay": return try fuzzReplay(args)
         default: return nil

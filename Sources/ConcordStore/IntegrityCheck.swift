@@ -10,7 +10,8 @@ public struct IntegrityReport: Sendable, Equatable {
 }
 
 extension Store {
-    /// Verifies the replica: metadata, every record and journal entry decodes, every record has
+    /// Verifies the replica: the data file's page structure (read directly, so damage is reported rather
+    /// than crashing LMDB), metadata, every record and journal entry decodes, every record has
     /// exactly its journal entry and every entry its record, seqs and the clock are consistent.
     ///
     /// ```swift

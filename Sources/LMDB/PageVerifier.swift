@@ -24,6 +24,7 @@ struct PageVerifier {
     static let nodeHeaderSize = 8
     static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04, meta: UInt16 = 0x08
     static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02
+    static let dupSort: UInt16 = 0x04
     static let invalidPage = UInt64.max
     static let metaMagic: UInt32 = 0xBEEF_C0DE
     static let maxDepth = 32   // LMDB's cursor stack depth
@@ -72,6 +73,9 @@ struct PageVerifier {
 
     /// `record` is an `MDB_db`: pad (4), flags (2), depth (2), branch/leaf/overflow pages and entries (8 each), root (8).
     private mutating func verifyTree(named name: String, record: [UInt8], isMain: Bool) {
+        // Sorted duplicates (MDB_DUPSORT) nest trees and pages inside nodes; this layer never opens such a
+        // database, and this walk does not follow their layout, so it leaves them to LMDB.
+        guard Self.u16(record, 4) & Self.dupSort == 0 else { return }
         let depth = Int(Self.u16(record, 6))
         let root = Self.u64(record, 40)
         if depth == 0 {

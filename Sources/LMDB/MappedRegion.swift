@@ -22,7 +22,7 @@ struct MappedRegion: Sendable, Equatable {
         let wantedInode = String(info.st_ino)
         for line in readMaps().split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 5, String(decoding: fields[2], as: UTF8.self) == "00000000" || UInt(String(decoding: fields[2], as: UTF8.self), radix: 16) == 0 else { continue }
+            guard fields.count >= 5, UInt(String(decoding: fields[2], as: UTF8.self), radix: 16) == 0 else { continue }
             let path = fields.count == 6 ? String(decoding: fields[5], as: UTF8.self).trimmingSpaces : ""
             let sameFile = (String(decoding: fields[3], as: UTF8.self) == wantedDevice && String(decoding: fields[4], as: UTF8.self) == wantedInode)
                 || path == file

@@ -96,6 +96,31 @@ import Concord
         figure("bit rot in a value", "exit 4: \(check.stderr.trimmed.prefix(200))")
     }
 
+    /// A record whose stored size claims a gigabyte: LMDB hands out a pointer and that size, and copying
+    /// it would read past the end of the file (SIGBUS). Every command reports the damage instead.
+    @Test func valueSizeRunningPastTheFileIsReportedDamaged() throws {
+        let tmp = try TemporaryDirectory("concord-value-size")
+        defer { tmp.remove() }
+        let dir = tmp.path("replica")
+        try Self.makeStore(at: dir)
+        var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/data.mdb")))
+        let key = Array("app\u{0}marked".utf8)
+        // The record's leaf node: 8 header bytes (data size low, data size high, flags, key size), then the key.
+        func isRecordNode(_ start: Int) -> Bool {
+            let keySize = Int(file[start - 2]) | Int(file[start - 1]) << 8
+            return keySize == key.count && file[start..<(start + key.count)].elementsEqual(key)
+        }
+        let found = (8...(file.count - key.count)).first(where: isRecordNode)
+        let at = try #require(found, "the record of app/marked is in the file")
+        file[at - 8 + 3] ^= 0x40   // the data size grows by 2^30 bytes
+        try Data(file).write(to: URL(fileURLWithPath: dir + "/data.mdb"))
+        let get = try ChildRun.syncTool(["get", dir, "app", "marked"])
+        Self.expectDamagedNotCrashed(get, "get of a value whose size runs past the file")
+        Self.expectDamagedNotCrashed(try ChildRun.syncTool(["list", dir, "app"]), "list of a suite holding it")
+        Self.expectDamagedNotCrashed(try ChildRun.syncTool(["check", dir]), "check of a store holding it")
+        figure("value size past the end of the file", "get, list and check exit 4: \(get.stderr.trimmed.prefix(220))")
+    }
+
     /// Seeded single-bit flips: in the bytes LMDB trusts (page and node headers, node pointers) and anywhere
     /// in the data pages. Whatever a flip breaks, check and get end with an exit code, never a signal or a hang.
     @Test func bitFlipsInDataPagesNeverCrashOrHang() throws {

@@ -10,7 +10,8 @@ public struct IntegrityReport: Sendable, Equatable {
 }
 
 extension Store {
-    /// Verifies the replica: metadata, every record and journal entry decodes, every record has
+    /// Verifies the replica: the data file's page structure (read directly, so damage is reported rather
+    /// than crashing LMDB), metadata, every record and journal entry decodes, every record has
     /// exactly its journal entry and every entry its record, seqs and the clock are consistent.
     ///
     /// ```swift
@@ -18,7 +19,12 @@ extension Store {
     /// if !report.isSound { report.problems.forEach { print($0) } }
     /// ```
     public func check() throws -> IntegrityReport {
-        try core.read { txn in
+        // LMDB trusts its pages; walk them first so damage is reported rather than crashing the walk below.
+        let pages = try mapLMDBErrors(path: directory) { try core.env.verifyPages() }
+        guard pages.isSound else {
+            return IntegrityReport(recordsChecked: 0, journalEntriesChecked: 0, problems: pages.problems.map { "data file: \($0)" })
+        }
+        return try core.read { txn in
             var problems: [String] = []
             func note(_ p: String) { if problems.count < 100 { problems.append(p) } }
             let state = try ReplicaState.load(txn, core.layout)

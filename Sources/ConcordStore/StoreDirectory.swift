@@ -35,6 +35,11 @@ enum StoreDirectory {
                 throw StoreError.insecure(path: filePath, reason: "it is not a regular file (a symlink or a device); a store's files must be its own")
             }
         }
+        var dataInfo = stat()
+        if lstat(path + "/data.mdb", &dataInfo) == 0 && dataInfo.st_size == 0 && (!create || access(path + "/notify", F_OK) == 0) {
+            // LMDB would take an empty data file for a new one and silently start an empty store.
+            throw StoreError.damaged(path: path, reason: "data.mdb is empty, so the data file was truncated (even a new store holds its two meta pages); restore it from a backup, or move the directory away to start a new store")
+        }
         if !create && access(path + "/data.mdb", F_OK) != 0 {
             throw StoreError.io(path: path, reason: "no store here (no data.mdb in the directory)")
         }

@@ -23,6 +23,15 @@ enum C {
         _ = mdb_env_info(env, &info)
         return info
     }
+    static func envStat(_ env: Env) -> (Int32, MDB_stat) {
+        var st = MDB_stat()
+        let rc = mdb_env_stat(env, &st)
+        return (rc, st)
+    }
+    static func envFileDescriptor(_ env: Env) -> Int32? {
+        var fd: mdb_filehandle_t = -1
+        return mdb_env_get_fd(env, &fd) == 0 ? fd : nil
+    }
     static func envMaxKeySize(_ env: Env) -> Int32 { mdb_env_get_maxkeysize(env) }
     static func envSync(_ env: Env, _ force: Bool) -> Int32 { mdb_env_sync(env, force ? 1 : 0) }
     static func readerCheck(_ env: Env) -> (Int32, Int32) {
@@ -42,6 +51,7 @@ enum C {
         }
         return mdb_txn_commit(txn)
     }
+    static func txnID(_ txn: Txn) -> UInt64 { UInt64(mdb_txn_id(txn)) }
     static func txnAbort(_ txn: Txn) { mdb_txn_abort(txn) }
     static func txnReset(_ txn: Txn) { mdb_txn_reset(txn) }
     static func txnRenew(_ txn: Txn) -> Int32 { mdb_txn_renew(txn) }

@@ -13,11 +13,13 @@ public final class Cursor {
     public typealias Entry = (key: [UInt8], value: [UInt8])
     let handle: OpaquePointer
     let database: Database
+    let bounds: ValueBounds?
     private var closed = false
 
-    init(handle: OpaquePointer, database: Database) {
+    init(handle: OpaquePointer, database: Database, bounds: ValueBounds?) {
         self.handle = handle
         self.database = database
+        self.bounds = bounds
     }
 
     func close() {
@@ -53,6 +55,7 @@ public final class Cursor {
     private func finish(_ rc: Int32, _ k: MDB_val, _ v: MDB_val) throws -> Entry? {
         if rc == MDB_NOTFOUND { return nil }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_get in \(database.name)") }
-        return (Transaction.copy(k), Transaction.copy(v))
+        return (try ValueBounds.copy(k, within: bounds, what: "a key in \(database.name)"),
+                try ValueBounds.copy(v, within: bounds, what: "a value in \(database.name)"))
     }
 }

@@ -54,6 +54,13 @@ public final class Environment: @unchecked Sendable {
     /// A reset read transaction kept for reuse (`mdb_txn_renew` is cheaper than `mdb_txn_begin`).
     private struct PooledTransaction: @unchecked Sendable { let raw: OpaquePointer }
     private let writeCount = Atomic<Int>(0)
+    /// The size of a page of the data file.
+    let pageSize: Int
+    /// Where this process maps the data file; refreshed whenever the map is made again (under the exclusive resize lock).
+    private let region = Mutex<MappedRegion?>(nil)
+    /// Set when remapping failed after LMDB had released the old map: any further LMDB call that reads
+    /// the map would crash, so every transaction is refused instead.
+    private let lostMap = Atomic<Bool>(false)
 
     private init(path: String, options: Options) throws {
         ForkGuard.install()
@@ -74,11 +81,66 @@ public final class Environment: @unchecked Sendable {
             C.envClose(env)
             throw LMDBError(code: rc, operation: "opening the LMDB environment at \(path)")
         }
+        let (statRC, envStat) = C.envStat(env)
+        let pageSize = statRC == 0 && envStat.ms_psize > 0 ? Int(envStat.ms_psize) : Int(sysconf(Int32(_SC_PAGESIZE)))
+        do {
+            try Self.checkDataFileLength(env: env, path: path, pageSize: pageSize)
+        } catch {
+            C.envClose(env)
+            throw error
+        }
+        self.pageSize = pageSize
         self.handle = env
         self.path = path
         self.options = options
         self.forkGeneration = ForkGuard.generation
+        region.withLock { $0 = MappedRegion.find(file: path + "/data.mdb") }
         _ = try? clearStaleReaders()
+    }
+
+    /// Refuses a data file shorter than the pages its newest meta page says are in use: LMDB would
+    /// map the missing pages and the first read of one would crash the process (SIGBUS).
+    private static func checkDataFileLength(env: OpaquePointer, path: String, pageSize: Int) throws {
+        let usedBytes = (Int(C.envInfo(env).me_last_pgno) + 1) * pageSize
+        var info = stat()
+        guard let fd = C.envFileDescriptor(env), fstat(fd, &info) == 0 else { return }
+        guard Int(info.st_size) >= usedBytes else {
+            throw LMDBError(code: LMDBError.corrupted, operation: "opening \(path)",
+                            message: "data.mdb is \(info.st_size) bytes, but its pages in use end at \(usedBytes) bytes; the file was truncated")
+        }
+    }
+
+    /// The bounds a transaction beginning now may copy from (call with the resize lock held).
+    private func valueBounds(readOnly: Bool) -> ValueBounds? {
+        guard let region = region.withLock({ $0 }) else { return nil }
+        if readOnly {
+            return ValueBounds(region: region, usedBytes: (Int(C.envInfo(handle).me_last_pgno) + 1) * pageSize, isReadOnly: true)
+        }
+        var info = stat()
+        guard let fd = C.envFileDescriptor(handle), fstat(fd, &info) == 0 else { return nil }
+        return ValueBounds(region: region, usedBytes: Int(info.st_size), isReadOnly: false)
+    }
+
+    /// Finds the mapping again after `mdb_env_set_mapsize` (call with the resize lock held exclusive).
+    /// When it failed and the data file is no longer mapped, LMDB lost its map: refuse every later transaction.
+    private func remapped(succeeded: Bool) {
+        let found = MappedRegion.find(file: path + "/data.mdb")
+        region.withLock { $0 = found }
+        if !succeeded && found == nil { lostMap.store(true, ordering: .releasing) }
+    }
+
+    private func lostMapError() -> LMDBError? {
+        guard lostMap.load(ordering: .acquiring) else { return nil }
+        return LMDBError(code: ENOMEM, operation: "using the store at \(path)",
+                         message: "remapping the data file failed after LMDB had released the old map, so this process can no longer read it; restart the process (the data on disk is intact)")
+    }
+
+    /// Checks that `bytes` of address space can be mapped now; returns the errno when they cannot.
+    private static func reserveAddressSpace(_ bytes: Int) -> Int32? {
+        guard let probe = mmap(nil, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+              probe != UnsafeMutableRawPointer(bitPattern: -1) else { return errno }
+        munmap(probe, bytes)
+        return nil
     }
 
     deinit {
@@ -138,6 +200,7 @@ public final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
+            if let error = lostMapError() { resizeLock.unlock(); throw error }
             let (rc, raw) = beginRead()
             if rc == MDB_MAP_RESIZED {
                 resizeLock.unlock()
@@ -148,7 +211,7 @@ public final class Environment: @unchecked Sendable {
                 resizeLock.unlock()
                 throw LMDBError(code: rc, operation: "mdb_txn_begin (read)")
             }
-            let txn = Transaction(handle: raw, isReadOnly: true)
+            let txn = Transaction(handle: raw, isReadOnly: true, bounds: valueBounds(readOnly: true))
             defer {
                 txn.isOpen = false
                 endRead(raw)
@@ -165,6 +228,7 @@ public final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
+            if let error = lostMapError() { resizeLock.unlock(); throw error }
             var raw: OpaquePointer?
             let rc = C.txnBegin(handle, 0, &raw)
             if rc == MDB_MAP_RESIZED {
@@ -176,7 +240,7 @@ public final class Environment: @unchecked Sendable {
                 resizeLock.unlock()
                 throw LMDBError(code: rc, operation: "mdb_txn_begin (write)")
             }
-            let txn = Transaction(handle: raw, isReadOnly: false)
+            let txn = Transaction(handle: raw, isReadOnly: false, bounds: valueBounds(readOnly: false))
             let result: R
             do {
                 result = try body(txn)
@@ -231,22 +295,30 @@ public final class Environment: @unchecked Sendable {
     // MARK: - Map size
 
     /// The current size of this process's memory map, in bytes.
-    public var mapSize: Int { Int(C.envInfo(handle).me_mapsize) }
+    public var mapSize: Int { lostMap.load(ordering: .acquiring) ? 0 : Int(C.envInfo(handle).me_mapsize) }
 
     /// The id of the last committed transaction, read from shared memory without a transaction.
     /// Changes whenever any process commits: a cheap "did anything change?" check.
-    public var lastCommittedTransactionID: Int { Int(C.envInfo(handle).me_last_txnid) }
+    public var lastCommittedTransactionID: Int { lostMap.load(ordering: .acquiring) ? 0 : Int(C.envInfo(handle).me_last_txnid) }
 
     /// Grows the map (doubling), because a write found it full.
     func grow() throws {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
+        if let error = lostMapError() { throw error }
         let current = Int(C.envInfo(handle).me_mapsize)
         let target = min(current * 2, options.maxMapSize)
         guard target > current else {
             throw LMDBError(code: MDB_MAP_FULL, operation: "growing the map beyond its maximum of \(options.maxMapSize) bytes")
         }
+        // LMDB unmaps the old map before it maps the new one, and a failed mmap leaves it with no map at
+        // all. Make sure the address space for the larger map exists first, so running short of it is an
+        // error to this write and the store stays readable.
+        if let code = Self.reserveAddressSpace(target) {
+            throw LMDBError(code: code, operation: "growing the map to \(target) bytes (reserving the address space)")
+        }
         let rc = C.envSetMapSize(handle, target)
+        remapped(succeeded: rc == 0)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "growing the map to \(target) bytes (mdb_env_set_mapsize)") }
     }
 
@@ -254,7 +326,9 @@ public final class Environment: @unchecked Sendable {
     func adoptGrownMap() throws {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
+        if let error = lostMapError() { throw error }
         let rc = C.envSetMapSize(handle, 0)
+        remapped(succeeded: rc == 0)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "adopting the grown map (mdb_env_set_mapsize)") }
     }
 

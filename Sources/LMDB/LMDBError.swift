@@ -26,6 +26,13 @@ public struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
         self.message = String(cString: mdb_strerror(code))
     }
 
+    /// An error found by this layer rather than reported by LMDB: `message` says what is wrong.
+    public init(code: Int32, operation: String, message: String) {
+        self.code = code
+        self.operation = operation
+        self.message = message
+    }
+
     public var description: String { "\(operation) failed: \(message) (code \(code))" }
 
     /// The map is full: the environment grows it and retries; seen by callers only when growing failed.

@@ -12,10 +12,13 @@ public final class Transaction {
     /// Whether this transaction may only read.
     public let isReadOnly: Bool
     var isOpen = true
+    /// Where keys and values may be copied from (nil when the mapping could not be found).
+    let bounds: ValueBounds?
 
-    init(handle: OpaquePointer, isReadOnly: Bool) {
+    init(handle: OpaquePointer, isReadOnly: Bool, bounds: ValueBounds?) {
         self.handle = handle
         self.isReadOnly = isReadOnly
+        self.bounds = bounds
     }
 
     /// The value stored under `key`, or `nil` when there is none (`MDB_NOTFOUND`).
@@ -27,7 +30,7 @@ public final class Transaction {
             let rc = C.get(handle, db.dbi, &k, &v)
             if rc == MDB_NOTFOUND { return nil }
             guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_get in \(db.name)") }
-            return Transaction.copy(v)
+            return try ValueBounds.copy(v, within: bounds, what: "a value in \(db.name)")
         }
     }
 
@@ -80,7 +83,7 @@ public final class Transaction {
         var raw: OpaquePointer?
         let rc = C.cursorOpen(handle, db.dbi, &raw)
         guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
-        let cursor = Cursor(handle: raw, database: db)
+        let cursor = Cursor(handle: raw, database: db, bounds: bounds)
         defer { cursor.close() }
         return try body(cursor)
     }
@@ -103,11 +106,6 @@ public final class Transaction {
     func checkWritable() throws {
         try checkOpen()
         guard !isReadOnly else { throw LMDBError(code: EACCES_CODE, operation: "write in a read-only transaction") }
-    }
-
-    static func copy(_ v: MDB_val) -> [UInt8] {
-        guard v.mv_size > 0, let base = v.mv_data else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: base, count: v.mv_size))
     }
 }
 

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import TestSupport
+import Concord
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real full disk: a store on a small file system of its own, filled to the last byte. Writes are
+/// refused with a clear error, nothing is damaged, and writes succeed again once space returns.
+/// (The injected-ENOSPC variants in `FaultInjectionTests` run everywhere.)
+@Suite struct FullDiskTests {
+    @Test(.enabled(if: ScratchFileSystem.isAvailable,
+                   "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN); the injected-ENOSPC tests in FaultInjectionTests still run"))
+    func fullDiskRefusesWritesClearlyAndRecovers() throws {
+        let tmp = try TemporaryDirectory("concord-full-disk")
+        defer { tmp.remove() }
+        let fs = try ScratchFileSystem.mount(megabytes: 4, under: tmp.root)
+        defer { fs.unmount() }
+        let dir = fs.mountPoint + "/replica"
+        let filler = fs.mountPoint + "/filler"
+
+        let (expected, refusedKeys, summary) = try fillThenFree(dir: dir, filler: filler)
+
+        // A fresh process: sound, every acknowledged write present with its value, no refused one.
+        try StoreContents.expectSound(dir)
+        let stored = try StoreContents.list(dir, suite: "disk")
+        StoreContents.expectEqual(stored, expected)
+        for key in refusedKeys { #expect(stored[key] == nil, "\(key) was refused, so it must not be stored") }
+        figure("full disk", "\(fs.kind): \(summary)")
+    }
+
+    /// Runs the store in this process (and releases it before the file system is unmounted).
+    private func fillThenFree(dir: String, filler: String) throws -> (expected: [String: String], refused: [String], summary: String) {
+        let store = try Store(path: dir)
+        let suite = try store.suite("disk")
+        var expected: [String: String] = [:]
+        func value(_ key: String, _ bytes: Int) -> String { key + ":" + String(repeating: "x", count: bytes) }
+
+        for i in 0..<20 {
+            try suite.set(value("before-\(i)", 1000), forKey: "before-\(i)")
+            expected["before-\(i)"] = value("before-\(i)", 1000)
+        }
+
+        // Take every byte left.
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        let chunk = Data(repeating: 0x66, count: 16 << 10)
+        var fillerBytes = 0
+        while (try? handle.write(contentsOf: chunk)) != nil { fillerBytes += chunk.count }
+        try handle.close()
+
+        // Write until the disk refuses (free pages inside the file may take a few more writes first).
+        var acceptedWhileFull = 0
+        var refused: [String] = []
+        var firstError: StoreError?
+        for i in 0..<2_000 {
+            let key = "full-\(i)"
+            do {
+                try suite.set(value(key, 8 << 10), forKey: key)
+                expected[key] = value(key, 8 << 10)
+                acceptedWhileFull += 1
+            } catch let error as StoreError {
+                refused.append(key)
+                firstError = error
+                break
+            }
+        }
+        let error = try #require(firstError, "a 4 MiB file system must fill up within 2,000 writes of 8 KiB")
+        guard case .lmdb(let lmdb) = error else {
+            Issue.record("a full disk must surface as the LMDB error it is, not \(error)")
+            return (expected, refused, "")
+        }
+        #expect(lmdb.code == ENOSPC, "the error is ENOSPC: \(error)")
+        #expect(error.description.contains("No space left on device"), "the message says the disk is full: \(error)")
+        for i in 0..<3 {
+            let key = "still-full-\(i)"
+            #expect(throws: StoreError.self, "writes keep failing while the disk is full") {
+                try suite.set(value(key, 8 << 10), forKey: key)
+            }
+            refused.append(key)
+        }
+        // Nothing damaged, and reads still work while the disk is full.
+        let whileFull = try store.check()
+        #expect(whileFull.isSound, "check passes on a full disk: \(whileFull.problems)")
+        #expect(try suite.get("before-0", as: String.self) == expected["before-0"])
+        try StoreContents.expectSound(dir)
+
+        // Space returns: writes succeed again, in the same process.
+        try FileManager.default.removeItem(atPath: filler)
+        for i in 0..<3 {
+            try suite.set(value("after-\(i)", 8 << 10), forKey: "after-\(i)")
+            expected["after-\(i)"] = value("after-\(i)", 8 << 10)
+        }
+        let afterwards = try store.check()
+        #expect(afterwards.isSound, "check passes after space returned: \(afterwards.problems)")
+        let summary = "filler took \(fillerBytes >> 10) KiB; \(acceptedWhileFull) more writes of 8 KiB fit in free pages, then refused: \(error); check passed while full; after freeing space 3 writes succeeded"
+        return (expected, refused, summary)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Concord
+
+/// A decoder the reliability suite fuzzes: how to make valid inputs for it, and how to decode one.
+/// `decode` must throw for bad input and never crash or hang; it throws `FuzzFailure` when a
+/// decoded value breaks a property that must hold (it survives encoding and decoding again).
+struct FuzzTarget: Sendable {
+    let name: String
+    let seed: @Sendable (inout FuzzRandom) throws -> [UInt8]
+    let decode: @Sendable ([UInt8]) throws -> Void
+}
+
+/// A property a decoded input broke (a failure to report, unlike the errors bad input throws).
+struct FuzzFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Every fuzzed decoder. A new decoder is one more line here (its name is a folder in fixtures/fuzz/).
+enum FuzzTargets {
+    static let all: [FuzzTarget] = [
+        FuzzTarget(name: "value", seed: { try ValueCodec.encode(RandomValue.make(&$0, depth: 0)) }, decode: decodeValue),
+        FuzzTarget(name: "json", seed: { Array(JSONValue.render(RandomValue.make(&$0, depth: 0)).utf8) }, decode: parseJSON),
+    ]
+
+    static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+
+    static func decodeValue(_ bytes: [UInt8]) throws {
+        let value = try ValueCodec.decode(bytes)
+        let again = try ValueCodec.decode(try ValueCodec.encode(value))
+        guard again == value else { throw FuzzFailure(description: "a decoded value changed after encoding and decoding it again") }
+    }
+
+    static func parseJSON(_ bytes: [UInt8]) throws {
+        let value = try JSONValue.parse(Data(bytes))
+        let again = try JSONValue.parse(JSONValue.render(value))
+        guard again == value else { throw FuzzFailure(description: "a parsed value changed after rendering and parsing it again") }
+    }
+}
+
+/// Random values of every kind, nested a few levels, as seeds for the mutator.
+enum RandomValue {
+    static func make(_ random: inout FuzzRandom, depth: Int) -> Value {
+        switch random.below(depth < 4 ? 9 : 7) {
+        case 0: return .string(randomString(&random))
+        case 1: return .int(Int(bitPattern: UInt(truncatingIfNeeded: random.next())) >> random.below(64))
+        case 2: return .double(Double(Int64(bitPattern: random.next()) >> 20) / Double(1 + random.below(1000)))
+        case 3: return .bool(random.below(2) == 0)
+        case 4: return .data(Data((0..<random.below(24)).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+        case 5: return .date(Date(timeIntervalSince1970: Double(random.below(4_000_000_000)) / 7))
+        case 6: return .url(URL(string: "https://example.com/\(random.below(1000))?q=\(random.below(100))")!)
+        case 7: return .array((0..<random.below(5)).map { _ in make(&random, depth: depth + 1) })
+        default:
+            var dict: [String: Value] = [:]
+            for _ in 0..<random.below(5) { dict[randomString(&random)] = make(&random, depth: depth + 1) }
+            return .dictionary(dict)
+        }
+    }
+
+    private static func randomString(_ random: inout FuzzRandom) -> String {
+        let alphabet: [Unicode.Scalar] = ["a", "b", "z", "0", " ", "\"", "\\", "\n", "\u{1}", "é", "✓", "😀", "\u{7f}"]
+        return String(String.UnicodeScalarView((0..<random.below(12)).map { _ in alphabet[random.below(alphabet.count)] }))
+    }
+}

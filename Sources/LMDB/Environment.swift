@@ -295,11 +295,18 @@ public final class Environment: @unchecked Sendable {
     // MARK: - Map size
 
     /// The current size of this process's memory map, in bytes.
-    public var mapSize: Int { lostMap.load(ordering: .acquiring) ? 0 : Int(C.envInfo(handle).me_mapsize) }
+    public var mapSize: Int { readingMetaPages { Int(C.envInfo(handle).me_mapsize) } }
 
     /// The id of the last committed transaction, read from shared memory without a transaction.
     /// Changes whenever any process commits: a cheap "did anything change?" check.
-    public var lastCommittedTransactionID: Int { lostMap.load(ordering: .acquiring) ? 0 : Int(C.envInfo(handle).me_last_txnid) }
+    public var lastCommittedTransactionID: Int { readingMetaPages { Int(C.envInfo(handle).me_last_txnid) } }
+
+    /// Reads the meta pages (inside the map) while no other thread can remap it.
+    private func readingMetaPages(_ read: () -> Int) -> Int {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        return lostMap.load(ordering: .acquiring) ? 0 : read()
+    }
 
     /// Grows the map (doubling), because a write found it full.
     func grow() throws {

@@ -22,9 +22,11 @@ public struct BatchApplier: Sendable {
         self.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
     }
 
-    /// Merges `batch` into the store and returns what changed.
+    /// Merges `batch` into the store and returns what changed. `acknowledged` adds facts about how far
+    /// the source has merged this replica that are newer than the batch's own knowledge (a sync that has
+    /// just merged this replica's changes into the source); they move cursors only, never the conflict rule.
     @discardableResult
-    public func apply(_ batch: RemoteBatch) throws -> ApplyReport {
+    public func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none) throws -> ApplyReport {
         try check(batch)
         let drift = maxClockDriftMilliseconds
         return try store.write { w in
@@ -43,7 +45,7 @@ public struct BatchApplier: Sendable {
             for scope in batch.selection.scopes where cursors.received(from: batch.source, scope: scope) >= batch.fromSeq {
                 try w.advancePeerCursor(peer: batch.source, scope: scope, received: batch.toSeq, acknowledged: nil)
             }
-            for item in batch.knowledge.items where item.replica == w.replica {
+            for item in batch.knowledge.items + acknowledged.items where item.replica == w.replica {
                 try w.advancePeerCursor(peer: batch.source, scope: item.scope, received: nil, acknowledged: item.seq)
             }
             return report

@@ -30,7 +30,9 @@ public struct Synchronizer: Sendable {
         let fromB = try DeltaReader.read(from: b, for: a.replicaID, alreadyMerged: fromA.batch.knowledge, selection: selection)
         let intoB = applier(b), intoA = applier(a)
         let aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
-        let bToA = dryRun ? try intoA.plan(fromB.batch) : try intoA.apply(fromB.batch)
+        // B has now merged A through the end of A's batch: A records that with B's batch.
+        let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
+        let bToA = dryRun ? try intoA.plan(fromB.batch) : try intoA.apply(fromB.batch, acknowledged: merged)
         return SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
     }
 

@@ -28,6 +28,10 @@ public struct ApplyReport: Sendable, Equatable {
     /// False when the batch starts after what the target had merged of the source (an earlier batch is
     /// missing): its entries were merged, but the cursor stays, so the gap is sent again next time.
     public var cursorAdvanced = true
+    /// The target's last journal seq when the merge began, and when it ended (equal for a dry run).
+    /// Every entry between them is one of this batch's records, re-journaled.
+    public var targetSeqBefore: UInt64 = 0
+    public var targetSeqAfter: UInt64 = 0
 
     public init(source: ReplicaID, target: ReplicaID) {
         self.source = source

@@ -34,6 +34,7 @@ public struct BatchApplier: Sendable {
             let now = w.wallClockMilliseconds
             var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, now: now, drift: drift)
             report.skewedVersions = 0
+            report.targetSeqBefore = w.lastSeq
             for decision in decisions {
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
                 if decision.store {
@@ -48,6 +49,7 @@ public struct BatchApplier: Sendable {
             for item in batch.knowledge.items + acknowledged.items where item.replica == w.replica {
                 try w.advancePeerCursor(peer: batch.source, scope: item.scope, received: nil, acknowledged: item.seq)
             }
+            report.targetSeqAfter = w.lastSeq
             return report
         }
     }
@@ -58,7 +60,9 @@ public struct BatchApplier: Sendable {
         let now = store.options.wallClock()
         let drift = maxClockDriftMilliseconds
         return try store.read { r in
-            try Self.decide(batch, rows: r, cursors: try r.peerCursors(), now: now, drift: drift).report
+            var report = try Self.decide(batch, rows: r, cursors: try r.peerCursors(), now: now, drift: drift).report
+            (report.targetSeqBefore, report.targetSeqAfter) = (r.lastSeq, r.lastSeq)
+            return report
         }
     }
 

@@ -32,7 +32,14 @@ public struct Synchronizer: Sendable {
         let aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
         // B has now merged A through the end of A's batch: A records that with B's batch.
         let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
-        let bToA = dryRun ? try intoA.plan(fromB.batch) : try intoA.apply(fromB.batch, acknowledged: merged)
+        // If nothing was written to B between its snapshot and the merge, B's entries after the snapshot
+        // are only A's changes re-journaled: A's cursor on B may skip them rather than read them next time.
+        var batchB = fromB.batch
+        if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq {
+            batchB = RemoteBatch(source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
+                                 entries: batchB.entries, knowledge: batchB.knowledge)
+        }
+        let bToA = dryRun ? try intoA.plan(batchB) : try intoA.apply(batchB, acknowledged: merged)
         return SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
     }
 

@@ -7,6 +7,7 @@ import LMDB
 /// - `pull SRC DST`: merges SRC's changes into DST (one direction), prints `pulled N`.
 /// - `pull-then-hang SRC DST`: pulls, prints `pulled N`, then sleeps (to be killed): a sync killed between its directions.
 /// - `pull-failing-commit SRC DST`: pulls with the commit failing (ENOSPC injected); prints `refused` when the error surfaced.
+/// - `sync-once DIR_A DIR_B`: prints `started`, syncs both ways (as `sync-tool sync` does), prints `synced` (to be killed at any moment).
 /// - `sync-loop DIR_A DIR_B ROUNDS`: syncs in-process ROUNDS times, printing `synced I` after each.
 enum SyncRoles {
     static func run(_ role: String, _ args: [String]) throws -> Int32? {
@@ -27,6 +28,11 @@ enum SyncRoles {
             }
             say("applied")
             return 1
+        case "sync-once":
+            say("started")
+            try Synchronizer().sync(try Store(path: args[0]), try Store(path: args[1]))
+            say("synced")
+            return 0
         case "sync-loop":
             let (a, b) = (try Store(path: args[0]), try Store(path: args[1]))
             for i in 0..<Int(args[2])! {

@@ -11,7 +11,10 @@ struct ExportCommand: Command {
                         help: "Only what that peer has not merged: its replica directory, or its id (then this replica's cursors tell)."),
                   .init(name: "suite", valueName: "SUITE", help: "Only this suite (repeat for more; default: every suite).", repeating: true)],
         flags: [.init(name: "all", help: "Every change in the journal (the default when --since-peer is not given).")],
-        discussion: "Import the file on the other side with 'sync-tool import DIR FILE'.")
+        discussion: """
+        Shape: sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...
+        Import the file on the other side with 'sync-tool import DIR FILE'.
+        """)
 
     let dir: String
     let out: String

@@ -1,3 +1,4 @@
+import Foundation
 import Concord
 
 /// `sync-tool import DIR FILE [--dry-run] [--json]`
@@ -21,8 +22,17 @@ struct ImportCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
             let bundle = try BundleExchange.read(at: file)   // refuse a bad bundle before touching the store
-            let store = try Arguments.openStore(dir, create: !dryRun)
-            let report = try BundleExchange.importBundle(at: file, into: store, dryRun: dryRun)
+            let report: ApplyReport
+            if dryRun && !FileManager.default.fileExists(atPath: dir) {
+                // No replica yet (import would create it): every entry would be new, and nothing is created now.
+                var planned = ApplyReport(source: bundle.batch.source, target: .zero)
+                planned.entries = bundle.batch.entries.count
+                planned.recordsChanged = bundle.batch.entries.count
+                report = planned
+            } else {
+                let store = try Arguments.openStore(dir, create: !dryRun)
+                report = try BundleExchange.importBundle(at: file, into: store, dryRun: dryRun)
+            }
             let pending = dryRun && report.recordsChanged > 0
             if json {
                 io.out(ValueText.object([

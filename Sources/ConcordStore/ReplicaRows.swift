@@ -73,7 +73,7 @@ public final class ReplicaReader: ReplicaRows {
     }
 
     public func journalSource(seq: UInt64) throws -> ChangeSource? {
-        try RowAccess.journalEntry(txn, layout, path: path, seq: seq)?.source
+        try RowAccess.journalSource(txn, layout, path: path, seq: seq)
     }
 
     public func peerCursors() throws -> PeerCursorTable {
@@ -92,7 +92,7 @@ extension ReplicaWriter: ReplicaRows {
     }
 
     public func journalSource(seq: UInt64) throws -> ChangeSource? {
-        try RowAccess.journalEntry(txn, layout, path: "journal", seq: seq)?.source
+        try RowAccess.journalSource(txn, layout, path: "journal", seq: seq)
     }
 
     public func peerCursors() throws -> PeerCursorTable {
@@ -126,10 +126,17 @@ enum RowAccess {
         }
     }
 
-    static func journalEntry(_ txn: Transaction, _ layout: StoreLayout, path: String, seq: UInt64) throws -> JournalEntry? {
+    /// Reads only the source of journal entry `seq` (`[format 1][source kind][source 16]…`), not its record.
+    static func journalSource(_ txn: Transaction, _ layout: StoreLayout, path: String, seq: UInt64) throws -> ChangeSource? {
         guard let bytes = try txn.get(layout.journal, StoreLayout.seqKey(seq)) else { return nil }
-        do { return try JournalEntry.decode(seq: seq, bytes) } catch {
-            throw StoreError.damaged(path: path, reason: "journal entry \(seq) does not decode: \(error)")
+        guard bytes.count >= 18, bytes[0] == 1 else {
+            throw StoreError.damaged(path: path, reason: "journal entry \(seq) has an unknown format or is cut short")
+        }
+        let id = Array(bytes[2..<18])
+        switch bytes[1] {
+        case 0: return .process(token: id)
+        case 1: return .sync(peer: ReplicaID(bytes: id)!)
+        default: throw StoreError.damaged(path: path, reason: "journal entry \(seq) has an unknown source kind \(bytes[1])")
         }
     }
 

@@ -1,6 +1,11 @@
 import LMDB
 
 /// One side of a conflict: the record and how it reached the replica that logged the conflict.
+///
+/// ```swift
+/// if case .sync(let peer) = conflict.loser.source { print("the losing write came from \(peer)") }
+/// print("written by", conflict.loser.writer)
+/// ```
 public struct ConflictSide: Hashable, Sendable {
     public let record: Record
     /// A process writing to the replica, or a sync from the named peer.

@@ -1,6 +1,11 @@
 import LMDB
 
 /// What `Store.collectTombstones` did.
+///
+/// ```swift
+/// let report = try store.collectTombstones()
+/// print("\(report.collected) of \(report.tombstones) tombstones dropped, \(report.keptForPeers) wait for peers")
+/// ```
 public struct TombstoneCollectionReport: Sendable, Equatable {
     /// Tombstones looked at.
     public let tombstones: Int
@@ -47,12 +52,12 @@ extension Store {
                 let deletedAt = row.record.version.milliseconds
                 guard deletedAt <= now, now - deletedAt >= retentionMilliseconds else { keptForRetention += 1; return true }
                 var everyPeerHasIt = true
-                var source: ChangeSource?? = .none
+                var source: ChangeSource?, sourceRead = false   // read only when a cursor does not settle it
                 for peer in peers {
                     if row.record.version.replica == peer { continue }
                     if cursors.acknowledged(by: peer, suite: suite) >= row.seq { continue }
-                    if source == .none { source = .some(try w.journalSource(seq: row.seq)) }
-                    if case .some(.some(.sync(let from))) = source, from == peer { continue }
+                    if !sourceRead { (source, sourceRead) = (try w.journalSource(seq: row.seq), true) }
+                    if source == .sync(peer: peer) { continue }
                     everyPeerHasIt = false
                     break
                 }

@@ -1,6 +1,10 @@
 import Foundation
 
 /// Where an export starts: what the receiving peer is known to have merged already.
+///
+/// ```swift
+/// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: path)
+/// ```
 public enum ExportStart: Sendable {
     /// Everything in the journal (for a peer never synced, or any peer).
     case beginning
@@ -11,6 +15,11 @@ public enum ExportStart: Sendable {
 }
 
 /// What an export wrote.
+///
+/// ```swift
+/// let report = try BundleExchange.export(from: laptop, since: .beginning, to: path)
+/// print(report.entries, "changes,", report.bytes, "bytes")
+/// ```
 public struct BundleExportReport: Sendable, Equatable {
     public let entries: Int
     public let bytes: Int

@@ -1,4 +1,9 @@
 /// A batch read from a replica's journal, with what reading it cost.
+///
+/// ```swift
+/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// print(delta.batch.entries.count, "changes after reading", delta.journalEntriesRead, "journal entries")
+/// ```
 public struct Delta: Sendable {
     public let batch: RemoteBatch
     /// Journal entries read to build the batch: the entries after the cursor, whichever were sent.

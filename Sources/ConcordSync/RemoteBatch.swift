@@ -1,4 +1,8 @@
 /// One change of a remote replica's journal, as a batch carries it.
+///
+/// ```swift
+/// let entry = RemoteEntry(seq: 42, suite: "prefs", key: "theme", record: record)
+/// ```
 public struct RemoteEntry: Hashable, Sendable {
     /// The entry's seq in the source replica's journal.
     public let seq: UInt64

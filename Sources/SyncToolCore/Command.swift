@@ -32,6 +32,7 @@ public enum SyncTool {
         SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self,
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
+        SyncCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self,
     ]
 
     public static var help: String {

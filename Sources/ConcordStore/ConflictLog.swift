@@ -1,0 +1,160 @@
+import LMDB
+
+/// One side of a conflict: the record and how it reached the replica that logged the conflict.
+///
+/// ```swift
+/// if case .sync(let peer) = conflict.loser.source { print("the losing write came from \(peer)") }
+/// print("written by", conflict.loser.writer)
+/// ```
+public struct ConflictSide: Hashable, Sendable {
+    public let record: Record
+    /// A process writing to the replica, or a sync from the named peer.
+    public let source: ChangeSource
+
+    public init(record: Record, source: ChangeSource) {
+        self.record = record
+        self.source = source
+    }
+
+    /// The replica that wrote this record.
+    public var writer: ReplicaID { record.version.replica }
+}
+
+/// Two concurrent writes of one key met in a merge (DESIGN.md: Conflicts): last-writer-wins kept
+/// `winner`, and the losing write is kept here so nothing is silently forgotten.
+///
+/// ```swift
+/// for c in try store.conflicts(suite: "prefs") {
+///     print(c.key, "kept", c.winner.record.version, "lost", try c.loser.record.value() ?? "deleted")
+/// }
+/// ```
+public struct Conflict: Hashable, Sendable {
+    public let suite: String
+    public let key: String
+    public let winner: ConflictSide
+    public let loser: ConflictSide
+    /// The peer being merged when the conflict was found.
+    public let peer: ReplicaID
+    /// When it was found (wall-clock milliseconds since 1970).
+    public let detectedMilliseconds: UInt64
+
+    public init(suite: String, key: String, winner: ConflictSide, loser: ConflictSide, peer: ReplicaID, detectedMilliseconds: UInt64) {
+        self.suite = suite
+        self.key = key
+        self.winner = winner
+        self.loser = loser
+        self.peer = peer
+        self.detectedMilliseconds = detectedMilliseconds
+    }
+
+    // Key: [suite][0][key][loser hlc 8][loser replica 16], so logging the same loss twice keeps one entry.
+    // Value: [1][suite length 1][suite][key length 2][key][peer 16][detected 8][winner side][loser side];
+    // a side is [source kind 1][source 16][record length 4][record].
+
+    var storageKey: [UInt8] {
+        var out = StoreLayout.recordKey(suite: suite, key: key)
+        ValueCodec.appendUInt64(loser.record.version.hlc, to: &out)
+        out.append(contentsOf: loser.record.version.replica.bytes)
+        return out
+    }
+
+    var encodedValue: [UInt8] {
+        var out: [UInt8] = [1]
+        let s = Array(suite.utf8), k = Array(key.utf8)
+        out.append(UInt8(s.count))
+        out.append(contentsOf: s)
+        out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
+        out.append(contentsOf: k)
+        out.append(contentsOf: peer.bytes)
+        ValueCodec.appendUInt64(detectedMilliseconds, to: &out)
+        for side in [winner, loser] {
+            switch side.source {
+            case .process(let token): out.append(0); out.append(contentsOf: token)
+            case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
+            }
+            let record = side.record.encoded
+            let n = UInt32(record.count)
+            out.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)])
+            out.append(contentsOf: record)
+        }
+        return out
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Conflict {
+        var r = ByteReader(bytes)
+        let format = try r.byte()
+        guard format == 1 else { throw ValueDecodingError("a conflict of unknown format \(format)") }
+        guard let suite = String(validating: try r.take(Int(try r.byte())), as: UTF8.self) else { throw ValueDecodingError("a conflict suite that is not UTF-8") }
+        guard let key = String(validating: try r.take(Int(try r.uint16())), as: UTF8.self) else { throw ValueDecodingError("a conflict key that is not UTF-8") }
+        let peer = ReplicaID(bytes: Array(try r.take(16)))!
+        let detected = try r.uint64()
+        var sides: [ConflictSide] = []
+        for _ in 0..<2 {
+            let kind = try r.byte()
+            let id = Array(try r.take(16))
+            let source: ChangeSource
+            switch kind {
+            case 0: source = .process(token: id)
+            case 1: source = .sync(peer: ReplicaID(bytes: id)!)
+            default: throw ValueDecodingError("a conflict side with unknown source kind \(kind)")
+            }
+            var n = 0
+            for _ in 0..<4 { n = n << 8 | Int(try r.byte()) }
+            let record = try Record.decode(Array(try r.take(n)))
+            sides.append(ConflictSide(record: record, source: source))
+        }
+        guard r.isAtEnd else { throw ValueDecodingError("a conflict followed by \(r.remaining) bytes") }
+        return Conflict(suite: suite, key: key, winner: sides[0], loser: sides[1], peer: peer, detectedMilliseconds: detected)
+    }
+}
+
+extension ReplicaWriter {
+    /// Keeps `conflict` in the replica's conflict log, in this transaction. Logging the same lost write
+    /// again (the same key and losing version) replaces the earlier entry, so repeated merges log it once.
+    public func logConflict(_ conflict: Conflict) throws {
+        try txn.put(layout.conflicts, conflict.storageKey, conflict.encodedValue)
+    }
+}
+
+extension Store {
+    /// The conflict log of every suite (or of one), in suite and key order.
+    ///
+    /// ```swift
+    /// let lost = try store.conflicts(suite: "prefs")
+    /// ```
+    public func conflicts(suite: String? = nil) throws -> [Conflict] {
+        if let suite { try Names.validateSuite(suite) }
+        return try core.read { txn in try ConflictLogAccess.list(txn, core.layout, path: core.path, suite: suite) }
+    }
+
+    /// Removes the conflict log of every suite (or of one) and returns what it held, in one
+    /// transaction: a conflict logged meanwhile is either returned or kept, never lost.
+    ///
+    /// ```swift
+    /// let cleared = try store.clearConflicts()
+    /// ```
+    @discardableResult
+    public func clearConflicts(suite: String? = nil) throws -> [Conflict] {
+        if let suite { try Names.validateSuite(suite) }
+        return try core.write { w in
+            let found = try ConflictLogAccess.list(w.txn, core.layout, path: core.path, suite: suite)
+            for c in found { try w.txn.delete(core.layout.conflicts, c.storageKey) }
+            return found
+        }
+    }
+}
+
+enum ConflictLogAccess {
+    static func list(_ txn: Transaction, _ layout: StoreLayout, path: String, suite: String?) throws -> [Conflict] {
+        let prefix = suite.map { StoreLayout.suitePrefix($0) } ?? []
+        var out: [Conflict] = []
+        try txn.scan(layout.conflicts, from: prefix.isEmpty ? nil : prefix) { key, value in
+            guard key.starts(with: prefix) else { return false }
+            do { out.append(try Conflict.decode(value)) } catch {
+                throw StoreError.damaged(path: path, reason: "a conflict log entry does not decode: \(error)")
+            }
+            return true
+        }
+        return out
+    }
+}

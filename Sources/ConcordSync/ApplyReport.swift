@@ -1,0 +1,40 @@
+/// What merging one batch into a replica did (or, for a dry run, would do).
+///
+/// ```swift
+/// let report = try BatchApplier(store: phone).apply(batch)
+/// print(report.recordsChanged, "changed,", report.conflicts.count, "conflicts")
+/// ```
+public struct ApplyReport: Sendable, Equatable {
+    /// The replica the batch came from.
+    public let source: ReplicaID
+    /// The replica it was merged into.
+    public let target: ReplicaID
+    /// Entries in the batch.
+    public var entries = 0
+    /// Entries skipped because the target had merged them already (at or before its cursor on the source).
+    public var alreadyMerged = 0
+    /// Records the batch changed (a remote record won, or the key was new here).
+    public var recordsChanged = 0
+    /// Concurrent writes found: the loser of each is in the target's conflict log.
+    public var conflicts: [Conflict] = []
+    /// Remote versions further ahead of the target's wall clock than the allowed drift (merged all the same).
+    public var skewedVersions = 0
+    /// How far ahead of the target's wall clock the most skewed version was, in milliseconds.
+    public var maxSkewMilliseconds: UInt64 = 0
+    /// Records looked up in the target (the cost of the merge).
+    public var recordsRead = 0
+    /// Records written to the target.
+    public var recordsWritten = 0
+    /// False when the batch starts after what the target had merged of the source (an earlier batch is
+    /// missing): its entries were merged, but the cursor stays, so the gap is sent again next time.
+    public var cursorAdvanced = true
+    /// The target's last journal seq when the merge began, and when it ended (equal for a dry run).
+    /// Every entry between them is one of this batch's records, re-journaled.
+    public var targetSeqBefore: UInt64 = 0
+    public var targetSeqAfter: UInt64 = 0
+
+    public init(source: ReplicaID, target: ReplicaID) {
+        self.source = source
+        self.target = target
+    }
+}

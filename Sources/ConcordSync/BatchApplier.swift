@@ -1,0 +1,138 @@
+/// Merges a batch of remote journal entries into a replica in one write transaction
+/// (DESIGN.md: Merge, Clock, Delta sync, Conflicts): all of the batch or none of it.
+///
+/// For each entry after the replica's cursor on the source it keeps the greater record,
+/// re-journals what changed as coming from the source (so changes travel A→B→C and observers see
+/// origin `.sync(peer:)`), advances the clock within the allowed drift (reporting versions beyond it),
+/// and logs the loser of every concurrent write. In the same transaction it moves the cursor on the
+/// source and records how far the source had merged this replica.
+///
+/// ```swift
+/// let applier = BatchApplier(store: phone)
+/// let preview = try applier.plan(batch)    // writes nothing
+/// let report = try applier.apply(batch)
+/// ```
+public struct BatchApplier: Sendable {
+    public let store: Store
+    /// The furthest ahead of the wall clock a merged version may push the clock (default: the store's option).
+    public var maxClockDriftMilliseconds: UInt64
+
+    public init(store: Store) {
+        self.store = store
+        self.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
+    }
+
+    /// Merges `batch` into the store and returns what changed. `acknowledged` adds facts about how far
+    /// the source has merged this replica that are newer than the batch's own knowledge (a sync that has
+    /// just merged this replica's changes into the source); they move cursors only, never the conflict rule.
+    @discardableResult
+    public func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none) throws -> ApplyReport {
+        try check(batch)
+        let drift = maxClockDriftMilliseconds
+        return try store.write { w in
+            let cursors = try w.peerCursors()
+            let now = w.wallClockMilliseconds
+            var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, now: now, drift: drift)
+            report.skewedVersions = 0
+            report.targetSeqBefore = w.lastSeq
+            for decision in decisions {
+                if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
+                if decision.store {
+                    try w.store(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key, source: .sync(peer: batch.source))
+                    report.recordsWritten += 1
+                }
+                if let conflict = decision.conflict { try w.logConflict(conflict) }
+            }
+            for scope in batch.selection.scopes where cursors.received(from: batch.source, scope: scope) >= batch.fromSeq {
+                try w.advancePeerCursor(peer: batch.source, scope: scope, received: batch.toSeq, acknowledged: nil)
+            }
+            for item in batch.knowledge.items + acknowledged.items where item.replica == w.replica {
+                try w.advancePeerCursor(peer: batch.source, scope: item.scope, received: nil, acknowledged: item.seq)
+            }
+            report.targetSeqAfter = w.lastSeq
+            return report
+        }
+    }
+
+    /// What `apply` would do, computed in a read-only snapshot: nothing is written.
+    public func plan(_ batch: RemoteBatch) throws -> ApplyReport {
+        try check(batch)
+        let now = store.options.wallClock()
+        let drift = maxClockDriftMilliseconds
+        return try store.read { r in
+            var report = try Self.decide(batch, rows: r, cursors: try r.peerCursors(), now: now, drift: drift).report
+            (report.targetSeqBefore, report.targetSeqAfter) = (r.lastSeq, r.lastSeq)
+            return report
+        }
+    }
+
+    private func check(_ batch: RemoteBatch) throws {
+        guard batch.source != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+    }
+
+    struct Decision {
+        let entry: RemoteEntry
+        let store: Bool
+        let conflict: Conflict?
+    }
+
+    /// The merge decisions for `batch` against the replica seen through `rows`. Pure apart from reading.
+    static func decide(_ batch: RemoteBatch, rows: some ReplicaRows, cursors: PeerCursorTable,
+                       now: UInt64, drift: UInt64) throws -> (report: ApplyReport, decisions: [Decision]) {
+        let target = rows.replica
+        let source = batch.source
+        var report = ApplyReport(source: source, target: target)
+        report.entries = batch.entries.count
+        for scope in batch.selection.scopes where cursors.received(from: source, scope: scope) < batch.fromSeq {
+            report.cursorAdvanced = false
+        }
+        let bound = (now &+ drift) << 16 | 0xFFFF
+        var decisions: [Decision] = []
+        decisions.reserveCapacity(batch.entries.count)
+        for entry in batch.entries {
+            guard batch.selection.includes(entry.suite) else { continue }
+            guard entry.seq > cursors.received(from: source, suite: entry.suite) else {
+                report.alreadyMerged += 1
+                continue
+            }
+            let remote = entry.record
+            if remote.version.hlc > bound {
+                report.skewedVersions += 1
+                report.maxSkewMilliseconds = max(report.maxSkewMilliseconds, remote.version.milliseconds - now)
+            }
+            report.recordsRead += 1
+            guard let local = try rows.storedRecord(suite: entry.suite, key: entry.key) else {
+                report.recordsChanged += 1
+                decisions.append(Decision(entry: entry, store: true, conflict: nil))
+                continue
+            }
+            guard local.record != remote else {
+                decisions.append(Decision(entry: entry, store: false, conflict: nil))
+                continue
+            }
+            let remoteWins = RecordMerge.precedes(local.record, remote)
+            if remoteWins { report.recordsChanged += 1 }
+            var conflict: Conflict?
+            if try isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows) {
+                let localSide = ConflictSide(record: local.record, source: try rows.journalSource(seq: local.seq) ?? .sync(peer: target))
+                let remoteSide = ConflictSide(record: remote, source: .sync(peer: source))
+                conflict = Conflict(suite: entry.suite, key: entry.key,
+                                    winner: remoteWins ? remoteSide : localSide, loser: remoteWins ? localSide : remoteSide,
+                                    peer: source, detectedMilliseconds: now)
+                report.conflicts.append(conflict!)
+            }
+            decisions.append(Decision(entry: entry, store: remoteWins, conflict: conflict))
+        }
+        return (report, decisions)
+    }
+
+    /// DESIGN.md: a local record the source had not seen when it read the batch (stored here after the
+    /// source's cursor on this replica) was written concurrently with the source's record. Not
+    /// concurrent: a local record the source wrote or sent, or a remote record this replica wrote.
+    static func isConcurrent(local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch,
+                             target: ReplicaID, rows: some ReplicaRows) throws -> Bool {
+        guard local.seq > batch.knowledge.merged(of: target, suite: entry.suite) else { return false }
+        guard local.record.version.replica != batch.source, remote.version.replica != target else { return false }
+        return try rows.journalSource(seq: local.seq) != .sync(peer: batch.source)
+    }
+}

@@ -1,0 +1,178 @@
+extension SyncBundle {
+    /// Parses and validates a whole bundle: magic, version, length, checksum, every count, name, seq
+    /// and record. Nothing is returned unless all of it is sound, so an import that starts has a bundle
+    /// it can apply in full.
+    ///
+    /// ```swift
+    /// do { let bundle = try SyncBundle.decode(bytes) }
+    /// catch { print(error) }   // e.g. "the checksum does not match: …"
+    /// ```
+    public static func decode(_ bytes: [UInt8], limits: BundleLimits = BundleLimits()) throws(BundleError) -> SyncBundle {
+        let prefix = min(bytes.count, magic.count)
+        guard Array(bytes[..<prefix]) == Array(magic[..<prefix]) else {
+            let shown = bytes.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined(separator: " ")
+            throw BundleError(.wrongMagic, "not a Concord bundle: it starts with \(shown), not \"CONCORDB\"")
+        }
+        guard bytes.count >= minimumSize else {
+            throw BundleError(.truncated, "the file is \(bytes.count) bytes, shorter than the smallest bundle (\(minimumSize) bytes): it was cut short")
+        }
+        var r = BundleReader(bytes)
+        r.offset = magic.count
+        let version = try r.u16("the format version")
+        guard version <= formatVersion else {
+            throw BundleError(.newerVersion, "format version \(version) is newer than this Concord reads (\(formatVersion)); upgrade Concord on this side")
+        }
+        guard version >= 1 else { throw BundleError(.malformed, "format version 0 does not exist") }
+        let flags = try r.u16("the flags")
+        let total = try r.u64("the total length")
+        guard total <= UInt64(limits.maxBytes) else {
+            throw BundleError(.oversized, "the bundle says it is \(total) bytes, over the limit of \(limits.maxBytes) bytes")
+        }
+        guard total >= UInt64(bytes.count) else {
+            throw BundleError(.malformed, "\(UInt64(bytes.count) - total) unexpected bytes follow the end of the bundle (\(total) bytes)")
+        }
+        guard total == UInt64(bytes.count) else {
+            throw BundleError(.truncated, "the file is \(bytes.count) bytes but the bundle is \(total): it was cut short (copy it again)")
+        }
+        let stored = bytes[(bytes.count - 4)...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let computed = CRC32.checksum(bytes[..<(bytes.count - 4)])
+        guard stored == computed else {
+            throw BundleError(.checksumMismatch, "the checksum does not match (stored \(hex32(stored)), computed \(hex32(computed))): the file was damaged in storage or transit")
+        }
+        guard flags == 0 else { throw BundleError(.malformed, "unknown flags \(flags) in a version-1 bundle") }
+        r.end = bytes.count - 4
+
+        guard let source = ReplicaID(bytes: try r.take(16, "the source replica")), source != .zero else {
+            throw BundleError(.malformed, "the source replica id is all zeros")
+        }
+        let fromSeq = try r.u64("the first seq"), toSeq = try r.u64("the last seq")
+        guard fromSeq <= toSeq else { throw BundleError(.malformed, "the seq range \(fromSeq)…\(toSeq) runs backwards") }
+        let created = try r.u64("the creation time")
+
+        let suiteCount = Int(try r.u16("the suite count"))
+        try r.checkCount(suiteCount, minimumEach: 2, what: "suite names")
+        var suites: [String] = []
+        for i in 0..<suiteCount {
+            let name = try r.string(width: 1, "suite name \(i + 1)")
+            try validSuite(name, "suite name \(i + 1)")
+            guard !suites.contains(name) else { throw BundleError(.malformed, "suite \(quoted(name)) is listed twice") }
+            suites.append(name)
+        }
+        let selection = suites.isEmpty ? SyncSelection.all : SyncSelection(checked: suites.sorted())
+
+        let knowledgeCount = Int(try r.u32("the knowledge count"))
+        try r.checkCount(knowledgeCount, minimumEach: 25, what: "knowledge items")
+        var items: [PeerKnowledge.Item] = []
+        for i in 0..<knowledgeCount {
+            let replica = ReplicaID(bytes: try r.take(16, "knowledge item \(i + 1)"))!
+            let scopeName = try r.string(width: 1, "knowledge item \(i + 1)")
+            if !scopeName.isEmpty { try validSuite(scopeName, "the scope of knowledge item \(i + 1)") }
+            items.append(PeerKnowledge.Item(replica: replica, scope: scopeName.isEmpty ? .allSuites : .suite(scopeName), seq: try r.u64("knowledge item \(i + 1)")))
+        }
+
+        let entryCount = try r.u64("the entry count")
+        let room = UInt64(r.remaining / minimumEntrySize)
+        guard entryCount <= room else {
+            throw BundleError(.malformed, "the bundle claims \(entryCount) entries but its remaining \(r.remaining) bytes could hold at most \(room): the count is damaged")
+        }
+        guard entryCount <= UInt64(limits.maxEntries) else {
+            throw BundleError(.oversized, "the bundle holds \(entryCount) entries, over the limit of \(limits.maxEntries)")
+        }
+        var entries: [RemoteEntry] = []
+        entries.reserveCapacity(Int(entryCount))
+        var keys = Set<SuiteKey>()
+        var previous = fromSeq
+        for i in 0..<Int(entryCount) {
+            let what = "entry \(i + 1) of \(entryCount)"
+            let seq = try r.u64(what)
+            guard seq > previous, seq <= toSeq else {
+                throw BundleError(.malformed, "\(what) has seq \(seq), outside the bundle's range \(fromSeq)…\(toSeq) or not after the entry before it")
+            }
+            previous = seq
+            let suite = try r.string(width: 1, what)
+            try validSuite(suite, "the suite of \(what)")
+            guard selection.includes(suite) else { throw BundleError(.malformed, "\(what) is in suite \(quoted(suite)), which the bundle does not cover") }
+            let key = try r.string(width: 2, what)
+            do { try Names.validateKey(key) } catch { throw BundleError(.malformed, "the key of \(what) is invalid: \(error)") }
+            guard keys.insert(SuiteKey(suite: suite, key: key)).inserted else {
+                throw BundleError(.malformed, "\(what): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
+            }
+            let length = Int(try r.u32(what))
+            guard length >= 25, length <= r.remaining else {
+                throw BundleError(.malformed, "\(what) says its record is \(length) bytes, but \(r.remaining) bytes remain")
+            }
+            let recordBytes = try r.take(length, what)
+            guard length - 25 <= limits.maxValueBytes else {
+                throw BundleError(.oversized, "the value of \(what) (\(suite)/\(quoted(key))) is \(length - 25) bytes, over the limit of \(limits.maxValueBytes)")
+            }
+            let record: Record
+            do { record = try Record.decode(recordBytes) } catch {
+                throw BundleError(.malformed, "the record of \(what) (\(suite)/\(quoted(key))) does not decode: \(error)")
+            }
+            entries.append(RemoteEntry(seq: seq, suite: suite, key: key, record: record))
+        }
+        guard r.remaining == 0 else { throw BundleError(.malformed, "\(r.remaining) unexpected bytes after the last entry") }
+        let batch = RemoteBatch(source: source, selection: selection, fromSeq: fromSeq, toSeq: toSeq,
+                                entries: entries, knowledge: PeerKnowledge(items: items))
+        return SyncBundle(batch: batch, createdMilliseconds: created)
+    }
+
+    private static func validSuite(_ name: String, _ what: String) throws(BundleError) {
+        do { try Names.validateSuite(name) } catch { throw BundleError(.malformed, "\(what) is invalid: \(error)") }
+    }
+
+    static func quoted(_ s: String) -> String {
+        let shown = s.count > 60 ? String(s.prefix(60)) + "…" : s
+        return "\"" + shown.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined() + "\""
+    }
+
+    private static func hex32(_ v: UInt32) -> String { "0x" + String(v, radix: 16).leftPadded(8) }
+}
+
+/// Reads big-endian integers and length-prefixed strings, refusing to read past `end`.
+struct BundleReader {
+    let bytes: [UInt8]
+    var offset = 0
+    var end: Int
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.end = bytes.count
+    }
+
+    var remaining: Int { end - offset }
+
+    mutating func take(_ n: Int, _ what: String) throws(BundleError) -> [UInt8] {
+        guard n <= remaining else {
+            throw BundleError(.malformed, "\(what) needs \(n) bytes but only \(remaining) remain")
+        }
+        defer { offset += n }
+        return Array(bytes[offset..<(offset + n)])
+    }
+
+    mutating func uint(_ width: Int, _ what: String) throws(BundleError) -> UInt64 {
+        try take(width, what).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    }
+    mutating func u16(_ what: String) throws(BundleError) -> UInt16 { UInt16(try uint(2, what)) }
+    mutating func u32(_ what: String) throws(BundleError) -> UInt32 { UInt32(try uint(4, what)) }
+    mutating func u64(_ what: String) throws(BundleError) -> UInt64 { try uint(8, what) }
+
+    mutating func string(width: Int, _ what: String) throws(BundleError) -> String {
+        let n = Int(try uint(width, what))
+        guard let s = String(validating: try take(n, what), as: UTF8.self) else {
+            throw BundleError(.malformed, "\(what) holds a name that is not UTF-8")
+        }
+        return s
+    }
+
+    /// Refuses a count that the remaining bytes cannot hold (before anything is allocated for it).
+    func checkCount(_ count: Int, minimumEach: Int, what: String) throws(BundleError) {
+        guard count <= remaining / minimumEach else {
+            throw BundleError(.malformed, "the bundle claims \(count) \(what) but only \(remaining) bytes remain: the count is damaged")
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

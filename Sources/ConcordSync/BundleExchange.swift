@@ -1,0 +1,123 @@
+import Foundation
+
+/// Where an export starts: what the receiving peer is known to have merged already.
+///
+/// ```swift
+/// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: path)
+/// ```
+public enum ExportStart: Sendable {
+    /// Everything in the journal (for a peer never synced, or any peer).
+    case beginning
+    /// After what `peer` has merged of this replica, as this replica's cursors acknowledge it.
+    case acknowledgedBy(ReplicaID)
+    /// After what the peer replica at hand has merged of this replica (read from its own cursors).
+    case receivedBy(Store)
+}
+
+/// What an export wrote.
+///
+/// ```swift
+/// let report = try BundleExchange.export(from: laptop, since: .beginning, to: path)
+/// print(report.entries, "changes,", report.bytes, "bytes")
+/// ```
+public struct BundleExportReport: Sendable, Equatable {
+    public let entries: Int
+    public let bytes: Int
+    public let fromSeq: UInt64
+    public let toSeq: UInt64
+    /// Journal entries read to build it.
+    public let journalEntriesRead: Int
+}
+
+/// Syncing through files: export a replica's changes to a bundle, import a bundle into a replica.
+///
+/// Import reads and validates the whole bundle first (`SyncBundle.decode`), then merges it in one
+/// write transaction (`BatchApplier`), so a bad bundle changes nothing and a good one is merged
+/// entirely. Importing the same bundle twice is harmless: merged entries are skipped by the cursor
+/// and merging is idempotent.
+///
+/// ```swift
+/// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: "/media/usb/changes.concord")
+/// let report = try BundleExchange.importBundle(at: "/media/usb/changes.concord", into: phone)
+/// ```
+public enum BundleExchange {
+    /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`.
+    public static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (bundle: SyncBundle, journalEntriesRead: Int) {
+        let target: ReplicaID?
+        let merged: PeerKnowledge
+        switch start {
+        case .beginning:
+            (target, merged) = (nil, .none)
+        case .acknowledgedBy(let peer):
+            guard peer != store.replicaID else { throw SyncError.sameReplica(peer, store.directory) }
+            (target, merged) = (peer, PeerKnowledge(acknowledgedBy: peer, in: try store.peerCursors(), owner: store.replicaID))
+        case .receivedBy(let peer):
+            guard peer.replicaID != store.replicaID else { throw SyncError.sameReplica(peer.replicaID, peer.directory) }
+            (target, merged) = (peer.replicaID, PeerKnowledge(received: try peer.peerCursors()))
+        }
+        let delta = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection)
+        return (SyncBundle(batch: delta.batch, createdMilliseconds: store.options.wallClock()), delta.journalEntriesRead)
+    }
+
+    /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
+    @discardableResult
+    public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
+        let (bundle, read) = try makeBundle(from: store, since: start, selection: selection)
+        let bytes = bundle.encoded()
+        try write(bytes, to: path)
+        return BundleExportReport(entries: bundle.batch.entries.count, bytes: bytes.count,
+                                  fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: read)
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`,
+    /// so a reader never sees half a bundle.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".partial-\(getpid())"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw BundleError(.unreadable, "cannot write \(temporary): check that the directory exists and is writable", path: path)
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            try handle.synchronize()
+            try handle.close()
+            if rename(temporary, path) != 0 {
+                throw BundleError(.unreadable, "cannot move the bundle into place: \(String(cString: strerror(errno)))", path: path)
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+    }
+
+    /// Reads and validates the bundle at `path` (its size is checked before anything is read).
+    public static func read(at path: String, limits: BundleLimits = BundleLimits()) throws -> SyncBundle {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw BundleError(.unreadable, "no bundle file here (it does not exist or is a directory)", path: path)
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= limits.maxBytes else {
+            throw BundleError(.oversized, "the file is \(size) bytes, over the limit of \(limits.maxBytes) bytes", path: path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BundleError(.unreadable, "cannot read the file (check its permissions)", path: path)
+        }
+        do { return try SyncBundle.decode([UInt8](data), limits: limits) } catch {
+            var located = error
+            located.path = path
+            throw located
+        }
+    }
+
+    /// Validates the whole bundle at `path`, then merges it into `store` in one write transaction
+    /// (or, with `dryRun`, reports what it would change and writes nothing).
+    @discardableResult
+    public static func importBundle(at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits()) throws -> ApplyReport {
+        let bundle = try read(at: path, limits: limits)
+        guard bundle.batch.source != store.replicaID else {
+            throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
+        }
+        let applier = BatchApplier(store: store)
+        return dryRun ? try applier.plan(bundle.batch) : try applier.apply(bundle.batch)
+    }
+}

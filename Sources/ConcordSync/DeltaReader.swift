@@ -1,0 +1,55 @@
+/// A batch read from a replica's journal, with what reading it cost.
+///
+/// ```swift
+/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// print(delta.batch.entries.count, "changes after reading", delta.journalEntriesRead, "journal entries")
+/// ```
+public struct Delta: Sendable {
+    public let batch: RemoteBatch
+    /// Journal entries read to build the batch: the entries after the cursor, whichever were sent.
+    public let journalEntriesRead: Int
+}
+
+/// Reads the changes one replica has that another has not merged (DESIGN.md: Delta sync).
+///
+/// The read is one snapshot of the source: its entries after the target's cursor, its last seq and
+/// its cursors, so the batch is consistent even while other processes write. Its cost grows with the
+/// number of entries after the cursor, not with the size of the store.
+///
+/// Entries the target is known to hold already are left out (still counted as read): those the
+/// source received from the target, and those the target wrote itself — the target's record for
+/// that key is that version or newer.
+///
+/// ```swift
+/// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
+/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// ```
+public enum DeltaReader {
+    /// Reads `source`'s entries of `selection` that `target` has not merged, according to `alreadyMerged`
+    /// (what is known about how far `target` merged `source`). With `target` nil (a bundle for anyone),
+    /// no entry is left out for the target's sake.
+    public static func read(from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
+                            selection: SyncSelection = .all) throws -> Delta {
+        let sourceID = source.replicaID
+        let start: UInt64 = selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0
+        return try source.read { r in
+            let knowledge = PeerKnowledge(received: try r.peerCursors())
+            let last = r.lastSeq
+            var entries: [RemoteEntry] = []
+            var read = 0
+            try r.scanJournal(after: start) { entry in
+                read += 1
+                guard selection.includes(entry.suite) else { return true }
+                guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
+                if let target {
+                    if entry.source == .sync(peer: target) || entry.record.version.replica == target { return true }
+                }
+                entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
+                return true
+            }
+            let batch = RemoteBatch(source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
+                                    entries: entries, knowledge: knowledge)
+            return Delta(batch: batch, journalEntriesRead: read)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// Errors of the sync layer that are not about a bundle's bytes (those are `BundleError`).
+///
+/// ```swift
+/// do { try Synchronizer().sync(a, b) }
+/// catch let error as SyncError { print(error) }
+/// ```
+public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Both sides are the same replica (the same directory, or a copy of a store directory).
+    case sameReplica(ReplicaID, String)
+
+    public var description: String {
+        switch self {
+        case let .sameReplica(id, path):
+            return "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import ConcordSync
+
+/// How each file in fixtures/bundles is made. `BundleTests` checks the committed files against
+/// these recipes (so a format change cannot slip by) and regenerates them when
+/// CONCORD_WRITE_FIXTURES=1 is set.
+enum BundleFixtureRecipes {
+    static let source = ReplicaID(bytes: [UInt8](repeating: 0x11, count: 16))!
+    static let peer = ReplicaID(bytes: [UInt8](repeating: 0x22, count: 16))!
+    static let created: UInt64 = 1_767_225_600_000   // 2026-01-01T00:00:00Z
+
+    /// A small, well-formed bundle: two values and a tombstone in suite "prefs".
+    static func valid() -> SyncBundle {
+        func version(_ n: UInt64) -> Version { Version(hlc: (created + n) << 16, replica: source) }
+        let entries = [
+            RemoteEntry(seq: 1, suite: "prefs", key: "theme", record: try! Record(version: version(1), value: .string("dark"))),
+            RemoteEntry(seq: 3, suite: "prefs", key: "fontSize", record: try! Record(version: version(3), value: .int(14))),
+            RemoteEntry(seq: 5, suite: "prefs", key: "legacy", record: Record(version: version(5), encodedValue: nil)),
+        ]
+        let batch = RemoteBatch(source: source, selection: .all, fromSeq: 0, toSeq: 5, entries: entries,
+                                knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7)]))
+        return SyncBundle(batch: batch, createdMilliseconds: created)
+    }
+
+    /// Offsets in the valid bundle: the version field, and the entry count.
+    static let versionOffset = 8
+    static var entryCountOffset: Int {
+        // header 68, suite count 2, knowledge count 4, one knowledge item 16 + 1 + 8
+        8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + (16 + 1 + 8)
+    }
+
+    /// Rewrites the trailing CRC-32, so a deliberate change passes the checksum and meets the check it targets.
+    static func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var out = Array(bytes.dropLast(4))
+        let crc = CRC32.checksum(out)
+        out += [UInt8(crc >> 24), UInt8(crc >> 16 & 0xff), UInt8(crc >> 8 & 0xff), UInt8(crc & 0xff)]
+        return out
+    }
+
+    /// Every fixture: file name, bytes, and the error kind import must refuse it with (nil: it imports).
+    static func all() -> [(name: String, bytes: [UInt8], refusal: BundleError.Kind?)] {
+        let good = valid().encoded()
+        var flipped = good
+        flipped[good.count - 12] ^= 0x04                        // one bit inside the last record
+        var magic = good
+        magic[0] = UInt8(ascii: "D")                            // "DONCORDB"
+        var newer = good
+        newer[versionOffset + 1] = 2                            // format version 2
+        var huge = good
+        for i in 0..<8 { huge[entryCountOffset + i] = [0, 0, 1, 0, 0, 0, 0, 0][i] }   // 2^40 entries
+        return [
+            ("valid.bundle", good, nil),
+            ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
+            ("bit-flipped.bundle", flipped, .checksumMismatch),
+            ("wrong-magic.bundle", magic, .wrongMagic),
+            ("newer-version.bundle", resealed(newer), .newerVersion),
+            ("huge-count.bundle", resealed(huge), .malformed),
+        ]
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+import ConcordSync
+import TestSupport
+
+/// DESIGN.md: Clock. A remote version beyond the drift bound is merged (convergence first) and reported;
+/// versions stay ordered when a wall clock runs ahead or goes backwards.
+@Suite struct ClockSkewTests {
+    static let start: UInt64 = 1_800_000_000_000
+    static let hour: UInt64 = 3_600_000
+
+    @Test func aReplicaAnHourAheadIsMergedAndReportedAsSkew() throws {
+        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
+        let real = ManualClock(Self.start), ahead = ManualClock(Self.start + Self.hour)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: ahead.read)
+        try a.suite("s").set("a", forKey: "early")
+        try b.suite("s").set("b", forKey: "k")
+        try b.suite("s").set("b", forKey: "k2")
+        let report = try Synchronizer().sync(a, b)
+        #expect(report.aToB.skewedVersions == 0)
+        #expect(report.bToA.skewedVersions == 2, "both of B's versions are an hour ahead of A's clock")
+        #expect(report.bToA.maxSkewMilliseconds >= Self.hour - 1000 && report.bToA.maxSkewMilliseconds <= Self.hour + 1000)
+        #expect(try a.suite("s").get("k", as: String.self) == "b", "merged anyway")
+        #expect(try Replicas.bytes(a) == Replicas.bytes(b))
+
+        // A's clock moved at most to the drift bound, not an hour ahead.
+        try a.suite("s").set("a2", forKey: "after")
+        let after = try #require(try a.suite("s").record(forKey: "after")).version
+        #expect(after.milliseconds <= Self.start + a.options.maxClockDriftMilliseconds + 1, "the bound, or the bound's counter overflowing by one")
+        #expect(after.milliseconds >= Self.start)
+        // …yet a write on A of the key B wrote still wins over B's future version (read-your-writes).
+        try a.suite("s").set("a wins", forKey: "k")
+        let k = try #require(try a.suite("s").record(forKey: "k"))
+        #expect(k.version > (try b.suite("s").record(forKey: "k"))!.version)
+        try Synchronizer().sync(a, b)
+        #expect(try b.suite("s").get("k", as: String.self) == "a wins")
+    }
+
+    @Test func versionsStayOrderedWhenAWallClockGoesBackwards() throws {
+        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
+        let clockA = ManualClock(Self.start), clockB = ManualClock(Self.start)
+        let a = try Replicas.open(tmp.path("a"), clock: clockA.read), b = try Replicas.open(tmp.path("b"), clock: clockB.read)
+        try a.suite("s").set(1, forKey: "k")
+        let first = try #require(try a.suite("s").record(forKey: "k")).version
+        clockA.rewind(Self.hour)                     // A's wall clock jumps back an hour
+        try a.suite("s").set(2, forKey: "k")
+        try a.suite("s").set(1, forKey: "other")
+        let second = try #require(try a.suite("s").record(forKey: "k")).version
+        let other = try #require(try a.suite("s").record(forKey: "other")).version
+        #expect(second > first, "a later write on the same replica still wins")
+        #expect(other > second, "the clock never goes backwards, even for other keys")
+        clockB.advance(10)
+        try b.suite("s").set(3, forKey: "k")         // B writes after A, by real time
+        let report = try Synchronizer().sync(a, b)
+        #expect(report.aToB.skewedVersions == 0, "A's versions are not ahead of B's clock")
+        #expect(report.bToA.skewedVersions == 1, "measured by A's wall clock, an hour behind, B's version looks an hour ahead: reported")
+        #expect(try a.suite("s").get("k", as: Int.self) == 3, "B's later write wins over A's rewound clock")
+        #expect(try Replicas.bytes(a) == Replicas.bytes(b))
+        // A, still an hour behind, writes again after having seen B's version: it wins.
+        try a.suite("s").set(4, forKey: "k")
+        try Synchronizer().sync(a, b)
+        #expect(try b.suite("s").get("k", as: Int.self) == 4)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+import Testing
+import ConcordSync
+import TestSupport
+
+/// A wall clock tests move by hand (milliseconds since 1970).
+final class ManualClock: Sendable {
+    private let now: Mutex<UInt64>
+    init(_ start: UInt64) { now = Mutex(start) }
+    var milliseconds: UInt64 { now.withLock { $0 } }
+    func set(_ value: UInt64) { now.withLock { $0 = value } }
+    func advance(_ ms: UInt64) { now.withLock { $0 += ms } }
+    func rewind(_ ms: UInt64) { now.withLock { $0 -= ms } }
+    var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
+}
+
+enum Replicas {
+    /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).
+    static func open(_ path: String, clock: (@Sendable () -> UInt64)? = nil, mapSize: Int? = nil, drift: UInt64? = nil) throws -> Store {
+        var options = Store.Options()
+        options.durability = .none
+        if let clock { options.wallClock = clock }
+        if let mapSize { options.initialMapSize = mapSize }
+        if let drift { options.maxClockDriftMilliseconds = drift }
+        return try Store(path: path, options: options)
+    }
+
+    /// Every record of every suite (tombstones included).
+    static func dump(_ store: Store) throws -> [SuiteKey: Record] {
+        var out: [SuiteKey: Record] = [:]
+        for suite in try store.suiteNames() {
+            for (key, record) in try store.suite(suite).records() { out[SuiteKey(suite: suite, key: key)] = record }
+        }
+        return out
+    }
+
+    /// The dump as bytes, to compare replicas byte for byte.
+    static func bytes(_ store: Store) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for (k, r) in try dump(store) { out[k.description] = r.encoded }
+        return out
+    }
+
+    static func expectSound(_ store: Store, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let report = try store.check()
+        #expect(report.isSound, "\(context) \(store.directory): \(report.problems)", sourceLocation: sourceLocation)
+    }
+}
+
+enum Fixtures {
+    /// The repository's fixtures/bundles directory.
+    static var bundles: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path + "/fixtures/bundles"
+    }
+}

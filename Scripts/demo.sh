@@ -45,6 +45,25 @@ sed 's/^/   /' "$tmp/watch.out"
 step "The change journal (one entry per key: rewrites are compacted)"
 show log "$app" group.example.app
 
+step "Two replicas (a phone and a watch) diverge while apart"
+watch="$tmp/watch"
+show set "$watch" group.example.app units metric
+show sync "$app" "$watch"
+show set "$app" group.example.app theme light
+show set "$watch" group.example.app theme dark
+show set "$watch" group.example.app complication steps
+echo '$ sync-tool sync ... --dry-run   (exit 10: changes pending, nothing written)'
+"$tool" sync "$app" "$watch" --dry-run || echo "(exit $?)"
+
+step "They sync, converge, and the concurrent write that lost is kept in the conflict log"
+show sync "$app" "$watch"
+show get "$app" group.example.app theme
+show get "$watch" group.example.app theme
+show get "$app" group.example.app complication
+show conflicts "$app"
+echo '$ sync-tool sync ... --dry-run   (exit 0: in sync)'
+"$tool" sync "$app" "$watch" --dry-run
+
 step "Reset a suite (tombstones every key, so a reset would sync)"
 show reset "$app" group.example.widget
 show suites "$app"

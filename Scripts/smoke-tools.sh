@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Proves the shipped tools run end to end (no timing is asserted here).
+# Proves the shipped tools run end to end: sync-tool, a short stress-test run with kills
+# (its invariants must hold), and the benchmark's quick mode (no timing is asserted).
 set -euo pipefail
 bin="$1"
 tmp=$(mktemp -d)
@@ -8,3 +9,12 @@ trap 'rm -rf "$tmp"' EXIT
 [ "$("$bin/sync-tool" get "$tmp/r" app greeting)" = "hello" ]
 "$bin/sync-tool" check "$tmp/r" >/dev/null
 echo "smoke: sync-tool ok"
+
+echo "stress-test: 20 s, 3 replicas x 3 processes, 2 SIGKILLs per second"
+if ! "$bin/stress-test" --seconds 20 --kill-rate 2 --seed "${STRESS_SEED:-$RANDOM}" --json > "$tmp/stress.json" 2> "$tmp/stress.err"; then
+  cat "$tmp/stress.err" "$tmp/stress.json"
+  echo "stress-test: FAILED"
+  exit 1
+fi
+cat "$tmp/stress.json"
+echo "stress-test: ok"

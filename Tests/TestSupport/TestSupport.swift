@@ -99,8 +99,17 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait(timeout: Double = 120) -> ProcessResult {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning { kill(); }
-        process.waitUntilExit()
+        if process.isRunning { kill() }
+        // A child killed right after it started can become a zombie Foundation never notices;
+        // never wait for it unboundedly: reap it ourselves if Foundation has not within 5 s.
+        let reapDeadline = Date().addingTimeInterval(5)
+        while process.isRunning && Date() < reapDeadline { usleep(2_000) }
+        if process.isRunning {
+            var status: Int32 = 0
+            let reaped = waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier
+            return ProcessResult(status: reaped ? (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)) : -1,
+                                 stdout: output, stderr: errorOutput)
+        }
         return ProcessResult(status: process.terminationStatus, stdout: output, stderr: errorOutput)
     }
 

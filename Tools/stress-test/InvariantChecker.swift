@@ -8,10 +8,12 @@ struct CheckResults {
     var doubleCounted = 0
     var exclusiveViolations = 0
     var damagedReplicas = 0
+    var inconsistentConflicts = 0
+    var conflicts = 0
     var details: [String] = []
     var acknowledged = 0
 
-    var ok: Bool { lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 }
+    var ok: Bool { lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0 }
 
     mutating func note(_ s: String) { if details.count < 50 { details.append(s) } }
 }
@@ -38,11 +40,30 @@ struct InvariantChecker {
             let report = try store.check()
             if !report.isSound { r.damagedReplicas += 1; r.note("\(name): check failed: \(report.problems.prefix(3))") }
         }
+        try checkConflictLogs(stores, &r)
         try checkConvergence(stores, &r)
         try checkWrites(stores, &r)
         try checkCounters(stores, &r)
         checkExclusive(&r)
         return r
+    }
+
+    /// Every conflict logged kept a loser that really lost: its version is below the winner's, and
+    /// the record now held for the key is at least the winner (a logged loser never resurfaces).
+    private func checkConflictLogs(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        for (name, store) in stores {
+            for conflict in try store.conflicts() {
+                let current = try store.suite(conflict.suite).record(forKey: conflict.key)
+                if conflict.loser.record.version >= conflict.winner.record.version {
+                    r.inconsistentConflicts += 1
+                    r.note("\(name): conflict on \(conflict.suite)/\(conflict.key) logged a loser \(conflict.loser.record.version) not below its winner \(conflict.winner.record.version)")
+                } else if let current, current.version < conflict.winner.record.version {
+                    r.inconsistentConflicts += 1
+                    r.note("\(name): \(conflict.suite)/\(conflict.key) holds \(current.version), older than the conflict's winner")
+                }
+                r.conflicts += 1
+            }
+        }
     }
 
     /// Every replica holds identical records (values and versions) for every synced suite.

@@ -54,6 +54,7 @@ struct StressSummary {
         out += line("double-counted increments", checks.doubleCounted)
         out += line("exclusive-choice violations", checks.exclusiveViolations)
         out += line("replicas failing check", checks.damagedReplicas)
+        out += line("conflict-log entries inconsistent with the records (of \(checks.conflicts) logged)", checks.inconsistentConflicts)
         out += line("failed syncs", syncFailures.count)
         for d in checks.details + syncFailures.prefix(10) { out += "    \(d)\n" }
         out += ok ? "OK: every invariant held\n" : "FAILED\n"
@@ -67,7 +68,8 @@ struct StressSummary {
             "\"acknowledged_operations\":\(checks.acknowledged)",
             "\"lost_writes\":\(checks.lostWrites)", "\"diverged_keys\":\(checks.divergedKeys)",
             "\"double_counted\":\(checks.doubleCounted)", "\"exclusive_violations\":\(checks.exclusiveViolations)",
-            "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"failed_syncs\":\(syncFailures.count)",
+            "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"conflicts_logged\":\(checks.conflicts)",
+            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)",
         ]
         let kindFields = kinds.keys.sorted().map { kind -> String in
             let k = kinds[kind]!

@@ -20,6 +20,7 @@ enum FuzzTargets {
     static let all: [FuzzTarget] = [
         FuzzTarget(name: "value", seed: { try ValueCodec.encode(RandomValue.make(&$0, depth: 0)) }, decode: decodeValue),
         FuzzTarget(name: "json", seed: { Array(JSONValue.render(RandomValue.make(&$0, depth: 0)).utf8) }, decode: parseJSON),
+        FuzzTarget(name: "bundle", seed: { try RandomBundle.make(&$0).encoded() }, decode: decodeBundle),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -34,6 +35,32 @@ enum FuzzTargets {
         let value = try JSONValue.parse(Data(bytes))
         let again = try JSONValue.parse(JSONValue.render(value))
         guard again == value else { throw FuzzFailure(description: "a parsed value changed after rendering and parsing it again") }
+    }
+}
+
+extension FuzzTargets {
+    static func decodeBundle(_ bytes: [UInt8]) throws {
+        let bundle = try SyncBundle.decode(bytes)
+        let again = try SyncBundle.decode(bundle.encoded())
+        guard again == bundle else { throw FuzzFailure(description: "a decoded bundle changed after encoding and decoding it again") }
+    }
+}
+
+/// Random valid bundles (a few entries of random records, some tombstones) as seeds for the mutator.
+enum RandomBundle {
+    static func make(_ random: inout FuzzRandom) throws -> SyncBundle {
+        func replica() -> ReplicaID { ReplicaID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })! }
+        let source = replica()
+        var entries: [RemoteEntry] = []
+        for seq in 1...UInt64(1 + random.below(6)) {
+            let version = Version(hlc: random.next() >> 1, replica: random.below(2) == 0 ? source : replica())
+            let value: Value? = random.below(4) == 0 ? nil : RandomValue.make(&random, depth: 2)
+            entries.append(RemoteEntry(seq: seq, suite: ["app", "group.x", "w-1"][random.below(3)], key: "k\(random.below(50))",
+                                       record: try Record(version: version, value: value)))
+        }
+        let knowledge = PeerKnowledge(items: random.below(2) == 0 ? [] : [.init(replica: replica(), scope: .allSuites, seq: UInt64(random.below(100)))])
+        let batch = RemoteBatch(source: source, selection: .all, fromSeq: 0, toSeq: UInt64(entries.count), entries: entries, knowledge: knowledge)
+        return SyncBundle(batch: batch, createdMilliseconds: UInt64(random.below(1 << 40)))
     }
 }
 

@@ -41,8 +41,10 @@ public struct StoredChange<Value: Sendable>: Sendable {
 }
 
 /// The changes of one typed key from the moment iteration starts, as an `AsyncSequence` that ends
-/// when the consuming task is cancelled. Built on the store's change journal, so nothing is missed
-/// when wake-ups coalesce (see `Store.changes()` for the buffering policy).
+/// when the consuming task is cancelled. Built on the store's change journal, which keeps one
+/// entry per key: writes in quick succession may arrive as one change carrying the latest value,
+/// but the latest value always arrives, and changes arrive in commit order (see `Store.changes()`
+/// for the buffering policy).
 ///
 /// ```swift
 /// Task { for await change in $username.changes { greet(change.value) } }

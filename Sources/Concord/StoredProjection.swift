@@ -48,10 +48,12 @@ public struct StoredProjection<Value: Sendable>: Sendable {
     /// Where the value a read returns comes from.
     public func lookup() -> StoredLookup<Value> { reference.lookup() }
 
-    /// Every change of the key from the moment iteration starts.
+    /// Every change of the key from the moment iteration starts (writes in quick succession may
+    /// arrive as one change with the latest value; see `StoredChanges`).
     public var changes: StoredChanges<Value> { reference.changes(default: key.defaultValue) }
 
-    /// Calls `handler` for every change of the key until the token is cancelled or released.
+    /// Calls `handler` for every change of the key until the token is cancelled or released
+    /// (quick successive writes may arrive as one call with the latest value).
     public func observe(_ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
         try reference.observe(default: key.defaultValue, handler)
     }

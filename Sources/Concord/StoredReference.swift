@@ -48,6 +48,10 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         @usableFromInline var registered: StoredLookup<Value> = .absent
         /// Observers were told about every change up to this journal seq.
         var notifiedSeq: UInt64 = 0
+        /// Writes through this reference that have not returned yet; while there are any, the
+        /// change hub's announcements wait in `deferredSeq`, for the writer to make after its commit.
+        var writesInFlight = 0
+        var deferredSeq: UInt64 = 0
         var lastError: WrapperError?
         var reportedSnapshot = Int.min
         var reportedGeneration = Int.min
@@ -221,6 +225,7 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         let suiteName = suite.name, key = self.key
         let limit = suite.store.options.maxValueBytes
         let outcome: (R, UInt64?)
+        state.withLock { $0.writesInFlight += 1 }
         do {
             try Names.validateKey(key)
             outcome = try suite.store.write { w -> (R, UInt64?) in
@@ -245,9 +250,10 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
                 }
             }
         } catch {
+            finishWrite(committed: nil)
             throw recordThrown(operation, error)
         }
-        if let seq = outcome.1 { didCommit(seq) }
+        finishWrite(committed: outcome.1)
         return outcome.0
     }
 
@@ -264,19 +270,38 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         try suite.observe(key) { [coding] change in handler(StoredChange(change, coding: coding, default: defaultValue)) }
     }
 
-    private func didCommit(_ seq: UInt64) {
-        state.withLock { s in
-            s.notifiedSeq = max(s.notifiedSeq, seq)
-            s.snapshot = Int.min
+    // Each change is announced once, after it committed. A write through this reference announces
+    // its own commit before it returns. The change hub, woken by the same commit on another thread,
+    // may deliver it first: while a write is in flight, the hub's announcements are deferred to the
+    // writer, which makes them together with its own (or alone, if its transaction failed).
+
+    private func finishWrite(committed seq: UInt64?) {
+        let target = state.withLock { s -> UInt64 in
+            s.writesInFlight -= 1
+            var target = seq ?? 0
+            if s.writesInFlight == 0 {
+                target = max(target, s.deferredSeq)
+                s.deferredSeq = 0
+            }
+            return target
         }
-        registrar.withMutation(of: self, keyPath: observedKeyPath) {}
+        if target > 0 { announce(target) }
     }
 
     private func storeDidChange(_ change: Change) {
+        let deferred = state.withLock { s -> Bool in
+            guard s.writesInFlight > 0 else { return false }
+            s.deferredSeq = max(s.deferredSeq, change.seq)
+            return true
+        }
+        if !deferred { announce(change.seq) }
+    }
+
+    private func announce(_ seq: UInt64) {
         let fresh = state.withLock { s -> Bool in
-            guard change.seq > s.notifiedSeq else { return false }   // already told, right after our own commit
-            s.notifiedSeq = change.seq
             s.snapshot = Int.min
+            guard seq > s.notifiedSeq else { return false }   // announced already (or a later change was)
+            s.notifiedSeq = seq
             return true
         }
         if fresh { registrar.withMutation(of: self, keyPath: observedKeyPath) {} }

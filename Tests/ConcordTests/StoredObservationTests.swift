@@ -158,6 +158,20 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         #expect(removal.origin == .otherProcess)
     }
 
+    @Test func quickWritesMayCoalesceButTheLastValueAlwaysArrives() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        @Stored("count", in: box.suite) var count = 0
+        var changes = $count.changes.makeAsyncIterator()
+        for n in 1...50 { count = n }
+        var last = 0
+        while last != 50 {
+            let change = try #require(await changes.next())
+            #expect(change.value > last, "changes arrive in order")
+            last = change.value
+        }
+    }
+
     @Test func changeStreamAndCallbacksCarryTypedValues() async throws {
         let box = try Sandbox()
         defer { box.remove() }
@@ -166,8 +180,9 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         let token = try $level.observe { seen.append($0.value) }
         var changes = $level.changes.makeAsyncIterator()
         level = .high
-        try $level.reset()
         #expect(try #require(await changes.next()).value == .high)
+        #expect(seen.wait(for: 1))
+        try $level.reset()
         let reset = try #require(await changes.next())
         #expect(reset.value == .low)
         #expect(reset.origin == .thisProcess)

@@ -41,21 +41,26 @@ public struct Exclusive<Choice: Hashable & Sendable>: StoreProperty {
 }
 
 extension Exclusive where Choice: StorableValue {
+    /// A property holding the choice under `key` of `suite`.
     public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .storable) }
 }
 
 extension Exclusive where Choice: StorableValue & Codable {
+    /// A property holding the choice under `key` of `suite`.
     public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .storable) }
 }
 
 extension Exclusive where Choice: RawRepresentable, Choice.RawValue: StorableValue {
+    /// A property holding the choice under `key` of `suite`, stored as its raw value.
     public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .rawRepresentable) }
 }
 
 extension Exclusive where Choice: RawRepresentable & Codable, Choice.RawValue: StorableValue {
+    /// A property holding the choice under `key` of `suite`, stored as its raw value.
     public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .rawRepresentable) }
 }
 
 extension Exclusive where Choice: Codable {
+    /// A property holding the choice under `key` of `suite`, stored as its JSON structure.
     public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .codable) }
 }

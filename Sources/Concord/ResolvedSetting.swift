@@ -29,6 +29,8 @@ public enum SettingSource: Hashable, Sendable, CustomStringConvertible {
 /// print(resolved.value, "from", resolved.source)     // dark from suite app
 /// ```
 public struct ResolvedSetting<Value: Sendable>: Sendable {
+    /// The resolved value.
     public let value: Value
+    /// The layer that answered.
     public let source: SettingSource
 }

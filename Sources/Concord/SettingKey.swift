@@ -33,45 +33,56 @@ public protocol SettingKey {
 }
 
 extension SettingKey {
+    /// The type's name, e.g. `ThemeKey`; give the key a `name` of its own to store it under another.
     public static var name: String { String(describing: Self.self) }
 }
 
 extension SettingKey where Value: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .storable }
 }
 
 extension SettingKey where Value: StorableValue & Codable {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .storable }
 }
 
 extension SettingKey where Value: RawRepresentable, Value.RawValue: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .rawRepresentable }
 }
 
 extension SettingKey where Value: RawRepresentable & Codable, Value.RawValue: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .rawRepresentable }
 }
 
 extension SettingKey where Value: Codable {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .codable }
 }
 
 extension SettingKey where Value: OptionalValue, Value.Wrapped: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .optional(.storable) }
 }
 
 extension SettingKey where Value: OptionalValue & Codable, Value.Wrapped: StorableValue & Codable {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .optional(.storable) }
 }
 
 extension SettingKey where Value: OptionalValue, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .optional(.rawRepresentable) }
 }
 
 extension SettingKey where Value: OptionalValue & Codable, Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .optional(.rawRepresentable) }
 }
 
 extension SettingKey where Value: OptionalValue & Codable, Value.Wrapped: Codable & Sendable {
+    /// The coding the value type calls for (see `ValueCoding`).
     public static var coding: ValueCoding<Value> { .optional(.codable) }
 }

@@ -67,60 +67,70 @@ public struct Stored<Value: Sendable>: StoreProperty {
 // One initializer per kind of value, as for `Key` (the most specific one wins).
 
 extension Stored where Value: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
     public init(wrappedValue: Value, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: StorableValue & Codable {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
     public init(wrappedValue: Value, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: RawRepresentable, Value.RawValue: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
     public init(wrappedValue: Value, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: RawRepresentable & Codable, Value.RawValue: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
     public init(wrappedValue: Value, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: Codable {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
     public init(wrappedValue: Value, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: OptionalValue, Value.Wrapped: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: OptionalValue & Codable, Value.Wrapped: StorableValue & Codable {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: OptionalValue, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: OptionalValue & Codable, Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }
 }
 
 extension Stored where Value: OptionalValue & Codable, Value.Wrapped: Codable & Sendable {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
         self.init(Key(name, default: wrappedValue), in: suite)
     }

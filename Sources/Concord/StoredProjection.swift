@@ -10,7 +10,9 @@
 /// let binding = $launchCount.binding          // get/set pair for other code
 /// ```
 public struct StoredProjection<Value: Sendable>: Sendable {
+    /// The property's key: name, default value and coding.
     public let key: Key<Value>
+    /// The shared per-key reference behind the property.
     public let reference: StoredReference<Value>
 
     /// The value a read returns now.

@@ -20,8 +20,11 @@ import Synchronization
 /// try reference.set("Ada")
 /// ```
 public final class StoredReference<Value: Sendable>: Observable, Sendable {
+    /// The suite holding the key.
     public let suite: Suite
+    /// The key's name in the suite.
     public let key: String
+    /// How values of the key are stored.
     public let coding: ValueCoding<Value>
 
     @usableFromInline let stamps: StampReader

@@ -18,12 +18,16 @@ public struct WrapperError: Error, Sendable, CustomStringConvertible {
         case read, write, remove, observe
     }
 
+    /// What was being done.
     public let operation: Operation
+    /// The suite's name (`(overrides)` for the override layer).
     public let suite: String
+    /// The key's name.
     public let key: String
     /// The underlying error, usually a `StoreError`.
     public let underlying: any Error & Sendable
 
+    /// An error of `operation` on `key` of `suite`, caused by `underlying`.
     public init(_ operation: Operation, suite: String, key: String, underlying: any Error & Sendable) {
         self.operation = operation
         self.suite = suite

@@ -277,6 +277,31 @@ import TestSupport
         if case .invalidKey? = $unnamed.lastError?.storeError {} else { Issue.record("expected invalidKey, got \(String(describing: $unnamed.lastError))") }
     }
 
+    @Test func updatesFromManyThreadsAndProcessesAreNeverLost() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let counter = Stored(wrappedValue: 0, "counter", in: box.suite)
+        let name = Stored(wrappedValue: "", "name", in: box.suite)
+        let helpers = try (0..<2).map { _ in
+            try ChildProcess("concord-test-helper", ["stored-increment", box.path, box.suite.name, "counter", "30"])
+        }
+        let failures = Collector<String>()
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            for i in 0..<20 {
+                do { try counter.projectedValue.update { $0 += 1 } } catch { failures.append("\(error)") }
+                name.wrappedValue = "w\(worker)-\(i)"
+                if !name.wrappedValue.hasPrefix("w") { failures.append("read \(name.wrappedValue)") }
+            }
+        }
+        for helper in helpers {
+            let result = helper.wait()
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(failures.values.isEmpty)
+        #expect(counter.wrappedValue == 2 * 30 + 3 * 20)
+        #expect(try box.suite.get("counter", as: Int.self) == 120)
+    }
+
     @Test func projectedBindingAndAtomicUpdate() throws {
         let box = try Sandbox()
         defer { box.remove() }

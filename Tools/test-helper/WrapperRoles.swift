@@ -6,6 +6,8 @@ import Concord
 ///
 /// - `stored-set DIR SUITE KEY TEXT`: sets KEY through a `@Stored` String property, prints `set`.
 /// - `stored-remove DIR SUITE KEY`: resets KEY through `$property.reset()`, prints `removed`.
+/// - `stored-increment DIR SUITE KEY COUNT`: COUNT atomic `$property.update { $0 += 1 }` of an Int
+///   `@Stored` property, then prints `done`.
 /// - `claim-racer DIR SUITE NAME ROUNDS`: a long-lived racer for the exclusive-choice race. Prints
 ///   `ready` once it observes the key `go`; whenever `go` reaches a round R it has not raced yet,
 ///   claims `lease-R` as NAME with `claim(NAME, ifCurrent: nil)` at once and prints
@@ -24,6 +26,12 @@ enum WrapperRoles {
             @Stored(args[2], in: suite) var value = ""
             try $value.reset()
             say("removed")
+            return 0
+        case "stored-increment":
+            let suite = try Store(path: args[0]).suite(args[1])
+            @Stored(args[2], in: suite) var count = 0
+            for _ in 0..<Int(args[3])! { try $count.update { $0 += 1 } }
+            say("done")
             return 0
         case "claim-racer":
             return try ClaimRacer(path: args[0], suite: args[1], name: args[2], rounds: Int(args[3])!).run()

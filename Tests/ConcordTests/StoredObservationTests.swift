@@ -172,6 +172,32 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         }
     }
 
+    /// Another process sets a key to 1…200, printing each number once its write returned; whenever
+    /// this process sees a number printed, a read must return at least that number — never a
+    /// cached older value.
+    @Test func readsAfterAnotherProcesssWritesAreNeverStale() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        @Stored("count", in: box.suite) var count = 0
+        let writer = try ChildProcess("concord-test-helper", ["stored-count", box.path, box.suite.name, "count", "200"])
+        var checked = 0, lastSeen = 0
+        while lastSeen < 200 {
+            let printed = writer.completeLines.last.flatMap { Int($0.dropFirst("done ".count)) } ?? 0
+            let read = count
+            #expect(read >= printed, "read \(read) after the writer had committed \(printed)")
+            if read < printed { break }
+            lastSeen = printed
+            checked += 1
+            if !writer.process.isRunning && printed < 200 {
+                Issue.record("writer stopped at \(printed): \(writer.errorOutput)")
+                break
+            }
+        }
+        #expect(writer.wait().status == 0)
+        #expect(count == 200)
+        #expect(checked > 1)
+    }
+
     @Test func changeStreamAndCallbacksCarryTypedValues() async throws {
         let box = try Sandbox()
         defer { box.remove() }

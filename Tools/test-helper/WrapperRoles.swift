@@ -6,6 +6,8 @@ import Concord
 ///
 /// - `stored-set DIR SUITE KEY TEXT`: sets KEY through a `@Stored` String property, prints `set`.
 /// - `stored-remove DIR SUITE KEY`: resets KEY through `$property.reset()`, prints `removed`.
+/// - `stored-count DIR SUITE KEY COUNT`: sets the Int KEY to 1, 2, … COUNT through a `@Stored`
+///   property, printing `done N` after each set has returned (so it is committed).
 /// - `stored-increment DIR SUITE KEY COUNT`: COUNT atomic `$property.update { $0 += 1 }` of an Int
 ///   `@Stored` property, then prints `done`.
 /// - `claim-racer DIR SUITE NAME ROUNDS`: a long-lived racer for the exclusive-choice race. Prints
@@ -26,6 +28,14 @@ enum WrapperRoles {
             @Stored(args[2], in: suite) var value = ""
             try $value.reset()
             say("removed")
+            return 0
+        case "stored-count":
+            let suite = try Store(path: args[0]).suite(args[1])
+            @Stored(args[2], in: suite) var count = 0
+            for n in 1...Int(args[3])! {
+                try $count.set(n)
+                say("done \(n)")
+            }
             return 0
         case "stored-increment":
             let suite = try Store(path: args[0]).suite(args[1])

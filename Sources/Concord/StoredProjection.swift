@@ -61,6 +61,7 @@ public struct StoredProjection<Value: Sendable>: Sendable {
     }
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
+    /// `body` may run more than once and must not touch the store itself.
     @discardableResult
     public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
         try reference.update(default: key.defaultValue, body)

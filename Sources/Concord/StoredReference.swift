@@ -199,7 +199,8 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
 
     /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
     /// process never lose one another. `body` starts from what a read returns (stored value,
-    /// registered default, or `defaultValue`) and may run more than once.
+    /// registered default, or `defaultValue`) and may run more than once; it runs inside the
+    /// write transaction, so it must not read or write the store itself.
     ///
     /// ```swift
     /// let count = try reference.update(default: 0) { n in n += 1; return n }

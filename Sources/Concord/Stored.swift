@@ -1,0 +1,137 @@
+/// A property backed by a key in a suite — the analog of SwiftUI's `@AppStorage`, for any Swift
+/// program, across processes.
+///
+/// ```swift
+/// struct Profile {
+///     @Stored("username", in: suite) var username = "Guest"
+///     @Stored("launchCount", in: suite) var launchCount = 0
+///     @Stored("theme", in: suite) var theme = Theme.system     // enum Theme: String
+///     @Stored("lastOpened", in: suite) var lastOpened: Date?   // nil: not set
+///     @Stored(Keys.window) var window                          // a Key bound to a suite
+/// }
+///
+/// profile.username = "Ada"            // written through, durably
+/// profile.$username.isSet             // true
+/// try profile.$username.reset()       // back to "Guest"
+/// for await change in profile.$username.changes { print(change.value, change.origin) }
+/// ```
+///
+/// Reading returns the stored value, else a default registered for the key, else the default
+/// given here — also after a delete or a suite reset. A change made by this process, another
+/// process or a sync is what the next read returns; reads are cached against the store's commit
+/// stamp, so an unchanged read opens no transaction. Observation works: a read inside
+/// `withObservationTracking` (or an `UpdateHost`) is told when the key changes.
+///
+/// Setting cannot throw: a failed write leaves the stored value as it was, is kept as
+/// `$name.lastError` and goes to `WrapperErrors`' handler. Use `try $name.set(_:)` to get the error.
+@propertyWrapper
+public struct Stored<Value: Sendable>: StoreProperty {
+    /// The key: its name, default value and coding.
+    public let key: Key<Value>
+    /// The shared per-key reference that caches and observes the value.
+    public let reference: StoredReference<Value>
+
+    /// A property backed by `key` in `suite`.
+    public init(_ key: Key<Value>, in suite: Suite) {
+        self.key = key
+        self.reference = .shared(suite: suite, key: key.name, coding: key.coding)
+    }
+
+    /// A property backed by `key`, which must be bound to a suite (`Key(..., suite:)` or `key.bound(to:)`).
+    public init(_ key: Key<Value>) {
+        guard let suite = key.suite else {
+            preconditionFailure("@Stored(key): the key \"\(key.name)\" is not bound to a suite; write @Stored(key, in: suite) or bind it with key.bound(to: suite)")
+        }
+        self.init(key, in: suite)
+    }
+
+    /// A property backed by `name` in `suite` with an explicit coding.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite, coding: ValueCoding<Value>) {
+        self.init(Key(name, default: wrappedValue, coding: coding), in: suite)
+    }
+
+    /// The stored value, else the registered default, else the key's default. Setting writes through.
+    public var wrappedValue: Value {
+        @inlinable get { reference.value(default: key.defaultValue) }
+        nonmutating set {
+            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+        }
+    }
+
+    /// `$name`: a binding, the change stream, `reset()`, `isSet`, throwing `set`, atomic `update`.
+    public var projectedValue: StoredProjection<Value> {
+        StoredProjection(key: key, reference: reference)
+    }
+}
+
+// One initializer per kind of value, as for `Key` (the most specific one wins).
+
+extension Stored where Value: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: StorableValue & Codable {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: RawRepresentable, Value.RawValue: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: RawRepresentable & Codable, Value.RawValue: StorableValue {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: Codable {
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: OptionalValue, Value.Wrapped: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
+    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: OptionalValue & Codable, Value.Wrapped: StorableValue & Codable {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
+    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: OptionalValue, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
+    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: OptionalValue & Codable, Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: StorableValue {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
+    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}
+
+extension Stored where Value: OptionalValue & Codable, Value.Wrapped: Codable & Sendable {
+    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
+    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
+    }
+}

@@ -1,0 +1,89 @@
+/// One change of a typed key, as `$name.changes` and `observe` deliver it.
+///
+/// ```swift
+/// for await change in $theme.changes {
+///     print(change.value, change.isSet ? "stored" : "default", change.origin)
+/// }
+/// ```
+public struct StoredChange<Value: Sendable>: Sendable {
+    /// What a read of the key returns after the change: the stored value, or the registered
+    /// default, or the key's default after a delete or reset.
+    public let value: Value
+    /// Whether a value is stored after the change (`false` after a delete or a reset).
+    public let isSet: Bool
+    /// Who made the change: this process, another process, or a sync from a peer.
+    public let origin: ChangeOrigin
+    /// The change's position in the replica's journal.
+    public let seq: UInt64
+    /// Set when the stored value has another type; `value` is then the default.
+    public let error: WrapperError?
+
+    init(_ change: Change, coding: ValueCoding<Value>, default defaultValue: Value, registeredDefaults: Bool = true) {
+        origin = change.origin
+        seq = change.seq
+        isSet = change.value != nil
+        guard let stored = registeredDefaults ? change.effectiveValue : change.value else {
+            value = defaultValue
+            error = nil
+            return
+        }
+        do {
+            value = try coding.decode(stored)
+            error = nil
+        } catch {
+            value = defaultValue
+            let underlying: any Error = (error as? ValueMismatch).map {
+                StoreError.typeMismatch(suite: change.suite, key: change.key, stored: $0.stored, requested: $0.requested)
+            } ?? error
+            self.error = WrapperError(.read, suite: change.suite, key: change.key, underlying: underlying)
+        }
+    }
+}
+
+/// The changes of one typed key from the moment iteration starts, as an `AsyncSequence` that ends
+/// when the consuming task is cancelled. Built on the store's change journal, which keeps one
+/// entry per key: writes in quick succession may arrive as one change carrying the latest value,
+/// but the latest value always arrives, and changes arrive in commit order (see `Store.changes()`
+/// for the buffering policy).
+///
+/// ```swift
+/// Task { for await change in $username.changes { greet(change.value) } }
+/// ```
+public struct StoredChanges<Value: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = StoredChange<Value>
+    public typealias Failure = Never
+
+    private let base: ChangeStream
+    private let coding: ValueCoding<Value>
+    private let defaultValue: Value
+    private let registeredDefaults: Bool
+
+    init(reference: StoredReference<Value>, defaultValue: Value, registeredDefaults: Bool = true) {
+        base = reference.suite.changes(for: reference.key)
+        coding = reference.coding
+        self.defaultValue = defaultValue
+        self.registeredDefaults = registeredDefaults
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ChangeStream.AsyncIterator
+        let coding: ValueCoding<Value>
+        let defaultValue: Value
+        let registeredDefaults: Bool
+
+        public mutating func next() async -> StoredChange<Value>? {
+            guard let change = await base.next() else { return nil }
+            return StoredChange(change, coding: coding, default: defaultValue, registeredDefaults: registeredDefaults)
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> StoredChange<Value>? {
+            guard let change = await base.next(isolation: actor) else { return nil }
+            return StoredChange(change, coding: coding, default: defaultValue, registeredDefaults: registeredDefaults)
+        }
+    }
+
+    /// Starts observing: changes committed after this call are delivered.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), coding: coding, defaultValue: defaultValue, registeredDefaults: registeredDefaults)
+    }
+}

@@ -1,0 +1,72 @@
+/// What `$name` of a `@Stored` property gives: a binding, the change stream, `reset()`, whether
+/// the value is set or defaulted, a throwing `set`, and an atomic read-modify-write.
+///
+/// ```swift
+/// @Stored("launchCount", in: suite) var launchCount = 0
+///
+/// try $launchCount.update { $0 += 1 }        // atomic across processes
+/// if $launchCount.isDefaulted { showOnboarding() }
+/// try $launchCount.reset()
+/// let binding = $launchCount.binding          // get/set pair for other code
+/// ```
+public struct StoredProjection<Value: Sendable>: Sendable {
+    /// The property's key: name, default value and coding.
+    public let key: Key<Value>
+    /// The shared per-key reference behind the property.
+    public let reference: StoredReference<Value>
+
+    /// The value a read returns now.
+    public func get() -> Value { reference.value(default: key.defaultValue) }
+
+    /// Stores `value` durably; throws a `WrapperError` (and changes nothing) when it cannot.
+    public func set(_ value: Value) throws { try reference.set(value) }
+
+    /// The value, readable and writable (writes report errors like the wrapper's setter does).
+    public var value: Value {
+        get { get() }
+        nonmutating set {
+            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+        }
+    }
+
+    /// A get/set pair for this key.
+    public var binding: StoreBinding<Value> {
+        let reference = self.reference, defaultValue = key.defaultValue
+        return StoreBinding(get: { reference.value(default: defaultValue) },
+                            set: { newValue in
+                                do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+                            })
+    }
+
+    /// Removes the stored value, so reads return the default again (the removal syncs).
+    public func reset() throws { try reference.remove() }
+
+    /// Whether a value is stored (registered defaults do not count).
+    public var isSet: Bool { reference.isSet }
+
+    /// Whether reads return a default (nothing is stored).
+    public var isDefaulted: Bool { !isSet }
+
+    /// Where the value a read returns comes from.
+    public func lookup() -> StoredLookup<Value> { reference.lookup() }
+
+    /// Every change of the key from the moment iteration starts (writes in quick succession may
+    /// arrive as one change with the latest value; see `StoredChanges`).
+    public var changes: StoredChanges<Value> { reference.changes(default: key.defaultValue) }
+
+    /// Calls `handler` for every change of the key until the token is cancelled or released
+    /// (quick successive writes may arrive as one call with the latest value).
+    public func observe(_ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
+        try reference.observe(default: key.defaultValue, handler)
+    }
+
+    /// Reads, changes and writes the value in one write transaction (atomic across processes).
+    /// `body` may run more than once and must not touch the store itself.
+    @discardableResult
+    public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
+        try reference.update(default: key.defaultValue, body)
+    }
+
+    /// The last error reading, writing or observing this key met, if any.
+    public var lastError: WrapperError? { reference.lastError }
+}

@@ -1,0 +1,350 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// The shared, observable reference behind every wrapper of one key: one per store, suite, key
+/// and value type in a process (`@Stored`, `suite[key]`, settings and exclusive choices all share it).
+///
+/// Reading is cheap: the decoded value is cached together with the commit stamp of the snapshot
+/// it was read from, and reused while `store.commitStamp` (LMDB's last committed transaction, read
+/// from shared memory without a transaction) still equals it. Any commit by any process changes
+/// the stamp, so a read right after another process's write sees that write.
+///
+/// It is `Observable`: code that read it inside `withObservationTracking` is told when the key
+/// changes — written through this reference, another reference, another process, or a sync.
+/// The notification comes after the change is committed, so `onChange` can already read the new value.
+///
+/// ```swift
+/// let reference = StoredReference.shared(suite: suite, key: "username", coding: .storable as ValueCoding<String>)
+/// withObservationTracking { _ = reference.value(default: "Guest") } onChange: { print("username changed") }
+/// try reference.set("Ada")
+/// ```
+public final class StoredReference<Value: Sendable>: Observable, Sendable {
+    /// The suite holding the key.
+    public let suite: Suite
+    /// The key's name in the suite.
+    public let key: String
+    /// How values of the key are stored.
+    public let coding: ValueCoding<Value>
+
+    @usableFromInline let stamps: StampReader
+    @usableFromInline let registrar = ObservationRegistrar()
+    /// Made once: a key path into a generic class is costly to instantiate on every read.
+    @usableFromInline let observedKeyPath: KeyPath<StoredReference<Value>, Int> & Sendable
+    @usableFromInline let state = Mutex(State())
+    private let subscription = Mutex<ObservationToken?>(nil)
+
+    /// What the suite holds for the key.
+    @usableFromInline enum Slot: Sendable {
+        case value(Value)
+        case absent
+        case failed(WrapperError)
+    }
+
+    @usableFromInline struct State: Sendable {
+        /// The commit stamp `stored` was read at; `Int.min` when nothing is cached.
+        @usableFromInline var snapshot = Int.min
+        @usableFromInline var stored: Slot = .absent
+        /// The registered-defaults generation `registered` was looked up at; `Int.min` when nothing is cached.
+        @usableFromInline var defaultsGeneration = Int.min
+        /// What the registered-default layer answers (`.registeredDefault`, `.absent` or `.failed`).
+        @usableFromInline var registered: StoredLookup<Value> = .absent
+        /// Observers were told about every change up to this journal seq.
+        var notifiedSeq: UInt64 = 0
+        /// Writes through this reference that have not returned yet; while there are any, the
+        /// change hub's announcements wait in `deferredSeq`, for the writer to make after its commit.
+        var writesInFlight = 0
+        var deferredSeq: UInt64 = 0
+        var lastError: WrapperError?
+        var reportedSnapshot = Int.min
+        var reportedGeneration = Int.min
+
+        @usableFromInline init() {}
+
+        /// The cached answer, if it is still current.
+        @inlinable func cached(snapshot current: Int, generation: Int) -> StoredLookup<Value>? {
+            guard snapshot == current else { return nil }
+            switch stored {
+            case .value(let value): return .stored(value)
+            case .failed(let error): return .failed(error)
+            case .absent: return defaultsGeneration == generation ? registered : nil
+            }
+        }
+    }
+
+    /// The reference for `key` of `suite` with `coding`, shared process-wide.
+    public static func shared(suite: Suite, key: String, coding: ValueCoding<Value>) -> StoredReference {
+        StoredReferenceRegistry.reference(suite: suite, key: key, coding: coding)
+    }
+
+    init(suite: Suite, key: String, coding: ValueCoding<Value>) {
+        self.suite = suite
+        self.key = key
+        self.coding = coding
+        self.stamps = suite.store.stampReader
+        self.observedKeyPath = \StoredReference<Value>.anchor
+        do {
+            let token = try suite.observe(key) { [weak self] change in self?.storeDidChange(change) }
+            subscription.withLock { $0 = token }
+        } catch {
+            record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
+        }
+    }
+
+    /// What observation tracks; its value never matters.
+    var anchor: Int { 0 }
+
+    // MARK: - Reading
+
+    /// What a read finds now: a stored value, a registered default, nothing, or an error.
+    ///
+    /// Opens no transaction while nothing was committed (by any process) and no default was
+    /// registered (in this process) since the cached answer was read.
+    @inlinable
+    public func lookup() -> StoredLookup<Value> {
+        registrar.access(self, keyPath: observedKeyPath)
+        let commit = stamps.commitStamp()
+        let generation = stamps.registeredDefaultsGeneration()
+        if let hit = state.withLock({ $0.cached(snapshot: commit, generation: generation) }) { return hit }
+        return refresh(generation: generation)
+    }
+
+    /// The stored value, else the registered default, else `defaultValue`.
+    /// A value of the wrong type reads as `defaultValue` and is reported once (see `WrapperErrors`).
+    @inlinable
+    public func value(default defaultValue: Value) -> Value {
+        lookup().value(or: defaultValue)
+    }
+
+    /// Whether a value is stored for the key (registered defaults do not count).
+    @inlinable
+    public var isSet: Bool { lookup().isStored }
+
+    /// The last error reading, writing or observing this key met, if any.
+    public var lastError: WrapperError? { state.withLock { $0.lastError } }
+
+    /// Reads the key in a transaction (and its registered default, when nothing is stored) and caches the answer.
+    @usableFromInline func refresh(generation: Int) -> StoredLookup<Value> {
+        let read: SnapshotRead
+        do { read = try suite.snapshotRead(forKey: key) } catch {
+            let failure = wrap(.read, error)
+            let commit = stamps.commitStamp()
+            let report = state.withLock { s -> Bool in
+                defer { s.reportedSnapshot = commit }
+                return s.reportedSnapshot != commit
+            }
+            record(failure, report: report)
+            return .failed(failure)
+        }
+        let slot: Slot
+        if let stored = read.value {
+            do { slot = .value(try coding.decode(stored)) } catch { slot = .failed(wrap(.read, error)) }
+        } else {
+            slot = .absent
+        }
+        let reportStored = state.withLock { s -> Bool in
+            if read.snapshot >= s.snapshot {
+                s.snapshot = read.snapshot
+                s.stored = slot
+            }
+            guard case .failed = slot, s.reportedSnapshot != read.snapshot else { return false }
+            s.reportedSnapshot = read.snapshot
+            return true
+        }
+        switch slot {
+        case .value(let value): return .stored(value)
+        case .failed(let failure): record(failure, report: reportStored); return .failed(failure)
+        case .absent: break
+        }
+
+        let registered: StoredLookup<Value>
+        if let raw = suite.registeredDefault(forKey: key) {
+            do { registered = .registeredDefault(try coding.decode(raw)) } catch { registered = .failed(wrap(.read, error)) }
+        } else {
+            registered = .absent
+        }
+        let reportRegistered = state.withLock { s -> Bool in
+            if generation >= s.defaultsGeneration {
+                s.defaultsGeneration = generation
+                s.registered = registered
+            }
+            guard case .failed = registered, s.reportedGeneration != generation else { return false }
+            s.reportedGeneration = generation
+            return true
+        }
+        if case .failed(let failure) = registered { record(failure, report: reportRegistered) }
+        return registered
+    }
+
+    // MARK: - Writing
+
+    /// What a transaction does to the key.
+    enum Write {
+        case keep
+        case set(ConcordStore.Value)
+        case remove
+    }
+
+    /// Stores `value` durably (`nil` of an optional removes the key). Observers are told after the commit.
+    public func set(_ value: Value) throws {
+        let encoded: ConcordStore.Value?
+        do { encoded = try coding.encode(value) } catch { throw recordThrown(.write, error) }
+        try transact(encoded == nil ? .remove : .write) { _ in (encoded.map(Write.set) ?? .remove, ()) }
+    }
+
+    /// Removes the stored value (a tombstone, so the delete syncs); reads fall back to the defaults.
+    public func remove() throws {
+        try transact(.remove) { _ in (.remove, ()) }
+    }
+
+    /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
+    /// process never lose one another. `body` starts from what a read returns (stored value,
+    /// registered default, or `defaultValue`) and may run more than once; it runs inside the
+    /// write transaction, so it must not read or write the store itself.
+    ///
+    /// ```swift
+    /// let count = try reference.update(default: 0) { n in n += 1; return n }
+    /// ```
+    @discardableResult
+    public func update<R>(default defaultValue: Value, _ body: (inout Value) throws -> R) throws -> R {
+        try transact(.write) { stored in
+            var current: Value
+            if let stored {
+                current = try coding.decode(stored)
+            } else if let raw = suite.registeredDefault(forKey: key) {
+                current = try coding.decode(raw)
+            } else {
+                current = defaultValue
+            }
+            let result = try body(&current)
+            return (try coding.encode(current).map(Write.set) ?? .remove, result)
+        }
+    }
+
+    /// Runs `body` in one write transaction with the stored value (`nil` when absent) and applies
+    /// the write it returns. Observers are told after the commit, when something was written.
+    @discardableResult
+    func transact<R>(_ operation: WrapperError.Operation,
+                     _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)) throws -> R {
+        let suiteName = suite.name, key = self.key
+        let limit = suite.store.options.maxValueBytes
+        let outcome: (R, UInt64?)
+        state.withLock { $0.writesInFlight += 1 }
+        do {
+            try Names.validateKey(key)
+            outcome = try suite.store.write { w -> (R, UInt64?) in
+                let record = try w.record(suite: suiteName, key: key)
+                let current: ConcordStore.Value?
+                do { current = try record?.value() } catch {
+                    throw StoreError.damaged(path: suite.store.directory, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
+                }
+                let (write, result) = try body(current)
+                switch write {
+                case .keep:
+                    return (result, nil)
+                case .set(let value):
+                    let bytes = try ValueCodec.encode(value, key: key)
+                    guard bytes.count <= limit else { throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: limit) }
+                    try w.writeLocal(suite: suiteName, key: key, encodedValue: bytes)
+                    return (result, w.lastSeq)
+                case .remove:
+                    guard current != nil else { return (result, nil) }
+                    try w.writeLocal(suite: suiteName, key: key, encodedValue: nil)
+                    return (result, w.lastSeq)
+                }
+            }
+        } catch {
+            finishWrite(committed: nil)
+            throw recordThrown(operation, error)
+        }
+        finishWrite(committed: outcome.1)
+        return outcome.0
+    }
+
+    // MARK: - Observation
+
+    /// Every change of the key from now on, as typed values.
+    public func changes(default defaultValue: Value) -> StoredChanges<Value> {
+        StoredChanges(reference: self, defaultValue: defaultValue)
+    }
+
+    /// Calls `handler` for every change of the key from now on, until the token is cancelled or released.
+    public func observe(default defaultValue: Value,
+                        _ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
+        try suite.observe(key) { [coding] change in handler(StoredChange(change, coding: coding, default: defaultValue)) }
+    }
+
+    // Each change is announced once, after it committed. A write through this reference announces
+    // its own commit before it returns. The change hub, woken by the same commit on another thread,
+    // may deliver it first: while a write is in flight, the hub's announcements are deferred to the
+    // writer, which makes them together with its own (or alone, if its transaction failed).
+
+    private func finishWrite(committed seq: UInt64?) {
+        let target = state.withLock { s -> UInt64 in
+            s.writesInFlight -= 1
+            var target = seq ?? 0
+            if s.writesInFlight == 0 {
+                target = max(target, s.deferredSeq)
+                s.deferredSeq = 0
+            }
+            return target
+        }
+        if target > 0 { announce(target) }
+    }
+
+    private func storeDidChange(_ change: Change) {
+        let deferred = state.withLock { s -> Bool in
+            guard s.writesInFlight > 0 else { return false }
+            s.deferredSeq = max(s.deferredSeq, change.seq)
+            return true
+        }
+        if !deferred { announce(change.seq) }
+    }
+
+    private func announce(_ seq: UInt64) {
+        let fresh = state.withLock { s -> Bool in
+            s.snapshot = Int.min
+            guard seq > s.notifiedSeq else { return false }   // announced already (or a later change was)
+            s.notifiedSeq = seq
+            return true
+        }
+        if fresh { registrar.withMutation(of: self, keyPath: observedKeyPath) {} }
+    }
+
+    /// Drops the cache and tells observers (registered defaults changed; no commit to see).
+    func invalidateAndNotify() {
+        state.withLock { s in
+            s.snapshot = Int.min
+            s.defaultsGeneration = Int.min
+        }
+        registrar.withMutation(of: self, keyPath: observedKeyPath) {}
+    }
+
+    // MARK: - Errors
+
+    private func wrap(_ operation: WrapperError.Operation, _ error: any Error) -> WrapperError {
+        if let error = error as? WrapperError { return error }
+        if let mismatch = error as? ValueMismatch {
+            return WrapperError(operation, suite: suite.name, key: key,
+                                underlying: StoreError.typeMismatch(suite: suite.name, key: key, stored: mismatch.stored, requested: mismatch.requested))
+        }
+        return WrapperError(operation, suite: suite.name, key: key, underlying: error)
+    }
+
+    private func recordThrown(_ operation: WrapperError.Operation, _ error: any Error) -> WrapperError {
+        let failure = wrap(operation, error)
+        record(failure, report: false)
+        return failure
+    }
+
+    private func record(_ error: WrapperError, report: Bool) {
+        state.withLock { $0.lastError = error }
+        if report { WrapperErrors.report(error) }
+    }
+
+    /// Hands an error of a setter that cannot throw to `WrapperErrors` (it is already `lastError`).
+    func reportUnthrown(_ error: any Error) {
+        let failure = wrap(.write, error)
+        record(failure, report: true)
+    }
+}

@@ -1,0 +1,83 @@
+/// Typed keys on suites: `suite[key]` reads and writes, checked by the compiler.
+extension Suite {
+    /// The value of `key`: stored, else registered default, else the key's default.
+    /// Setting writes through; a failed write changes nothing and goes to `WrapperErrors`.
+    ///
+    /// ```swift
+    /// let launchCount = Key("launchCount", default: 0)
+    /// suite[launchCount] += 1
+    /// ```
+    public subscript<Value>(key: Key<Value>) -> Value {
+        get { reference(for: key).value(default: key.defaultValue) }
+        nonmutating set {
+            let reference = reference(for: key)
+            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+        }
+    }
+
+    /// The value of `key`, throwing when it is stored with another type or cannot be read.
+    ///
+    /// ```swift
+    /// let theme = try suite.get(Key("theme", default: Theme.system))
+    /// ```
+    public func get<Value>(_ key: Key<Value>) throws -> Value {
+        switch reference(for: key).lookup() {
+        case .stored(let value), .registeredDefault(let value): return value
+        case .absent: return key.defaultValue
+        case .failed(let error): throw error
+        }
+    }
+
+    /// Stores `value` under `key` durably (`nil` of an optional key removes it).
+    public func set<Value>(_ value: Value, for key: Key<Value>) throws {
+        try reference(for: key).set(value)
+    }
+
+    /// Removes the stored value of `key`; reads return the default again.
+    public func remove<Value>(_ key: Key<Value>) throws {
+        try reference(for: key).remove()
+    }
+
+    /// Whether a value is stored for `key` (registered defaults do not count).
+    public func contains<Value>(_ key: Key<Value>) -> Bool {
+        reference(for: key).isSet
+    }
+
+    /// Reads, changes and writes `key` in one write transaction, atomic across processes.
+    ///
+    /// ```swift
+    /// try suite.update(Key("tags", default: [String]())) { $0.append("new") }
+    /// ```
+    @discardableResult
+    public func update<Value, R>(_ key: Key<Value>, _ body: (inout Value) throws -> R) throws -> R {
+        try reference(for: key).update(default: key.defaultValue, body)
+    }
+
+    /// Registers `value` as the default of `key` in this process (never stored, never synced)
+    /// and tells the key's observers, whose reads may now return it.
+    ///
+    /// ```swift
+    /// suite.register(default: Theme.dark, for: Key("theme", default: Theme.system))
+    /// ```
+    public func register<Value>(default value: Value, for key: Key<Value>) throws {
+        do {
+            guard let encoded = try key.coding.encode(value) else { return }
+            register(defaults: [key.name: encoded])
+        } catch {
+            throw WrapperError(.write, suite: name, key: key.name, underlying: error)
+        }
+        StoredReferenceRegistry.notifyAll(directory: store.directory, suite: name, keys: [key.name])
+    }
+
+    /// Like `register(defaults:)`, and also tells observers of those keys in this process.
+    /// (`register(defaults:)` itself is silent: registered defaults live only in memory.)
+    public func registerNotifying(defaults: [String: any StorableValue]) {
+        register(defaults: defaults)
+        StoredReferenceRegistry.notifyAll(directory: store.directory, suite: name, keys: Set(defaults.keys))
+    }
+
+    /// The shared reference behind `key` in this suite.
+    public func reference<Value>(for key: Key<Value>) -> StoredReference<Value> {
+        StoredReference.shared(suite: self, key: key.name, coding: key.coding)
+    }
+}

@@ -1,0 +1,117 @@
+import Dispatch
+import Observation
+import Synchronization
+
+/// Re-runs a closure whenever anything it read changes, calling `update()` on every
+/// `StoreProperty` of its content first — a small host in the role SwiftUI plays for views
+/// (`update()` on dynamic properties, then `body`).
+///
+/// ```swift
+/// struct Greeting: Sendable {
+///     @Stored("username", in: suite) var username = "Guest"
+///     @Setting(\.theme) var theme
+/// }
+///
+/// let host = UpdateHost(Greeting(), scope: scope) { view in
+///     print("Hello, \(view.username) (\(view.theme))")
+/// }
+/// host.start()      // renders now, then again after every change of username or theme
+/// host.stop()
+/// ```
+///
+/// Each cycle runs on the host's serial queue: it finds the `StoreProperty` values among the
+/// content's stored properties (and inside them), calls `update()` on each, then calls `render`,
+/// all inside `withObservationTracking`; any change to what they read schedules the next cycle
+/// (changes that arrive together make one cycle). Errors thrown by `render` go to `onError`.
+/// A render that writes what it reads re-renders itself forever — as in SwiftUI, don't.
+public final class UpdateHost<Content: Sendable>: Sendable {
+    /// What the host renders.
+    public let content: Content
+    private let scope: SettingsScope?
+    private let render: @Sendable (Content) throws -> Void
+    private let onError: @Sendable (any Error) -> Void
+    private let queue = DispatchQueue(label: "concord.update-host")
+    private let state = Mutex(State())
+
+    private struct State {
+        var running = false
+        var pending = false
+        var cycles = 0
+    }
+
+    /// A host of `content`; `render` runs with `SettingsScope.current` set to `scope` when given.
+    public init(_ content: Content, scope: SettingsScope? = nil,
+                onError: @escaping @Sendable (any Error) -> Void = { error in
+                    WrapperErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+                },
+                render: @escaping @Sendable (Content) throws -> Void) {
+        self.content = content
+        self.scope = scope
+        self.render = render
+        self.onError = onError
+    }
+
+    deinit { state.withLock { $0.running = false } }
+
+    /// Runs the first cycle (it has finished when `start` returns) and keeps re-running on changes.
+    public func start() {
+        let starting = state.withLock { s -> Bool in
+            defer { s.running = true }
+            return !s.running
+        }
+        guard starting else { return }
+        queue.sync { cycle() }
+    }
+
+    /// Stops re-running; a cycle already running finishes.
+    public func stop() {
+        state.withLock { $0.running = false }
+    }
+
+    /// How many cycles have run.
+    public var cycleCount: Int { state.withLock { $0.cycles } }
+
+    /// Whether the host re-runs on changes.
+    public var isRunning: Bool { state.withLock { $0.running } }
+
+    /// Schedules a cycle now, as a change would.
+    public func setNeedsUpdate() {
+        let schedule = state.withLock { s -> Bool in
+            guard s.running, !s.pending else { return false }
+            s.pending = true
+            return true
+        }
+        guard schedule else { return }
+        queue.async { [weak self] in
+            guard let self else { return }
+            state.withLock { $0.pending = false }
+            cycle()
+        }
+    }
+
+    private func cycle() {
+        guard isRunning else { return }
+        let properties = Self.storeProperties(in: content)
+        withObservationTracking {
+            let body = {
+                for property in properties { property.update() }
+                do { try self.render(self.content) } catch { self.onError(error) }
+            }
+            if let scope { SettingsScope.$current.withValue(scope, operation: body) } else { body() }
+        } onChange: { [weak self] in
+            self?.setNeedsUpdate()
+        }
+        state.withLock { $0.cycles += 1 }
+    }
+
+    /// The `StoreProperty` values among the stored properties of `value`, and inside those, in order.
+    static func storeProperties(in value: Any) -> [any StoreProperty] {
+        var found: [any StoreProperty] = []
+        for child in Mirror(reflecting: value).children {
+            guard let property = child.value as? any StoreProperty else { continue }
+            found.append(property)
+            found.append(contentsOf: storeProperties(in: property))
+        }
+        return found
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Synchronization
+
+/// An error from a typed key, `@Stored`, `@Setting`, `@Exclusive` or a custom store property,
+/// naming what was being done to which key, with the store's error underneath.
+///
+/// Throwing APIs (`try suite.set(value, for: key)`, `try $name.set(...)`) throw it. Setters that
+/// cannot throw (`name = "Ada"`, `suite[key] = 3`) hand it to `WrapperErrors`' handler and keep it
+/// as the key's `lastError`; they never swallow it.
+///
+/// ```swift
+/// do { try $username.set(String(repeating: "x", count: 10_000_000)) }
+/// catch let error as WrapperError { print(error) }   // could not write "username" in suite "app": value … over the limit …
+/// ```
+public struct WrapperError: Error, Sendable, CustomStringConvertible {
+    /// What was being done.
+    public enum Operation: String, Sendable {
+        case read, write, remove, observe
+    }
+
+    /// What was being done.
+    public let operation: Operation
+    /// The suite's name (`(overrides)` for the override layer).
+    public let suite: String
+    /// The key's name.
+    public let key: String
+    /// The underlying error, usually a `StoreError`.
+    public let underlying: any Error & Sendable
+
+    /// An error of `operation` on `key` of `suite`, caused by `underlying`.
+    public init(_ operation: Operation, suite: String, key: String, underlying: any Error & Sendable) {
+        self.operation = operation
+        self.suite = suite
+        self.key = key
+        self.underlying = underlying
+    }
+
+    /// The store's error, when the underlying error is one.
+    public var storeError: StoreError? { underlying as? StoreError }
+
+    public var description: String {
+        let verb: String
+        switch operation {
+        case .read: verb = "read"
+        case .write: verb = "write"
+        case .remove: verb = "remove"
+        case .observe: verb = "observe"
+        }
+        return "could not \(verb) \"\(key)\" in suite \"\(suite)\": \(underlying)"
+    }
+}
+
+/// Where errors go that a non-throwing setter or getter cannot throw.
+///
+/// Every such error is also kept as the key's `lastError` (`$name.lastError`), so it can be
+/// checked later. The default handler writes it to standard error; install your own to log it,
+/// show it, or fail a test.
+///
+/// ```swift
+/// WrapperErrors.setHandler { error in logger.error("\(error)") }
+/// ```
+public enum WrapperErrors {
+    private static let handler = Mutex<@Sendable (WrapperError) -> Void>(WrapperErrors.writeToStandardError)
+
+    /// Replaces the handler (for the whole process).
+    public static func setHandler(_ newHandler: @escaping @Sendable (WrapperError) -> Void) {
+        handler.withLock { $0 = newHandler }
+    }
+
+    /// Puts the default handler back.
+    public static func resetHandler() {
+        handler.withLock { $0 = writeToStandardError }
+    }
+
+    /// Hands `error` to the current handler.
+    public static func report(_ error: WrapperError) {
+        let current = handler.withLock { $0 }
+        current(error)
+    }
+
+    /// The default handler.
+    @Sendable public static func writeToStandardError(_ error: WrapperError) {
+        FileHandle.standardError.write(Data("concord: \(error)\n".utf8))
+    }
+}

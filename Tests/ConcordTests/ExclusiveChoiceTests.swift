@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import Concord
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct ExclusiveChoiceTests {
+    @Test func claimIsACompareAndSet() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        #expect(focus.current == nil)
+        #expect(try focus.claim(.editor, ifCurrent: nil) == .claimed)
+        #expect(focus.current == .editor)
+        #expect(try focus.claim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
+        #expect(try focus.claim(.sidebar, ifCurrent: .search) == .refused(current: .editor))
+        #expect(focus.current == .editor)
+        #expect(try focus.claim(.sidebar, ifCurrent: .editor).succeeded)
+        #expect(focus.current == .sidebar)
+        #expect(try box.suite.get("focus", as: String.self) == "sidebar", "stored as the raw value")
+
+        #expect(try !focus.release(.editor), "only the current choice can be released")
+        #expect(focus.current == .sidebar)
+        #expect(try focus.release(.sidebar))
+        #expect(focus.current == nil)
+        #expect(try !box.suite.contains("focus"))
+    }
+
+    @Test func aRefusedClaimWritesNothing() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        try focus.claim(.editor, ifCurrent: nil)
+        let record = try box.suite.record(forKey: "focus")
+        let stamp = box.store.commitStamp
+        #expect(try focus.claim(.search, ifCurrent: nil) == .refused(current: .editor))
+        #expect(try focus.claim(.editor, ifCurrent: .editor) == .claimed, "claiming what is already current succeeds")
+        #expect(try !focus.release(.search))
+        #expect(box.store.commitStamp == stamp)
+        #expect(try box.suite.record(forKey: "focus") == record)
+    }
+
+    @Test func thePropertyWrapperMovesTheChoiceAndObserversLearnOfIt() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        struct Form {
+            @Exclusive var focused: Pane?
+            init(_ suite: Suite) { _focused = Exclusive("form.focus", in: suite) }
+        }
+        let form = Form(box.suite)
+        let otherView = Form(box.suite)
+        let moves = Collector<Pane?>()
+        let token = try form.$focused.observe { moves.append($0) }
+        var stream = form.$focused.changes.makeAsyncIterator()
+
+        // The journal keeps one entry per key, so quick moves may arrive as one change with the
+        // latest choice; each move here waits for the previous one to be delivered.
+        form.focused = .editor
+        #expect(otherView.focused == .editor)
+        #expect(try #require(await stream.next()).value == .editor)
+        #expect(moves.wait(for: 1))
+
+        otherView.focused = .search
+        #expect(form.focused == .search)
+        #expect(try #require(await stream.next()).value == .search)
+        #expect(moves.wait(for: 2))
+
+        form.focused = nil
+        #expect(otherView.focused == nil)
+        let cleared = try #require(await stream.next())
+        #expect(cleared.value == nil)
+        #expect(!cleared.isSet)
+        #expect(moves.wait(for: 3))
+        #expect(moves.values == [.editor, .search, nil])
+        token.cancel()
+    }
+
+    @Test func registeredDefaultsDoNotHoldAChoice() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        box.suite.register(defaults: ["lease": "ghost"])
+        let lease = ExclusiveChoice<String>("lease", in: box.suite)
+        #expect(lease.current == nil)
+        #expect(try lease.claim("me", ifCurrent: nil) == .claimed)
+        #expect(lease.current == "me")
+    }
+
+    @Test func aStoredValueOfAnotherTypeRefusesClaimsWithAnError() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        try box.suite.set(7, forKey: "focus")
+        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        #expect(focus.current == nil)
+        #expect(throws: WrapperError.self) { try focus.claim(.editor, ifCurrent: nil) }
+        #expect(try box.suite.get("focus", as: Int.self) == 7, "nothing was changed")
+    }
+
+    /// N real processes race for the same lease, 120 times; each time exactly one wins and every
+    /// loser saw the winner holding it. The racers stay alive across rounds and start each round
+    /// when they observe the round number in the store.
+    @Test func exactlyOneOfManyProcessesWinsEveryRace() throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let racerCount = 4, rounds = 120
+        let racers = try (0..<racerCount).map {
+            try ChildProcess("concord-test-helper", ["claim-racer", box.path, box.suite.name, "racer\($0)", "\(rounds)"])
+        }
+        for racer in racers {
+            try #require(racer.waitForLine { $0 == "ready" }, "racer did not start: \(racer.errorOutput)")
+        }
+        let go = Key("go", default: 0)
+        for round in 1...rounds {
+            try box.suite.set(round, for: go)
+            for racer in racers {
+                try #require(racer.waitForLine { $0.hasPrefix("round \(round) ") }, "round \(round): a racer did not answer: \(racer.errorOutput)")
+            }
+        }
+        for racer in racers { #expect(racer.wait().status == 0) }
+
+        let answers = racers.enumerated().map { index, racer in
+            (name: "racer\(index)", lines: racer.completeLines.filter { $0.hasPrefix("round ") })
+        }
+        var winsPerRacer = [String: Int]()
+        for round in 1...rounds {
+            let prefix = "round \(round) "
+            let results = answers.map { racer in (racer.name, racer.lines.first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }) }
+            let winners = results.filter { $0.1 == "won" }.map(\.0)
+            try #require(winners.count == 1, "round \(round): \(results)")
+            let winner = winners[0]
+            winsPerRacer[winner, default: 0] += 1
+            for (name, answer) in results where name != winner {
+                #expect(answer == "lost \(winner)", "round \(round): \(name) answered \(answer ?? "nothing")")
+            }
+            #expect(ExclusiveChoice<String>("lease-\(round)", in: box.suite).current == winner)
+        }
+        #expect(winsPerRacer.values.reduce(0, +) == rounds)
+    }
+}

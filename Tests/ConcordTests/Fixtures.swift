@@ -1,0 +1,53 @@
+import Foundation
+import Synchronization
+import Concord
+import TestSupport
+
+enum Theme: String, CaseIterable, Sendable { case system, light, dark }
+enum Level: Int, Codable, Sendable { case low = 1, high = 2 }
+struct Window: Codable, Hashable, Sendable { var width: Int; var height: Int; var title: String }
+enum Pane: String, Hashable, Sendable { case editor, sidebar, search }
+
+/// A fresh replica in a temporary directory, and a suite with a name no other test uses
+/// (errors reported through `WrapperErrors` carry the suite name, so each test sees its own).
+struct Sandbox {
+    let tmp: TemporaryDirectory
+    let store: Store
+    let suite: Suite
+
+    init(_ label: String = "wrappers") throws {
+        tmp = try TemporaryDirectory(label)
+        store = try Store(path: tmp.path("replica"))
+        suite = try store.suite("s-" + UUID().uuidString.prefix(8).lowercased())
+        ReportedErrors.install()
+    }
+
+    var path: String { tmp.path("replica") }
+
+    func remove() { tmp.remove() }
+}
+
+/// Every error handed to `WrapperErrors` while the tests run, so a test can find its own by suite.
+enum ReportedErrors {
+    static let all = Collector<WrapperError>()
+    private static let installed = Mutex(false)
+
+    static func install() {
+        let first = installed.withLock { done -> Bool in defer { done = true }; return !done }
+        if first { WrapperErrors.setHandler { all.append($0) } }
+    }
+
+    static func of(suite: String) -> [WrapperError] { all.values.filter { $0.suite == suite } }
+}
+
+/// Counts calls from any thread, and lets a test wait for them.
+final class Flag: Sendable {
+    private let count = Mutex(0)
+    func raise() { count.withLock { $0 += 1 } }
+    var raised: Int { count.withLock { $0 } }
+    func wait(for n: Int = 1, timeout: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while raised < n && Date() < deadline { usleep(1_000) }
+        return raised >= n
+    }
+}

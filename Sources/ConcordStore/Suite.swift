@@ -25,9 +25,12 @@ public struct Suite: Sendable {
 
     /// The stored value for `key`, or the registered default, or `nil`.
     /// Throws `StoreError.typeMismatch` when the value has another type than `T`.
+    /// (Inlinable, so it is specialized for `T` where it is called: a typed read pays no generic dispatch.)
+    @inlinable
     public func get<T: StorableValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
         guard let value = try value(forKey: key) else { return nil }
-        return try convert(value, key: key)
+        guard let typed = T(storedValue: value) else { throw typeMismatch(value, key: key, requested: T.typeDescription) }
+        return typed
     }
 
     /// The stored value for `key` (falling back to the registered default), untyped.
@@ -216,10 +219,13 @@ public struct Suite: Sendable {
     }
 
     func convert<T: StorableValue>(_ value: Value, key: String) throws -> T {
-        guard let typed = T(storedValue: value) else {
-            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.typeDescription)
-        }
+        guard let typed = T(storedValue: value) else { throw typeMismatch(value, key: key, requested: T.typeDescription) }
         return typed
+    }
+
+    @usableFromInline
+    func typeMismatch(_ value: Value, key: String, requested: String) -> StoreError {
+        StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: requested)
     }
 
     private func decode(_ record: Record, key: String) throws -> Value {

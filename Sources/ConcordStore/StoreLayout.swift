@@ -91,4 +91,17 @@ struct StoredRow {
         let seq = try r.uint64()
         return StoredRow(seq: seq, record: try Record.decode(&r, validateValue: validateValue))
     }
+
+    /// Reads a row's seq and record header, checked as `decode` checks them, leaving `reader` at the value.
+    static func readHeader(_ reader: inout ByteReader) throws(ValueDecodingError) -> Record.Header {
+        _ = try reader.uint64()
+        return try Record.Header.read(&reader)
+    }
+
+    /// A row's seq and the hlc of its record, checked as `decode` checks them, without copying the value.
+    static func decodeSeqAndHLC(_ bytes: [UInt8]) throws(ValueDecodingError) -> (seq: UInt64, hlc: UInt64) {
+        var r = ByteReader(bytes)
+        let seq = try r.uint64()
+        return (seq, try Record.Header.read(&r).hlc)
+    }
 }

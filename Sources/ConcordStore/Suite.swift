@@ -41,20 +41,32 @@ public struct Suite: Sendable {
 
     /// The stored value only, ignoring registered defaults.
     public func storedValue(forKey key: String) throws -> Value? {
-        guard let record = try record(forKey: key) else { return nil }
-        do { return try record.value() } catch {
+        // Decodes the value straight from the row's bytes: the record's version is not needed here.
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
+        var reader = ByteReader(bytes)
+        let header: Record.Header
+        do { header = try StoredRow.readHeader(&reader) } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+        }
+        if header.isTombstone { return nil }
+        do { return try ValueCodec.decodeRest(&reader) } catch {
             throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
         }
     }
 
     /// The stored record for `key`, tombstones included, with its version.
     public func record(forKey key: String) throws -> Record? {
-        try Names.validateKey(key)
-        let recordKey = StoreLayout.recordKey(suite: name, key: key)
-        guard let bytes = try core.read({ txn in try txn.get(core.layout.records, recordKey) }) else { return nil }
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
         do { return try StoredRow.decode(bytes).record } catch {
             throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
         }
+    }
+
+    /// The bytes of the row stored for `key`, if any.
+    private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
+        try Names.validateKey(key)
+        let recordKey = StoreLayout.recordKey(suite: name, key: key)
+        return try core.read { txn in try txn.get(core.layout.records, recordKey) }
     }
 
     /// Whether a value is stored for `key` (registered defaults do not count; tombstones do not either).

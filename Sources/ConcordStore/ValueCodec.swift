@@ -56,9 +56,21 @@ public enum ValueCodec {
     /// Decodes a whole buffer; anything malformed (or trailing bytes) is `DecodingError`.
     public static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Value {
         var reader = ByteReader(bytes)
+        return try decodeRest(&reader)
+    }
+
+    /// Decodes the value that makes up the rest of `reader`'s bytes (as `decode` does for a whole buffer).
+    static func decodeRest(_ reader: inout ByteReader) throws(ValueDecodingError) -> Value {
         let value = try decode(&reader, depth: 0)
         guard reader.isAtEnd else { throw ValueDecodingError("\(reader.remaining) trailing bytes after the value") }
         return value
+    }
+
+    /// `String(validating:as: UTF8.self)`, skipping its generic validation when every byte is ASCII
+    /// (always valid UTF-8), which is the common case for keys and settings.
+    static func utf8String(_ bytes: ArraySlice<UInt8>) -> String? {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     static func decode(_ r: inout ByteReader, depth: Int) throws(ValueDecodingError) -> Value {
@@ -67,7 +79,7 @@ public enum ValueCodec {
         guard let tag = Tag(rawValue: raw) else { throw ValueDecodingError("unknown type tag \(raw)") }
         switch tag {
         case .string:
-            guard let s = String(validating: try r.lengthPrefixed(), as: UTF8.self) else { throw ValueDecodingError("a string that is not valid UTF-8") }
+            guard let s = utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a string that is not valid UTF-8") }
             return .string(s)
         case .int: return .int(Int(Int64(bitPattern: try r.uint64())))
         case .double:
@@ -86,7 +98,7 @@ public enum ValueCodec {
             guard !t.isNaN else { throw ValueDecodingError("a NaN date") }
             return .date(Date(timeIntervalSince1970: t))
         case .url:
-            guard let s = String(validating: try r.lengthPrefixed(), as: UTF8.self), let url = URL(string: s) else {
+            guard let s = utf8String(try r.lengthPrefixed()), let url = URL(string: s) else {
                 throw ValueDecodingError("a URL that does not parse")
             }
             return .url(url)
@@ -101,7 +113,7 @@ public enum ValueCodec {
             var dict: [String: Value] = [:]
             dict.reserveCapacity(n)
             for _ in 0..<n {
-                guard let k = String(validating: try r.lengthPrefixed(), as: UTF8.self) else { throw ValueDecodingError("a dictionary key that is not valid UTF-8") }
+                guard let k = utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a dictionary key that is not valid UTF-8") }
                 guard dict[k] == nil else { throw ValueDecodingError("a dictionary with the key \"\(k)\" twice") }
                 dict[k] = try decode(&r, depth: depth + 1)
             }

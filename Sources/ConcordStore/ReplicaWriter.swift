@@ -81,7 +81,7 @@ public final class ReplicaWriter {
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: recordKey.suite, key: recordKey.key, record: record, source: source)
         try txn.put(layout.records, recordKey.bytes, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.put(layout.journal, StoreLayout.seqKey(state.seq), entry.encodedValue())
+        try txn.append(layout.journal, StoreLayout.seqKey(state.seq), entry.encodedValue())   // seqs only grow
         changeCount += 1
     }
 

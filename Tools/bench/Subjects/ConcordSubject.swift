@@ -1,13 +1,18 @@
 import Concord
 
-/// Concord through its public API: one suite of a store, typed gets and sets.
+/// Concord through its public API: one suite of a store, typed gets and sets, default durability
+/// (every commit fsynced). Its map starts as large as raw LMDB's (`SubjectKind.mapBytes`), so both get the
+/// same settings; `defaultMap` keeps Concord's default initial map, which grows by doubling, and every
+/// growth aborts the write transaction and runs it again.
 final class ConcordSubject: Subject {
     static let suiteName = "bench"
     let store: Store
     let suite: Suite
 
-    init(directory: String) throws {
-        store = try Store(path: directory)
+    init(directory: String, defaultMap: Bool = false) throws {
+        var options = Store.Options()
+        if !defaultMap { options.initialMapSize = SubjectKind.mapBytes }
+        store = try Store(path: directory, options: options)
         suite = try store.suite(Self.suiteName)
     }
 

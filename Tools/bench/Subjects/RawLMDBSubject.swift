@@ -15,7 +15,7 @@ final class RawLMDBSubject: Subject {
         self.env = env
         do {
             try Self.check(mdb_env_set_maxdbs(env, 4), "mdb_env_set_maxdbs")
-            try Self.check(mdb_env_set_mapsize(env, 4 << 30), "mdb_env_set_mapsize")
+            try Self.check(mdb_env_set_mapsize(env, SubjectKind.mapBytes), "mdb_env_set_mapsize")
             try Self.check(mdb_env_open(env, directory, UInt32(MDB_NOTLS), 0o600), "mdb_env_open \(directory)")
             try openDatabase()
         } catch {

@@ -18,6 +18,9 @@ enum SubjectKind: String, CaseIterable, Codable, Sendable {
     case userDefaults = "user-defaults"
     case sqlite
 
+    /// The memory map every LMDB-based system starts with: 4 GiB of address space (not of disk).
+    static let mapBytes = 4 << 30
+
     /// The name the table shows.
     var displayName: String {
         switch self {

@@ -25,7 +25,7 @@ final class ChangeHub: Sendable {
 
     private let state = Mutex(State())
     private let wakePending = Atomic<Bool>(false)
-    private let queue = DispatchQueue(label: "concord.change-hub")
+    private let queue = DeliveryQueue(label: "concord.change-hub")
     private let notifyPath: String
     private let readJournal: @Sendable (UInt64) throws -> [JournalEntry]
     private let currentSeq: @Sendable () throws -> UInt64

@@ -28,12 +28,14 @@ public struct JournalEntry: Hashable, Sendable {
     // [format 1][source kind][source 16][suite length 1][suite][key length 2][key][record]
 
     func encodedValue() -> [UInt8] {
-        var out: [UInt8] = [1]
+        let s = suite.utf8, k = key.utf8
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + 16 + 1 + s.count + 2 + k.count + Record.headerSize + (record.encodedValue?.count ?? 0))
+        out.append(1)
         switch source {
         case .process(let token): out.append(0); out.append(contentsOf: token)
         case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
         }
-        let s = Array(suite.utf8), k = Array(key.utf8)
         out.append(UInt8(s.count))
         out.append(contentsOf: s)
         out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))

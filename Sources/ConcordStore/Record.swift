@@ -51,17 +51,33 @@ public struct Record: Hashable, Sendable {
         if let encodedValue { out.append(contentsOf: encodedValue) }
     }
 
+    /// The fixed part of an encoded record: flags, hlc and replica. After `read`, the reader is at the value.
+    struct Header {
+        let isTombstone: Bool
+        let hlc: UInt64
+        /// Where the 16 replica bytes start in the reader's bytes.
+        let replicaOffset: Int
+
+        /// Reads and checks the header (a tombstone must end there); nothing is copied.
+        static func read(_ reader: inout ByteReader) throws(ValueDecodingError) -> Header {
+            let flags = try reader.byte()
+            guard flags <= 1 else { throw ValueDecodingError("unknown record flags \(flags)") }
+            let hlc = try reader.uint64()
+            let replicaOffset = reader.offset
+            _ = try reader.take(16)
+            if flags == 1 {
+                guard reader.isAtEnd else { throw ValueDecodingError("a tombstone followed by \(reader.remaining) bytes") }
+            }
+            return Header(isTombstone: flags == 1, hlc: hlc, replicaOffset: replicaOffset)
+        }
+    }
+
     /// Reads a record from the rest of `reader` (its value is checked to decode).
     static func decode(_ reader: inout ByteReader, validateValue: Bool = true) throws(ValueDecodingError) -> Record {
-        let flags = try reader.byte()
-        guard flags <= 1 else { throw ValueDecodingError("unknown record flags \(flags)") }
-        let hlc = try reader.uint64()
-        let replica = ReplicaID(bytes: Array(try reader.take(16)))!
-        let version = Version(hlc: hlc, replica: replica)
-        if flags == 1 {
-            guard reader.isAtEnd else { throw ValueDecodingError("a tombstone followed by \(reader.remaining) bytes") }
-            return Record(version: version, encodedValue: nil)
-        }
+        let header = try Header.read(&reader)
+        let replica = ReplicaID(bytes: Array(reader.bytes[header.replicaOffset..<header.replicaOffset + 16]))!
+        let version = Version(hlc: header.hlc, replica: replica)
+        if header.isTombstone { return Record(version: version, encodedValue: nil) }
         let payload = Array(try reader.take(reader.remaining))
         if validateValue { _ = try ValueCodec.decode(payload) }
         return Record(version: version, encodedValue: payload)

@@ -38,15 +38,23 @@ public final class ReplicaWriter {
         }
     }
 
+    /// The seq and hlc of the row under `recordKey`, checked as `row` checks it, without copying its value.
+    private func rowHeader(_ recordKey: [UInt8]) throws -> (seq: UInt64, hlc: UInt64)? {
+        guard let bytes = try txn.get(layout.records, recordKey) else { return nil }
+        do { return try StoredRow.decodeSeqAndHLC(bytes) } catch {
+            throw StoreError.damaged(path: "records", reason: "the record for \(StoreLayout.splitRecordKey(recordKey).map { "\($0.suite)/\($0.key)" } ?? "a key") does not decode: \(error)")
+        }
+    }
+
     /// Writes a local value (or a tombstone for `nil`) with a fresh version that wins over what this replica held.
     @discardableResult
     public func writeLocal(suite: String, key: String, encodedValue: [UInt8]?) throws -> Version {
         let recordKey = StoredRowKey(suite: suite, key: key)
-        let existing = try row(recordKey.bytes)
-        let hlc = HybridClock.localWrite(nowMilliseconds: nowMilliseconds, clock: state.clock, existing: existing?.record.version.hlc)
+        let existing = try rowHeader(recordKey.bytes)
+        let hlc = HybridClock.localWrite(nowMilliseconds: nowMilliseconds, clock: state.clock, existing: existing?.hlc)
         let version = Version(hlc: hlc, replica: replica)
         state.clock = max(state.clock, hlc)
-        try put(recordKey, Record(version: version, encodedValue: encodedValue), source: localSource, replacing: existing)
+        try put(recordKey, Record(version: version, encodedValue: encodedValue), source: localSource, replacingSeq: existing?.seq)
         return version
     }
 
@@ -54,7 +62,7 @@ public final class ReplicaWriter {
     /// the caller (the merge) decided it wins.
     public func store(_ record: Record, suite: String, key: String, source: ChangeSource) throws {
         let recordKey = StoredRowKey(suite: suite, key: key)
-        try put(recordKey, record, source: source, replacing: try row(recordKey.bytes))
+        try put(recordKey, record, source: source, replacingSeq: try rowHeader(recordKey.bytes)?.seq)
     }
 
     /// Advances the clock after seeing `remote` (bounded by `maxDriftMilliseconds` ahead of the wall clock);
@@ -68,12 +76,12 @@ public final class ReplicaWriter {
     /// The last journal seq this transaction has written (or found).
     public var lastSeq: UInt64 { state.seq }
 
-    private func put(_ recordKey: StoredRowKey, _ record: Record, source: ChangeSource, replacing existing: StoredRow?) throws {
-        if let existing { try txn.delete(layout.journal, StoreLayout.seqKey(existing.seq)) }
+    private func put(_ recordKey: StoredRowKey, _ record: Record, source: ChangeSource, replacingSeq existing: UInt64?) throws {
+        if let existing { try txn.delete(layout.journal, StoreLayout.seqKey(existing)) }
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: recordKey.suite, key: recordKey.key, record: record, source: source)
         try txn.put(layout.records, recordKey.bytes, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.put(layout.journal, StoreLayout.seqKey(state.seq), entry.encodedValue())
+        try txn.append(layout.journal, StoreLayout.seqKey(state.seq), entry.encodedValue())   // seqs only grow
         changeCount += 1
     }
 

@@ -114,7 +114,10 @@ final class ReplicaCore: Sendable {
     let hub: ChangeHub
 
     /// A random identity of this process, stored in the journal entries it writes.
-    static let processToken: [UInt8] = (0..<16).map { _ in UInt8.random(in: 0...255) }
+    static let processToken: [UInt8] = {
+        var random = SystemRandomNumberGenerator()   // two 8-byte draws, not sixteen 1-byte ones (each is a syscall)
+        return withUnsafeBytes(of: (random.next(), random.next())) { Array($0) }
+    }()
 
     private struct WeakCore { weak var core: ReplicaCore? }
     private static let registry = Mutex<[String: WeakCore]>([:])

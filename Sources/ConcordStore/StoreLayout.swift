@@ -20,10 +20,17 @@ struct StoreLayout: Sendable {
     static let createdKey = Array("created".utf8)
 
     static func recordKey(suite: String, key: String) -> [UInt8] {
-        var out = Array(suite.utf8)
-        out.append(0)
-        out.append(contentsOf: key.utf8)
-        return out
+        var suite = suite, key = key
+        return suite.withUTF8 { s in
+            key.withUTF8 { k in
+                [UInt8](unsafeUninitializedCapacity: s.count + 1 + k.count) { buffer, count in
+                    _ = buffer.initialize(fromContentsOf: s)
+                    buffer[s.count] = 0
+                    _ = buffer[(s.count + 1)...].initialize(fromContentsOf: k)
+                    count = s.count + 1 + k.count
+                }
+            }
+        }
     }
 
     /// The first record key of `suite` (scan from here while the key starts with it).
@@ -81,6 +88,7 @@ struct StoredRow {
 
     var encoded: [UInt8] {
         var out: [UInt8] = []
+        out.reserveCapacity(8 + Record.headerSize + (record.encodedValue?.count ?? 0))
         ValueCodec.appendUInt64(seq, to: &out)
         record.append(to: &out)
         return out
@@ -90,5 +98,18 @@ struct StoredRow {
         var r = ByteReader(bytes)
         let seq = try r.uint64()
         return StoredRow(seq: seq, record: try Record.decode(&r, validateValue: validateValue))
+    }
+
+    /// Reads a row's seq and record header, checked as `decode` checks them, leaving `reader` at the value.
+    static func readHeader(_ reader: inout ByteReader) throws(ValueDecodingError) -> Record.Header {
+        _ = try reader.uint64()
+        return try Record.Header.read(&reader)
+    }
+
+    /// A row's seq and the hlc of its record, checked as `decode` checks them, without copying the value.
+    static func decodeSeqAndHLC(_ bytes: [UInt8]) throws(ValueDecodingError) -> (seq: UInt64, hlc: UInt64) {
+        var r = ByteReader(bytes)
+        let seq = try r.uint64()
+        return (seq, try Record.Header.read(&r).hlc)
     }
 }

@@ -25,9 +25,12 @@ public struct Suite: Sendable {
 
     /// The stored value for `key`, or the registered default, or `nil`.
     /// Throws `StoreError.typeMismatch` when the value has another type than `T`.
+    /// (Inlinable, so it is specialized for `T` where it is called: a typed read pays no generic dispatch.)
+    @inlinable
     public func get<T: StorableValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
         guard let value = try value(forKey: key) else { return nil }
-        return try convert(value, key: key)
+        guard let typed = T(storedValue: value) else { throw typeMismatch(value, key: key, requested: T.typeDescription) }
+        return typed
     }
 
     /// The stored value for `key` (falling back to the registered default), untyped.
@@ -38,20 +41,32 @@ public struct Suite: Sendable {
 
     /// The stored value only, ignoring registered defaults.
     public func storedValue(forKey key: String) throws -> Value? {
-        guard let record = try record(forKey: key) else { return nil }
-        do { return try record.value() } catch {
+        // Decodes the value straight from the row's bytes: the record's version is not needed here.
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
+        var reader = ByteReader(bytes)
+        let header: Record.Header
+        do { header = try StoredRow.readHeader(&reader) } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+        }
+        if header.isTombstone { return nil }
+        do { return try ValueCodec.decodeRest(&reader) } catch {
             throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
         }
     }
 
     /// The stored record for `key`, tombstones included, with its version.
     public func record(forKey key: String) throws -> Record? {
-        try Names.validateKey(key)
-        let recordKey = StoreLayout.recordKey(suite: name, key: key)
-        guard let bytes = try core.read({ txn in try txn.get(core.layout.records, recordKey) }) else { return nil }
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
         do { return try StoredRow.decode(bytes).record } catch {
             throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
         }
+    }
+
+    /// The bytes of the row stored for `key`, if any.
+    private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
+        try Names.validateKey(key)
+        let recordKey = StoreLayout.recordKey(suite: name, key: key)
+        return try core.read { txn in try txn.get(core.layout.records, recordKey) }
     }
 
     /// Whether a value is stored for `key` (registered defaults do not count; tombstones do not either).
@@ -216,10 +231,13 @@ public struct Suite: Sendable {
     }
 
     func convert<T: StorableValue>(_ value: Value, key: String) throws -> T {
-        guard let typed = T(storedValue: value) else {
-            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.typeDescription)
-        }
+        guard let typed = T(storedValue: value) else { throw typeMismatch(value, key: key, requested: T.typeDescription) }
         return typed
+    }
+
+    @usableFromInline
+    func typeMismatch(_ value: Value, key: String, requested: String) -> StoreError {
+        StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: requested)
     }
 
     private func decode(_ record: Record, key: String) throws -> Value {

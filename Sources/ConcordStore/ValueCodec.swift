@@ -15,6 +15,7 @@ public enum ValueCodec {
     /// Encodes `value`; throws `StoreError.unsupportedValue` for NaN or too-deep nesting.
     public static func encode(_ value: Value, key: String = "") throws -> [UInt8] {
         var out: [UInt8] = []
+        if case .string(let s) = value { out.reserveCapacity(s.utf8.count + 6) } else { out.reserveCapacity(16) }
         try encode(value, into: &out, depth: 0, key: key)
         return out
     }
@@ -25,7 +26,7 @@ public enum ValueCodec {
         }
         switch value {
         case .string(let s):
-            out.append(Tag.string.rawValue); appendBytes(Array(s.utf8), to: &out)
+            out.append(Tag.string.rawValue); appendBytes(s.utf8, to: &out)
         case .int(let i):
             out.append(Tag.int.rawValue); appendUInt64(UInt64(bitPattern: Int64(i)), to: &out)
         case .double(let d):
@@ -40,14 +41,14 @@ public enum ValueCodec {
             guard !t.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "a date of NaN seconds cannot be stored") }
             out.append(Tag.date.rawValue); appendUInt64(t.bitPattern, to: &out)
         case .url(let url):
-            out.append(Tag.url.rawValue); appendBytes(Array(url.absoluteString.utf8), to: &out)
+            out.append(Tag.url.rawValue); appendBytes(url.absoluteString.utf8, to: &out)
         case .array(let items):
             out.append(Tag.array.rawValue); appendVarint(UInt64(items.count), to: &out)
             for item in items { try encode(item, into: &out, depth: depth + 1, key: key) }
         case .dictionary(let dict):
             out.append(Tag.dictionary.rawValue); appendVarint(UInt64(dict.count), to: &out)
             for k in dict.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-                appendBytes(Array(k.utf8), to: &out)
+                appendBytes(k.utf8, to: &out)
                 try encode(dict[k]!, into: &out, depth: depth + 1, key: key)
             }
         }
@@ -56,9 +57,21 @@ public enum ValueCodec {
     /// Decodes a whole buffer; anything malformed (or trailing bytes) is `DecodingError`.
     public static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Value {
         var reader = ByteReader(bytes)
+        return try decodeRest(&reader)
+    }
+
+    /// Decodes the value that makes up the rest of `reader`'s bytes (as `decode` does for a whole buffer).
+    static func decodeRest(_ reader: inout ByteReader) throws(ValueDecodingError) -> Value {
         let value = try decode(&reader, depth: 0)
         guard reader.isAtEnd else { throw ValueDecodingError("\(reader.remaining) trailing bytes after the value") }
         return value
+    }
+
+    /// `String(validating:as: UTF8.self)`, skipping its generic validation when every byte is ASCII
+    /// (always valid UTF-8), which is the common case for keys and settings.
+    static func utf8String(_ bytes: ArraySlice<UInt8>) -> String? {
+        if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     static func decode(_ r: inout ByteReader, depth: Int) throws(ValueDecodingError) -> Value {
@@ -67,7 +80,7 @@ public enum ValueCodec {
         guard let tag = Tag(rawValue: raw) else { throw ValueDecodingError("unknown type tag \(raw)") }
         switch tag {
         case .string:
-            guard let s = String(validating: try r.lengthPrefixed(), as: UTF8.self) else { throw ValueDecodingError("a string that is not valid UTF-8") }
+            guard let s = utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a string that is not valid UTF-8") }
             return .string(s)
         case .int: return .int(Int(Int64(bitPattern: try r.uint64())))
         case .double:
@@ -86,7 +99,7 @@ public enum ValueCodec {
             guard !t.isNaN else { throw ValueDecodingError("a NaN date") }
             return .date(Date(timeIntervalSince1970: t))
         case .url:
-            guard let s = String(validating: try r.lengthPrefixed(), as: UTF8.self), let url = URL(string: s) else {
+            guard let s = utf8String(try r.lengthPrefixed()), let url = URL(string: s) else {
                 throw ValueDecodingError("a URL that does not parse")
             }
             return .url(url)
@@ -101,7 +114,7 @@ public enum ValueCodec {
             var dict: [String: Value] = [:]
             dict.reserveCapacity(n)
             for _ in 0..<n {
-                guard let k = String(validating: try r.lengthPrefixed(), as: UTF8.self) else { throw ValueDecodingError("a dictionary key that is not valid UTF-8") }
+                guard let k = utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a dictionary key that is not valid UTF-8") }
                 guard dict[k] == nil else { throw ValueDecodingError("a dictionary with the key \"\(k)\" twice") }
                 dict[k] = try decode(&r, depth: depth + 1)
             }
@@ -110,14 +123,14 @@ public enum ValueCodec {
     }
 
     static func appendUInt64(_ v: UInt64, to out: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        withUnsafeBytes(of: v.bigEndian) { out.append(contentsOf: $0) }
     }
     static func appendVarint(_ v: UInt64, to out: inout [UInt8]) {
         var v = v
         while v >= 0x80 { out.append(UInt8(v & 0x7f) | 0x80); v >>= 7 }
         out.append(UInt8(v))
     }
-    static func appendBytes(_ bytes: [UInt8], to out: inout [UInt8]) {
+    static func appendBytes<Bytes: Collection<UInt8>>(_ bytes: Bytes, to out: inout [UInt8]) {
         appendVarint(UInt64(bytes.count), to: &out)
         out.append(contentsOf: bytes)
     }

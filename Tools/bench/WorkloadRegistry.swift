@@ -1,5 +1,4 @@
-/// Every workload, in the order the table lists them. Workloads 7 (`@Stored` read when unchanged)
-/// and 8 (sync merges) join here once the wrappers and sync layers land.
+/// Every workload, in the order the table lists them.
 enum WorkloadRegistry {
     static let all: [any Workload.Type] = [
         PointReadWorkload.self,
@@ -8,6 +7,8 @@ enum WorkloadRegistry {
         OpenAndReadWorkload.self,
         ConcurrentWritersWorkload.self,
         ChangeLatencyWorkload.self,
+        StoredReadWorkload.self,
+        SyncMergeWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

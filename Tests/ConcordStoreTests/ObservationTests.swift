@@ -13,8 +13,11 @@ struct ObservationTests {
         let suite = try store.suite("app")
         let seen = Collector<Change>()
         let token = try suite.observe { seen.append($0) }
+        // The journal keeps one entry per key, so an observer that wakes after two writes of "a"
+        // sees only the latest; wait for delivery before rewriting "a" to see each change.
         try suite.set(1, forKey: "a")
         try suite.set("x", forKey: "b")
+        #expect(seen.wait(for: 2))
         try suite.remove("a")
         #expect(seen.wait(for: 3))
         let changes = seen.values
@@ -32,9 +35,13 @@ struct ObservationTests {
         suite.register(defaults: ["theme": "light"])
         let seen = Collector<Change>()
         let token = try suite.observe("theme") { seen.append($0) }
+        // One change at a time: rewrites of one key that an observer has not read yet are compacted.
         try suite.set("dark", forKey: "theme")
+        #expect(seen.wait(for: 1))
         try suite.remove("theme")
+        #expect(seen.wait(for: 2))
         try suite.set("blue", forKey: "theme")
+        #expect(seen.wait(for: 3))
         try suite.reset()
         #expect(seen.wait(for: 4))
         #expect(seen.values.map(\.effectiveValue) == [.string("dark"), .string("light"), .string("blue"), .string("light")])

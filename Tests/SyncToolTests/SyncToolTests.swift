@@ -9,8 +9,7 @@ struct Invocation {
     let out: [String]
     let err: [String]
 
-    init(_ arguments: [String], err: Collector<String> = Collector<String>()) {
-        let out = Collector<String>()
+    init(_ arguments: [String], out: Collector<String> = Collector<String>(), err: Collector<String> = Collector<String>()) {
         status = SyncTool.run(arguments, io: CommandIO(out: { out.append($0) }, err: { err.append($0) }))
         self.out = out.values
         self.err = err.values
@@ -114,12 +113,16 @@ struct SyncToolTests {
     @Test func watchPrintsChangesAndStopsAfterCount() throws {
         #expect(Invocation(["set", dir, "app", "k", "0"]).status == 0)
         let stderr = Collector<String>()
+        let printed = Collector<String>()
         let writer = Thread {
             _ = stderr.wait(for: 1)   // "watching …" is printed once the watch has subscribed
-            for i in 1...3 { _ = Invocation(["set", dir, "app", "k", "\(i)", "--type", "int"]) }
+            for i in 1...3 {
+                _ = Invocation(["set", dir, "app", "k", "\(i)", "--type", "int"])
+                _ = printed.wait(for: i)   // rewrites of one key not yet delivered would be compacted
+            }
         }
         writer.start()
-        let watch = Invocation(["watch", dir, "app", "k", "--json", "--count", "3", "--timeout", "60"], err: stderr)
+        let watch = Invocation(["watch", dir, "app", "k", "--json", "--count", "3", "--timeout", "60"], out: printed, err: stderr)
         #expect(watch.status == 0)
         #expect(watch.out.count == 3)
         #expect(watch.out.last?.contains("\"value\":3") == true)

@@ -25,7 +25,8 @@ bench: deps
 	$$($(SWIFT) build -c release --show-bin-path)/bench
 
 stress: deps
-	$(SWIFT) build -c release --product stress-test --product sync-tool
+	$(SWIFT) build -c release --product stress-test
+	$(SWIFT) build -c release --product sync-tool
 	$$($(SWIFT) build -c release --show-bin-path)/stress-test --seconds 60 --kill-rate 2
 
 clean:

@@ -68,10 +68,7 @@ public struct Conflict: Hashable, Sendable {
         out.append(contentsOf: peer.bytes)
         ValueCodec.appendUInt64(detectedMilliseconds, to: &out)
         for side in [winner, loser] {
-            switch side.source {
-            case .process(let token): out.append(0); out.append(contentsOf: token)
-            case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
-            }
+            side.source.append(to: &out)
             let record = side.record.encoded
             let n = UInt32(record.count)
             out.append(contentsOf: [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)])
@@ -90,14 +87,7 @@ public struct Conflict: Hashable, Sendable {
         let detected = try r.uint64()
         var sides: [ConflictSide] = []
         for _ in 0..<2 {
-            let kind = try r.byte()
-            let id = Array(try r.take(16))
-            let source: ChangeSource
-            switch kind {
-            case 0: source = .process(token: id)
-            case 1: source = .sync(peer: ReplicaID(bytes: id)!)
-            default: throw ValueDecodingError("a conflict side with unknown source kind \(kind)")
-            }
+            let source = try ChangeSource.decode(&r)
             var n = 0
             for _ in 0..<4 { n = n << 8 | Int(try r.byte()) }
             let record = try Record.decode(Array(try r.take(n)))

@@ -3,6 +3,24 @@
 public enum ChangeSource: Hashable, Sendable {
     case process(token: [UInt8])
     case sync(peer: ReplicaID)
+
+    /// `[kind 1][token or peer 16]`, as journal entries and conflicts store it.
+    func append(to out: inout [UInt8]) {
+        switch self {
+        case .process(let token): out.append(0); out.append(contentsOf: token)
+        case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws(ValueDecodingError) -> ChangeSource {
+        let kind = try r.byte()
+        let id = Array(try r.take(16))
+        switch kind {
+        case 0: return .process(token: id)
+        case 1: return .sync(peer: ReplicaID(bytes: id)!)
+        default: throw ValueDecodingError("unknown change source kind \(kind)")
+        }
+    }
 }
 
 /// One entry of a replica's change journal: `(seq, suite, key, record)` and where the change came from.
@@ -32,10 +50,7 @@ public struct JournalEntry: Hashable, Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(2 + 16 + 1 + s.count + 2 + k.count + Record.headerSize + (record.encodedValue?.count ?? 0))
         out.append(1)
-        switch source {
-        case .process(let token): out.append(0); out.append(contentsOf: token)
-        case .sync(let peer): out.append(1); out.append(contentsOf: peer.bytes)
-        }
+        source.append(to: &out)
         out.append(UInt8(s.count))
         out.append(contentsOf: s)
         out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
@@ -48,14 +63,7 @@ public struct JournalEntry: Hashable, Sendable {
         var r = ByteReader(bytes)
         let format = try r.byte()
         guard format == 1 else { throw ValueDecodingError("journal entry of unknown format \(format)") }
-        let kind = try r.byte()
-        let id = Array(try r.take(16))
-        let source: ChangeSource
-        switch kind {
-        case 0: source = .process(token: id)
-        case 1: source = .sync(peer: ReplicaID(bytes: id)!)
-        default: throw ValueDecodingError("journal entry with unknown source kind \(kind)")
-        }
+        let source = try ChangeSource.decode(&r)
         let suiteLength = Int(try r.byte())
         guard let suite = String(validating: try r.take(suiteLength), as: UTF8.self) else { throw ValueDecodingError("journal suite name is not UTF-8") }
         let keyLength = Int(try r.uint16())

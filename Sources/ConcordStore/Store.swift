@@ -141,13 +141,11 @@ final class ReplicaCore: Sendable {
         let env = try mapLMDBErrors(path: path) { try Environment.open(directory: path, options: envOptions) }
         self.env = env
         let (layout, replica, format) = try mapLMDBErrors(path: path) { () throws -> (StoreLayout, ReplicaID, UInt32) in
+            // The identity first: a store of a newer format is refused before anything could be created in it.
             let meta = try env.database(named: "meta")
             let (replica, format) = try Self.stampIdentity(env: env, meta: meta, path: path)
-            let layout = StoreLayout(meta: meta,
-                                     records: try env.database(named: "records"),
-                                     journal: try env.database(named: "journal"),
-                                     peers: try env.database(named: "peers"),
-                                     conflicts: try env.database(named: "conflicts"))
+            let dbs = try env.databases(named: ["records", "journal", "peers", "conflicts"])
+            let layout = StoreLayout(meta: meta, records: dbs[0], journal: dbs[1], peers: dbs[2], conflicts: dbs[3])
             return (layout, replica, format)
         }
         self.layout = layout

@@ -52,6 +52,8 @@ enum C {
         return mdb_txn_commit(txn)
     }
     static func txnID(_ txn: Txn) -> UInt64 { UInt64(mdb_txn_id(txn)) }
+    /// Ends a read-only transaction keeping the database handles it opened (no fault injection: nothing is written).
+    static func txnCommitReadOnly(_ txn: Txn) -> Int32 { mdb_txn_commit(txn) }
     static func txnAbort(_ txn: Txn) { mdb_txn_abort(txn) }
     static func txnReset(_ txn: Txn) { mdb_txn_reset(txn) }
     static func txnRenew(_ txn: Txn) -> Int32 { mdb_txn_renew(txn) }

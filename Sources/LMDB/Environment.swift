@@ -94,7 +94,7 @@ public final class Environment: @unchecked Sendable {
         self.path = path
         self.options = options
         self.forkGeneration = ForkGuard.generation
-        region.withLock { $0 = MappedRegion.find(file: path + "/data.mdb") }
+        region.withLock { $0 = locateMap() }
         _ = try? clearStaleReaders()
     }
 
@@ -121,10 +121,43 @@ public final class Environment: @unchecked Sendable {
         return ValueBounds(region: region, usedBytes: Int(info.st_size), isReadOnly: false)
     }
 
+    /// Where this process maps the data file, as the bounds checks use it.
+    var mappedRegion: MappedRegion? { region.withLock { $0 } }
+
+    /// Where the data file is mapped. A page of the main database is found through a cursor; a page's
+    /// header holds its own page number, so the map starts that many pages before it. That costs one
+    /// read transaction, where reading `/proc/self/maps` costs most of a store's open; the file is read
+    /// only when the main database is still empty or the page does not check out.
+    private func locateMap() -> MappedRegion? {
+        let info = C.envInfo(handle)
+        var raw: OpaquePointer?
+        if C.txnBegin(handle, UInt32(MDB_RDONLY), &raw) == 0, let txn = raw {
+            defer { C.txnAbort(txn) }
+            var cursor: OpaquePointer?
+            if C.cursorOpen(txn, 1 /* MAIN_DBI */, &cursor) == 0, let cursor {
+                defer { C.cursorClose(cursor) }
+                var key = MDB_val(), value = MDB_val()
+                if C.cursorGet(cursor, &key, &value, MDB_FIRST) == 0, let data = key.mv_data {
+                    let size = UInt(pageSize)
+                    let page = UInt(bitPattern: data) & ~(size - 1)
+                    let pageNumber = UInt(bitPattern: Int(truncatingIfNeeded: UnsafeRawPointer(bitPattern: page)!.load(as: UInt64.self)))
+                    let used = UInt(info.me_last_pgno) + 1
+                    if pageNumber < used, page >= pageNumber * size {
+                        let start = page - pageNumber * size
+                        if start % size == 0, used * size <= UInt(info.me_mapsize) {
+                            return MappedRegion(start: start, length: UInt(info.me_mapsize))
+                        }
+                    }
+                }
+            }
+        }
+        return MappedRegion.find(file: path + "/data.mdb")
+    }
+
     /// Finds the mapping again after `mdb_env_set_mapsize` (call with the resize lock held exclusive).
     /// When it failed and the data file is no longer mapped, LMDB lost its map: refuse every later transaction.
     private func remapped(succeeded: Bool) {
-        let found = MappedRegion.find(file: path + "/data.mdb")
+        let found = locateMap()
         region.withLock { $0 = found }
         if !succeeded && found == nil { lostMap.store(true, ordering: .releasing) }
     }
@@ -179,18 +212,52 @@ public final class Environment: @unchecked Sendable {
 
     /// The named database, created if missing. Handles are cached for the environment's life.
     public func database(named name: String) throws -> Database {
-        if let db = databases.withLock({ $0[name] }) { return db }
+        try databases(named: [name])[0]
+    }
+
+    /// The named databases, created if missing. When they all exist they are opened in one read-only
+    /// transaction, so opening a store neither writes nor waits for another process's writer;
+    /// otherwise they are created in one write transaction.
+    public func databases(named names: [String]) throws -> [Database] {
+        try checkFork()
         return try databases.withLock { cache in
-            if let db = cache[name] { return db }
-            let db: Database = try write { txn in
-                var dbi = MDB_dbi()
-                let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
-                guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
-                return Database(name: name, dbi: dbi)
+            let missing = names.filter { cache[$0] == nil }
+            if !missing.isEmpty {
+                let opened = try openExistingDatabases(missing) ?? write { txn in
+                    try missing.map { name in
+                        var dbi = MDB_dbi()
+                        let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
+                        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+                        return Database(name: name, dbi: dbi)
+                    }
+                }
+                for db in opened { cache[db.name] = db }
             }
-            cache[name] = db
-            return db
+            return names.map { cache[$0]! }
         }
+    }
+
+    /// Opens `names` in a read-only transaction that is committed (so the handles stay open);
+    /// `nil` when one of them does not exist yet (or the map must be adopted first).
+    private func openExistingDatabases(_ names: [String]) throws -> [Database]? {
+        resizeLock.lockShared()
+        defer { resizeLock.unlock() }
+        if let error = lostMapError() { throw error }
+        var raw: OpaquePointer?
+        let rc = C.txnBegin(handle, UInt32(MDB_RDONLY), &raw)
+        if rc == MDB_MAP_RESIZED { return nil }
+        guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_txn_begin (read, opening databases)") }
+        var opened: [Database] = []
+        for name in names {
+            var dbi = MDB_dbi()
+            let rc = C.dbiOpen(raw, name, 0, &dbi)
+            if rc == MDB_NOTFOUND { C.txnAbort(raw); return nil }
+            guard rc == 0 else { C.txnAbort(raw); throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+            opened.append(Database(name: name, dbi: dbi))
+        }
+        let commit = C.txnCommitReadOnly(raw)
+        guard commit == 0 else { throw LMDBError(code: commit, operation: "mdb_txn_commit (read, opening databases)") }
+        return opened
     }
 
     // MARK: - Transactions

@@ -65,6 +65,20 @@ struct EnvironmentTests {
         #expect(try env.read { try $0.statistics(db).entries } == 200)
     }
 
+    @Test func theMapIsLocatedFromAPageHeaderAsProcMapsShowsIt() throws {
+        let env = try open(mapSize: 64 << 10)
+        let db = try env.database(named: "t")
+        // Reopened after it has a database, the region comes from a page of the main database.
+        let path = env.path
+        _ = db
+        let found = try #require(MappedRegion.find(file: path + "/data.mdb"))
+        #expect(env.mappedRegion?.start == found.start)
+        for i in 0..<100 { try env.write { try $0.put(db, Array("k\(i)".utf8), [UInt8](repeating: 2, count: 4000)) } }
+        let grown = try #require(MappedRegion.find(file: path + "/data.mdb"))
+        #expect(env.mappedRegion?.start == grown.start)
+        #expect(env.mappedRegion?.length == UInt(env.mapSize))
+    }
+
     @Test func errorsCarryCodeMessageAndOperation() {
         let error = LMDBError(code: LMDBError.mapFull, operation: "mdb_put in t")
         #expect(error.description.contains("mdb_put in t"))

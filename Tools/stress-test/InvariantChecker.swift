@@ -131,22 +131,25 @@ struct InvariantChecker {
     /// At most one holder of each exclusive choice at any time: walking claims and releases in version
     /// order, a claim never lands on an unexpired lease of another holder, and only the holder releases.
     private func checkExclusive(_ r: inout CheckResults) {
-        struct Event { let version: Version; let worker: Int; let claim: Bool; let until: UInt64 }
+        struct Event { let version: Version; let worker: Int; let claim: Bool; let until: UInt64; let lastInLog: Bool }
         var byKey: [String: [Event]] = [:]
         for op in operations where op.kind == .claim || op.kind == .release {
             guard let hlc = UInt64(op.fields[1], radix: 16), let id = ReplicaID(hex: op.fields[2]) else { continue }
             let until = op.kind == .claim ? UInt64(op.fields[3]) ?? 0 : 0
-            byKey[op.fields[0], default: []].append(Event(version: Version(hlc: hlc, replica: id), worker: op.worker, claim: op.kind == .claim, until: until))
+            byKey[op.fields[0], default: []].append(Event(version: Version(hlc: hlc, replica: id), worker: op.worker,
+                                                          claim: op.kind == .claim, until: until, lastInLog: op.lastInLog))
         }
         for (key, events) in byKey {
-            var holder: (worker: Int, until: UInt64)?
+            var holder: (worker: Int, until: UInt64, lastInLog: Bool)?
             for e in events.sorted(by: { $0.version < $1.version }) {
                 if e.claim {
-                    if let h = holder, h.until > e.version.milliseconds {
+                    // A holder whose claim is the last thing it logged may have released and been killed
+                    // before logging the release; only a holder known to be alive and holding counts.
+                    if let h = holder, h.until > e.version.milliseconds, !h.lastInLog {
                         r.exclusiveViolations += 1
                         r.note("\(key): worker \(e.worker) claimed at \(e.version) while worker \(h.worker) held it until \(h.until)")
                     }
-                    holder = (e.worker, e.until)
+                    holder = (e.worker, e.until, e.lastInLog)
                 } else {
                     if holder?.worker != e.worker {
                         r.exclusiveViolations += 1

@@ -11,17 +11,22 @@ struct LoggedOperation {
     let kind: Kind
     let fields: [String]
     let latencyMicroseconds: Double
+    /// Whether this is the last operation its worker logged before it was stopped or killed: a worker
+    /// killed right after committing its next operation (say, a release) leaves that one unlogged.
+    var lastInLog = false
 
     /// Parses a worker's log; a line cut short by a SIGKILL (no final newline) is ignored.
     static func parse(file: String, worker: Int) -> [LoggedOperation] {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         lines.removeLast()
-        return lines.compactMap { line in
+        var operations: [LoggedOperation] = lines.compactMap { line in
             let parts = line.split(separator: " ").map(String.init)
             guard parts.count >= 2, let kind = Kind(rawValue: parts[0]), let latency = Double(parts[parts.count - 1]) else { return nil }
             return LoggedOperation(worker: worker, kind: kind, fields: Array(parts[1..<(parts.count - 1)]), latencyMicroseconds: latency)
         }
+        if !operations.isEmpty { operations[operations.count - 1].lastInLog = true }
+        return operations
     }
 }
 

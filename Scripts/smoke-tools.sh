@@ -18,3 +18,11 @@ if ! "$bin/stress-test" --seconds 20 --kill-rate 2 --seed "${STRESS_SEED:-$RANDO
 fi
 cat "$tmp/stress.json"
 echo "stress-test: ok"
+
+echo "bench --quick (proves the benchmark runs; its timings are not checked)"
+if ! "$bin/bench" --quick > "$tmp/bench.md" 2> "$tmp/bench.err"; then
+  cat "$tmp/bench.err"
+  echo "bench: FAILED"
+  exit 1
+fi
+echo "bench: ok ($(grep -c '^|' "$tmp/bench.md") table rows)"

@@ -32,12 +32,7 @@ enum SyncMergeWorkload: Workload {
         var intoEmpty: [Double] = []
         for _ in 0..<runs {
             let dir = try context.scratch.makeDirectory("sync-empty")
-            let target = try Store(path: dir)
-            let started = BenchClock.now()
-            let (report, _) = try Synchronizer().pull(from: source, into: target)
-            let elapsed = BenchClock.now() - started
-            guard report.recordsChanged == n else { throw BenchError("merged \(report.recordsChanged) of \(n) changes") }
-            intoEmpty.append(Double(n) / (Double(elapsed) / 1e9))
+            intoEmpty.append(try mergeRate(from: source, into: try Store(path: dir), changes: n))
             context.scratch.remove(dir)
         }
         let emptyScenario = "\(grouped(n)) changes into an empty replica"
@@ -56,11 +51,7 @@ enum SyncMergeWorkload: Workload {
             let dir = try context.scratch.makeDirectory("sync-source-\(run)")
             let fresh = try Store(path: dir)
             try fill(fresh, suite: "app", prefix: "r\(run)-", count: n, context)
-            let started = BenchClock.now()
-            let (report, _) = try Synchronizer().pull(from: fresh, into: largeStore)
-            let elapsed = BenchClock.now() - started
-            guard report.recordsChanged == n else { throw BenchError("merged \(report.recordsChanged) of \(n) changes") }
-            intoLarge.append(Double(n) / (Double(elapsed) / 1e9))
+            intoLarge.append(try mergeRate(from: fresh, into: largeStore, changes: n))
             context.scratch.remove(dir)
         }
         figures.append(Figure(workload: name, scenario: "\(grouped(n)) changes into a \(grouped(big))-key replica", subject: concordName,
@@ -105,6 +96,15 @@ enum SyncMergeWorkload: Workload {
             .bound("a 100-change delta into a large replica under 5 ms, durable commit included",
                    value: delta.map { $0 / 1000 }, limit: 5, strictly: true) { String(format: "%.2f ms", $0) },
         ]
+    }
+
+    /// Pulls every change of `source` into `target` (durably) and returns changes merged per second.
+    private static func mergeRate(from source: Store, into target: Store, changes n: Int) throws -> Double {
+        let started = BenchClock.now()
+        let (report, _) = try Synchronizer().pull(from: source, into: target)
+        let elapsed = BenchClock.now() - started
+        guard report.recordsChanged == n else { throw BenchError("merged \(report.recordsChanged) of \(n) changes") }
+        return Double(n) / (Double(elapsed) / 1e9)
     }
 
     /// Writes `count` keys in batches of 10,000 (one commit each), relaxed only in how it is built.

@@ -60,11 +60,7 @@ public struct Conflict: Hashable, Sendable {
 
     var encodedValue: [UInt8] {
         var out: [UInt8] = [1]
-        let s = Array(suite.utf8), k = Array(key.utf8)
-        out.append(UInt8(s.count))
-        out.append(contentsOf: s)
-        out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
-        out.append(contentsOf: k)
+        JournalEntry.appendSuiteAndKey(suite, key, to: &out)
         out.append(contentsOf: peer.bytes)
         ValueCodec.appendUInt64(detectedMilliseconds, to: &out)
         for side in [winner, loser] {
@@ -81,8 +77,7 @@ public struct Conflict: Hashable, Sendable {
         var r = ByteReader(bytes)
         let format = try r.byte()
         guard format == 1 else { throw ValueDecodingError("a conflict of unknown format \(format)") }
-        guard let suite = String(validating: try r.take(Int(try r.byte())), as: UTF8.self) else { throw ValueDecodingError("a conflict suite that is not UTF-8") }
-        guard let key = String(validating: try r.take(Int(try r.uint16())), as: UTF8.self) else { throw ValueDecodingError("a conflict key that is not UTF-8") }
+        let (suite, key) = try JournalEntry.readSuiteAndKey(&r)
         let peer = ReplicaID(bytes: Array(try r.take(16)))!
         let detected = try r.uint64()
         var sides: [ConflictSide] = []

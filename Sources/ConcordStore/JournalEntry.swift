@@ -51,10 +51,7 @@ public struct JournalEntry: Hashable, Sendable {
         out.reserveCapacity(2 + 16 + 1 + s.count + 2 + k.count + Record.headerSize + (record.encodedValue?.count ?? 0))
         out.append(1)
         source.append(to: &out)
-        out.append(UInt8(s.count))
-        out.append(contentsOf: s)
-        out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
-        out.append(contentsOf: k)
+        Self.appendSuiteAndKey(suite, key, to: &out)
         record.append(to: &out)
         return out
     }
@@ -64,11 +61,23 @@ public struct JournalEntry: Hashable, Sendable {
         let format = try r.byte()
         guard format == 1 else { throw ValueDecodingError("journal entry of unknown format \(format)") }
         let source = try ChangeSource.decode(&r)
-        let suiteLength = Int(try r.byte())
-        guard let suite = String(validating: try r.take(suiteLength), as: UTF8.self) else { throw ValueDecodingError("journal suite name is not UTF-8") }
-        let keyLength = Int(try r.uint16())
-        guard let key = String(validating: try r.take(keyLength), as: UTF8.self) else { throw ValueDecodingError("journal key is not UTF-8") }
+        let (suite, key) = try Self.readSuiteAndKey(&r)
         let record = try Record.decode(&r)
         return JournalEntry(seq: seq, suite: suite, key: key, record: record, source: source)
+    }
+
+    /// `[suite length 1][suite][key length 2][key]`, as journal entries and conflicts store them.
+    static func appendSuiteAndKey(_ suite: String, _ key: String, to out: inout [UInt8]) {
+        let s = suite.utf8, k = key.utf8
+        out.append(UInt8(s.count))
+        out.append(contentsOf: s)
+        out.append(UInt8(k.count >> 8)); out.append(UInt8(k.count & 0xff))
+        out.append(contentsOf: k)
+    }
+
+    static func readSuiteAndKey(_ r: inout ByteReader) throws(ValueDecodingError) -> (suite: String, key: String) {
+        guard let suite = String(validating: try r.take(Int(try r.byte())), as: UTF8.self) else { throw ValueDecodingError("a suite name that is not UTF-8") }
+        guard let key = String(validating: try r.take(Int(try r.uint16())), as: UTF8.self) else { throw ValueDecodingError("a key that is not UTF-8") }
+        return (suite, key)
     }
 }

@@ -129,14 +129,13 @@ enum RowAccess {
     /// Reads only the source of journal entry `seq` (`[format 1][source kind][source 16]…`), not its record.
     static func journalSource(_ txn: Transaction, _ layout: StoreLayout, path: String, seq: UInt64) throws -> ChangeSource? {
         guard let bytes = try txn.get(layout.journal, StoreLayout.seqKey(seq)) else { return nil }
-        guard bytes.count >= 18, bytes[0] == 1 else {
-            throw StoreError.damaged(path: path, reason: "journal entry \(seq) has an unknown format or is cut short")
-        }
-        let id = Array(bytes[2..<18])
-        switch bytes[1] {
-        case 0: return .process(token: id)
-        case 1: return .sync(peer: ReplicaID(bytes: id)!)
-        default: throw StoreError.damaged(path: path, reason: "journal entry \(seq) has an unknown source kind \(bytes[1])")
+        var reader = ByteReader(bytes)
+        do {
+            let format = try reader.byte()
+            guard format == 1 else { throw ValueDecodingError("unknown format \(format)") }
+            return try ChangeSource.decode(&reader)
+        } catch {
+            throw StoreError.damaged(path: path, reason: "journal entry \(seq): \(error)")
         }
     }
 

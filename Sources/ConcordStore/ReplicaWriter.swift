@@ -28,14 +28,7 @@ public final class ReplicaWriter {
 
     /// The record stored for `key` in `suite`, if any (tombstones included).
     public func record(suite: String, key: String) throws -> Record? {
-        try row(StoreLayout.recordKey(suite: suite, key: key))?.record
-    }
-
-    func row(_ recordKey: [UInt8]) throws -> StoredRow? {
-        guard let bytes = try txn.get(layout.records, recordKey) else { return nil }
-        do { return try StoredRow.decode(bytes) } catch {
-            throw StoreError.damaged(path: "records", reason: "the record for \(StoreLayout.splitRecordKey(recordKey).map { "\($0.suite)/\($0.key)" } ?? "a key") does not decode: \(error)")
-        }
+        try storedRecord(suite: suite, key: key)?.record
     }
 
     /// The seq and hlc of the row under `recordKey`, checked as `row` checks it, without copying its value.

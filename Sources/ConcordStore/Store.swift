@@ -225,12 +225,7 @@ final class ReplicaCore: Sendable {
     func journalEntries(since seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {
         try read { txn in
             var out: [JournalEntry] = []
-            try txn.scan(layout.journal, from: StoreLayout.seqKey(seq &+ 1)) { key, value in
-                guard let s = StoreLayout.decodeSeq(key) else { return true }
-                let entry: JournalEntry
-                do { entry = try JournalEntry.decode(seq: s, value) } catch {
-                    throw StoreError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
-                }
+            try RowAccess.scanJournal(txn, layout, path: path, after: seq) { entry in
                 if suite == nil || entry.suite == suite { out.append(entry) }
                 return out.count < limit
             }

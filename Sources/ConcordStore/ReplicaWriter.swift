@@ -58,6 +58,12 @@ public final class ReplicaWriter {
         try put(recordKey, record, source: source, replacingSeq: try rowHeader(recordKey.bytes)?.seq)
     }
 
+    /// Like `store(_:suite:key:source:)`, for a caller that has just read the key's row in this
+    /// transaction (`storedRecord`) and passes its seq (nil: no row), so the row is not looked up again.
+    public func store(_ record: Record, suite: String, key: String, source: ChangeSource, replacingSeq: UInt64?) throws {
+        try put(StoredRowKey(suite: suite, key: key), record, source: source, replacingSeq: replacingSeq)
+    }
+
     /// Advances the clock after seeing `remote` (bounded by `maxDriftMilliseconds` ahead of the wall clock);
     /// returns whether `remote` was beyond that bound (clock skew).
     public func observeRemote(hlc remote: UInt64, maxDriftMilliseconds: UInt64) -> Bool {

@@ -38,7 +38,8 @@ public struct BatchApplier: Sendable {
             for decision in decisions {
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
                 if decision.store {
-                    try w.store(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key, source: .sync(peer: batch.source))
+                    try w.store(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key,
+                                source: .sync(peer: batch.source), replacingSeq: decision.replacingSeq)
                     report.recordsWritten += 1
                 }
                 if let conflict = decision.conflict { try w.logConflict(conflict) }
@@ -66,14 +67,23 @@ public struct BatchApplier: Sendable {
         }
     }
 
+    /// Refuses a batch from this replica itself, and one with two entries for a key: decisions are made
+    /// against the replica as the batch found it, which holds only while each key comes once.
     private func check(_ batch: RemoteBatch) throws {
         guard batch.source != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        var seen = Set<SuiteKey>(minimumCapacity: batch.entries.count)
+        for entry in batch.entries where !seen.insert(SuiteKey(suite: entry.suite, key: entry.key)).inserted {
+            throw SyncError.duplicateKey(suite: entry.suite, key: entry.key)
+        }
     }
 
     struct Decision {
         let entry: RemoteEntry
         let store: Bool
         let conflict: Conflict?
+        /// The journal seq of the local record the entry replaces (read while deciding, so storing it
+        /// needs no second lookup), or nil when the key is new here.
+        var replacingSeq: UInt64? = nil
     }
 
     /// The merge decisions for `batch` against the replica seen through `rows`. Pure apart from reading.
@@ -107,7 +117,7 @@ public struct BatchApplier: Sendable {
                 continue
             }
             guard local.record != remote else {
-                decisions.append(Decision(entry: entry, store: false, conflict: nil))
+                decisions.append(Decision(entry: entry, store: false, conflict: nil, replacingSeq: local.seq))
                 continue
             }
             let remoteWins = RecordMerge.precedes(local.record, remote)
@@ -121,7 +131,7 @@ public struct BatchApplier: Sendable {
                                     peer: source, detectedMilliseconds: now)
                 report.conflicts.append(conflict!)
             }
-            decisions.append(Decision(entry: entry, store: remoteWins, conflict: conflict))
+            decisions.append(Decision(entry: entry, store: remoteWins, conflict: conflict, replacingSeq: local.seq))
         }
         return (report, decisions)
     }

@@ -7,11 +7,15 @@
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Both sides are the same replica (the same directory, or a copy of a store directory).
     case sameReplica(ReplicaID, String)
+    /// A batch carries two entries for one key (a journal holds one per key, so a batch must too).
+    case duplicateKey(suite: String, key: String)
 
     public var description: String {
         switch self {
         case let .sameReplica(id, path):
             return "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
+        case let .duplicateKey(suite, key):
+            return "the batch holds two entries for key \"\(key)\" of suite \"\(suite)\"; a batch carries one change per key, so nothing was merged"
         }
     }
 }

@@ -92,6 +92,23 @@ struct ValueCoderTests {
         #expect(try decoder.decode(Profile.self, from: .dictionary(["age": .int(3)])) == Profile(age: 3))
     }
 
+    @Test func aMissingKeyDecodesAsNil() throws {
+        struct Probe: Decodable {
+            enum Keys: String, CodingKey { case here, gone }
+            var hereIsNil: Bool, goneIsNil: Bool, goneThroughSuper: Int?, hereThroughSuper: Int?
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: Keys.self)
+                hereIsNil = try c.decodeNil(forKey: .here)
+                goneIsNil = try c.decodeNil(forKey: .gone)
+                goneThroughSuper = try Int?(from: c.superDecoder(forKey: .gone))
+                hereThroughSuper = try Int?(from: c.superDecoder(forKey: .here))
+            }
+        }
+        let probe = try decoder.decode(Probe.self, from: .dictionary(["here": .int(1)]))
+        #expect(!probe.hereIsNil && probe.goneIsNil)
+        #expect(probe.goneThroughSuper == nil && probe.hereThroughSuper == 1)
+    }
+
     @Test func nilWhereNoKeyCanBeLeftOutIsAnErrorNamingThePath() throws {
         let inArray = try encodingError { try encoder.encode(["list": [1, nil, 3]] as [String: [Int?]]) }
         #expect(inArray.path == "list[1]")

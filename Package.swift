@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Concord"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "LMDB", "TestSupport"]),
-        .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordSync", "TestSupport"]),
+        .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordStore", "ConcordSync", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),

@@ -6,26 +6,30 @@
 /// transaction, so when several processes race for it, exactly one succeeds.
 ///
 /// ```swift
-/// enum Pane: String { case editor, sidebar, search }
+/// enum Pane: String, StorableValue { case editor, sidebar, search }
 ///
 /// let focus = ExclusiveChoice<Pane>("focus", in: suite)
 /// if try focus.claim(.editor, ifCurrent: nil).succeeded {
 ///     defer { _ = try? focus.release(.editor) }
 ///     edit()
 /// }
-/// for await change in focus.changes { print("focus moved to", change.value as Any) }
+/// for try await change in focus.changes { print("focus moved to", change.value as Any) }
 /// ```
 ///
 /// `nil` means nothing is chosen. Registered defaults are ignored (they are per process, so
 /// processes would disagree about who holds the choice). A choice is held until it is released
 /// or moved: it does not expire when the process that claimed it exits.
-public struct ExclusiveChoice<Choice: Hashable & Sendable>: Sendable {
+public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// The shared per-key reference holding the choice.
     public let reference: StoredReference<Choice?>
 
-    /// A choice under `key` of `suite`, stored with `coding`.
-    public init(_ key: String, in suite: Suite, coding: ValueCoding<Choice>) {
-        reference = .shared(suite: suite, key: key, coding: .optional(coding))
+    /// A choice under `key` of `suite`.
+    ///
+    /// ```swift
+    /// let focus = ExclusiveChoice<Pane>("focus", in: suite)
+    /// ```
+    public init(_ key: String, in suite: Suite) {
+        reference = .shared(suite: suite, key: key)
     }
 
     /// What is chosen now, or `nil`. A stored value of another type reads as `nil` and is reported.
@@ -37,13 +41,15 @@ public struct ExclusiveChoice<Choice: Hashable & Sendable>: Sendable {
     /// Makes `choice` current if the current choice is `expected` (`nil`: nothing chosen),
     /// atomically across processes. Nothing is written when it is refused, or when `choice`
     /// is already current.
+    ///
+    /// - Returns: `.claimed`, or `.refused(current:)` with what was current instead.
+    /// - Throws: `WrapperError` when the store cannot be read or written.
     @discardableResult
     public func claim(_ choice: Choice, ifCurrent expected: Choice?) throws -> ClaimResult<Choice> {
-        let coding = reference.coding
-        return try reference.transact(.write) { stored in
-            let current = try stored.flatMap { try coding.decode($0) }
+        try reference.transact(.write) { stored in
+            let current = try stored.map { try Choice(storedValue: $0) }
             guard current == expected else { return (.keep, .refused(current: current)) }
-            guard current != choice, let encoded = try coding.encode(choice) else { return (.keep, .claimed) }
+            guard current != choice, let encoded = try choice.storedValue() else { return (.keep, .claimed) }
             return (.set(encoded), .claimed)
         }
     }
@@ -56,9 +62,8 @@ public struct ExclusiveChoice<Choice: Hashable & Sendable>: Sendable {
     /// Clears the choice if `choice` is current; returns whether it was.
     @discardableResult
     public func release(_ choice: Choice) throws -> Bool {
-        let coding = reference.coding
-        return try reference.transact(.remove) { stored in
-            guard try stored.flatMap({ try coding.decode($0) }) == choice else { return (.keep, false) }
+        try reference.transact(.remove) { stored in
+            guard try stored.map({ try Choice(storedValue: $0) }) == choice else { return (.keep, false) }
             return (.remove, true)
         }
     }
@@ -71,36 +76,8 @@ public struct ExclusiveChoice<Choice: Hashable & Sendable>: Sendable {
 
     /// Calls `handler` with the new choice after every move, until the token is cancelled or released.
     public func observe(_ handler: @escaping @Sendable (Choice?) -> Void) throws -> ObservationToken {
-        let coding = reference.coding
-        return try reference.suite.observe(reference.key) { change in
-            handler(StoredChange(change, coding: coding, default: nil, registeredDefaults: false).value)
+        try reference.suite.observe(reference.key) { change in
+            handler(StoredChange<Choice?>(change, default: nil, registeredDefaults: false).value)
         }
     }
-}
-
-// One initializer per kind of choice (the most specific one wins).
-
-extension ExclusiveChoice where Choice: StorableValue {
-    /// A choice of a store-native type under `key` of `suite`.
-    public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .storable) }
-}
-
-extension ExclusiveChoice where Choice: StorableValue & Codable {
-    /// A choice of a store-native type under `key` of `suite`.
-    public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .storable) }
-}
-
-extension ExclusiveChoice where Choice: RawRepresentable, Choice.RawValue: StorableValue {
-    /// A choice of an enum under `key` of `suite`, stored as its raw value.
-    public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .rawRepresentable) }
-}
-
-extension ExclusiveChoice where Choice: RawRepresentable & Codable, Choice.RawValue: StorableValue {
-    /// A choice of an enum under `key` of `suite`, stored as its raw value.
-    public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .rawRepresentable) }
-}
-
-extension ExclusiveChoice where Choice: Codable {
-    /// A choice of a `Codable` type under `key` of `suite`.
-    public init(_ key: String, in suite: Suite) { self.init(key, in: suite, coding: .codable) }
 }

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// Text values (from arguments) are read as the setting's type when it is resolved: first as a
 /// string, then as JSON (`18`, `true`, `[1,2]`, `{"w":1}`). Text that fits neither is reported
-/// once through `WrapperErrors` and skipped, so the layers beneath answer.
+/// once through `UnhandledErrors` and skipped, so the layers beneath answer.
 public final class SettingOverrides: Observable, Sendable {
     private enum Entry: Sendable {
         case typed(any Sendable)
@@ -103,12 +103,12 @@ public final class SettingOverrides: Observable, Sendable {
         case .typed(let value):
             return value as? K.Value
         case .text(let text):
-            if let value = try? K.coding.decode(.string(text)) { return value }
-            if let parsed = try? JSONValue.parse(text), let value = try? K.coding.decode(parsed) { return value }
+            if let value = try? K.Value(storedValue: .string(text)) { return value }
+            if let parsed = try? JSONValue.parse(text), let value = try? K.Value(storedValue: parsed) { return value }
             let first = state.withLock { $0.reported.insert("\(K.name)\u{0}\(text)").inserted }
             if first {
-                WrapperErrors.report(WrapperError(.read, suite: "(overrides)", key: K.name,
-                                                  underlying: ValueMismatch(stored: "text \"\(text)\"", requested: K.coding.typeName)))
+                UnhandledErrors.report(WrapperError(.read, suite: "(overrides)", key: K.name,
+                                                  underlying: ValueMismatch(stored: "text \"\(text)\"", requested: K.Value.storedTypeName)))
             }
             return nil
         }

@@ -24,7 +24,7 @@ import Synchronization
 /// override, a suite's stored value (from any process or a sync), or a default registered
 /// through `Suite.register(default:for:)`/`registerNotifying(defaults:)`.
 /// A stored value of the wrong type does not hide the layers beneath it; it is reported once
-/// through `WrapperErrors` and skipped.
+/// through `UnhandledErrors` and skipped.
 public final class SettingsScope: Observable, Sendable {
     /// The scope this one overrides, if it is a child.
     public let parent: SettingsScope?
@@ -171,7 +171,7 @@ private final class ReferenceCache: Sendable {
     func reference<K: SettingKey>(for key: K.Type, in suite: Suite) -> StoredReference<K.Value> {
         let identity = Identity(suite: suite.name, directory: suite.store.directory, key: ObjectIdentifier(key))
         if let found = table.withLock({ $0[identity] as? StoredReference<K.Value> }) { return found }
-        let reference = StoredReference.shared(suite: suite, key: K.name, coding: K.coding)
+        let reference = StoredReference<K.Value>.shared(suite: suite, key: K.name)
         table.withLock { $0[identity] = reference }
         return reference
     }

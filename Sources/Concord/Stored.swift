@@ -5,7 +5,7 @@
 /// struct Profile {
 ///     @Stored("username", in: suite) var username = "Guest"
 ///     @Stored("launchCount", in: suite) var launchCount = 0
-///     @Stored("theme", in: suite) var theme = Theme.system     // enum Theme: String
+///     @Stored("theme", in: suite) var theme = Theme.system     // enum Theme: String, StorableValue
 ///     @Stored("lastOpened", in: suite) var lastOpened: Date?   // nil: not set
 ///     @Stored(Keys.window) var window                          // a Key bound to a suite
 /// }
@@ -13,7 +13,7 @@
 /// profile.username = "Ada"            // written through, durably
 /// profile.$username.isSet             // true
 /// try profile.$username.reset()       // back to "Guest"
-/// for await change in profile.$username.changes { print(change.value, change.origin) }
+/// for try await change in profile.$username.changes { print(change.value, change.origin) }
 /// ```
 ///
 /// Reading returns the stored value, else a default registered for the key, else the default
@@ -23,18 +23,22 @@
 /// `withObservationTracking` (or an `UpdateHost`) is told when the key changes.
 ///
 /// Setting cannot throw: a failed write leaves the stored value as it was, is kept as
-/// `$name.lastError` and goes to `WrapperErrors`' handler. Use `try $name.set(_:)` to get the error.
+/// `$name.lastError` and goes to `UnhandledErrors`. Use `try $name.set(_:)` to get the error.
 @propertyWrapper
-public struct Stored<Value: Sendable>: StoreProperty {
-    /// The key: its name, default value and coding.
+public struct Stored<Value: StorableValue>: StoreProperty {
+    /// The key: its name and default value.
     public let key: Key<Value>
     /// The shared per-key reference that caches and observes the value.
     public let reference: StoredReference<Value>
 
     /// A property backed by `key` in `suite`.
+    ///
+    /// ```swift
+    /// @Stored(Key("launchCount", default: 0), in: suite) var launchCount
+    /// ```
     public init(_ key: Key<Value>, in suite: Suite) {
         self.key = key
-        self.reference = .shared(suite: suite, key: key.name, coding: key.coding)
+        self.reference = .shared(suite: suite, key: key.name)
     }
 
     /// A property backed by `key`, which must be bound to a suite (`Key(..., suite:)` or `key.bound(to:)`).
@@ -45,9 +49,13 @@ public struct Stored<Value: Sendable>: StoreProperty {
         self.init(key, in: suite)
     }
 
-    /// A property backed by `name` in `suite` with an explicit coding.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite, coding: ValueCoding<Value>) {
-        self.init(Key(name, default: wrappedValue, coding: coding), in: suite)
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    ///
+    /// ```swift
+    /// @Stored("username", in: suite) var username = "Guest"
+    /// ```
+    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
+        self.init(Key(name, default: wrappedValue), in: suite)
     }
 
     /// The stored value, else the registered default, else the key's default. Setting writes through.
@@ -64,74 +72,13 @@ public struct Stored<Value: Sendable>: StoreProperty {
     }
 }
 
-// One initializer per kind of value, as for `Key` (the most specific one wins).
-
-extension Stored where Value: StorableValue {
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: StorableValue & Codable {
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: RawRepresentable, Value.RawValue: StorableValue {
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: RawRepresentable & Codable, Value.RawValue: StorableValue {
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: Codable {
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: OptionalValue, Value.Wrapped: StorableValue {
+extension Stored where Value: ExpressibleByNilLiteral {
     /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
-    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: OptionalValue & Codable, Value.Wrapped: StorableValue & Codable {
-    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
-    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: OptionalValue, Value.Wrapped: RawRepresentable & Sendable, Value.Wrapped.RawValue: StorableValue {
-    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
-    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: OptionalValue & Codable, Value.Wrapped: RawRepresentable & Codable & Sendable, Value.Wrapped.RawValue: StorableValue {
-    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
-    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
-    }
-}
-
-extension Stored where Value: OptionalValue & Codable, Value.Wrapped: Codable & Sendable {
-    /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
-    public init(wrappedValue: Value = nil, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
+    ///
+    /// ```swift
+    /// @Stored("lastOpened", in: suite) var lastOpened: Date?
+    /// ```
+    public init(_ name: String, in suite: Suite) {
+        self.init(Key(name, default: nil), in: suite)
     }
 }

@@ -1,11 +1,11 @@
 /// One change of a typed key, as `$name.changes` and `observe` deliver it.
 ///
 /// ```swift
-/// for await change in $theme.changes {
+/// for try await change in $theme.changes {
 ///     print(change.value, change.isSet ? "stored" : "default", change.origin)
 /// }
 /// ```
-public struct StoredChange<Value: Sendable>: Sendable {
+public struct StoredChange<Value: StorableValue>: Sendable {
     /// What a read of the key returns after the change: the stored value, or the registered
     /// default, or the key's default after a delete or reset.
     public let value: Value
@@ -18,7 +18,7 @@ public struct StoredChange<Value: Sendable>: Sendable {
     /// Set when the stored value has another type; `value` is then the default.
     public let error: WrapperError?
 
-    init(_ change: Change, coding: ValueCoding<Value>, default defaultValue: Value, registeredDefaults: Bool = true) {
+    init(_ change: Change, default defaultValue: Value, registeredDefaults: Bool = true) {
         origin = change.origin
         seq = change.seq
         isSet = change.value != nil
@@ -28,7 +28,7 @@ public struct StoredChange<Value: Sendable>: Sendable {
             return
         }
         do {
-            value = try coding.decode(stored)
+            value = try Value(storedValue: stored)
             error = nil
         } catch {
             value = defaultValue
@@ -41,49 +41,46 @@ public struct StoredChange<Value: Sendable>: Sendable {
 }
 
 /// The changes of one typed key from the moment iteration starts, as an `AsyncSequence` that ends
-/// when the consuming task is cancelled. Built on the store's change journal, which keeps one
+/// when the consuming task is cancelled (and throws if the journal cannot be read). Built on the store's change journal, which keeps one
 /// entry per key: writes in quick succession may arrive as one change carrying the latest value,
 /// but the latest value always arrives, and changes arrive in commit order (see `Store.changes()`
 /// for the buffering policy).
 ///
 /// ```swift
-/// Task { for await change in $username.changes { greet(change.value) } }
+/// Task { for try await change in $username.changes { greet(change.value) } }
 /// ```
-public struct StoredChanges<Value: Sendable>: AsyncSequence, Sendable {
+public struct StoredChanges<Value: StorableValue>: AsyncSequence, Sendable {
     public typealias Element = StoredChange<Value>
-    public typealias Failure = Never
+    public typealias Failure = StoreError
 
     private let base: ChangeStream
-    private let coding: ValueCoding<Value>
     private let defaultValue: Value
     private let registeredDefaults: Bool
 
     init(reference: StoredReference<Value>, defaultValue: Value, registeredDefaults: Bool = true) {
         base = reference.suite.changes(for: reference.key)
-        coding = reference.coding
         self.defaultValue = defaultValue
         self.registeredDefaults = registeredDefaults
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: ChangeStream.AsyncIterator
-        let coding: ValueCoding<Value>
         let defaultValue: Value
         let registeredDefaults: Bool
 
-        public mutating func next() async -> StoredChange<Value>? {
-            guard let change = await base.next() else { return nil }
-            return StoredChange(change, coding: coding, default: defaultValue, registeredDefaults: registeredDefaults)
+        public mutating func next() async throws(StoreError) -> StoredChange<Value>? {
+            guard let change = try await base.next() else { return nil }
+            return StoredChange(change, default: defaultValue, registeredDefaults: registeredDefaults)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async -> StoredChange<Value>? {
-            guard let change = await base.next(isolation: actor) else { return nil }
-            return StoredChange(change, coding: coding, default: defaultValue, registeredDefaults: registeredDefaults)
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> StoredChange<Value>? {
+            guard let change = try await base.next(isolation: actor) else { return nil }
+            return StoredChange(change, default: defaultValue, registeredDefaults: registeredDefaults)
         }
     }
 
     /// Starts observing: changes committed after this call are delivered.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), coding: coding, defaultValue: defaultValue, registeredDefaults: registeredDefaults)
+        AsyncIterator(base: base.makeAsyncIterator(), defaultValue: defaultValue, registeredDefaults: registeredDefaults)
     }
 }

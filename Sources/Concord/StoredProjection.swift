@@ -9,8 +9,8 @@
 /// try $launchCount.reset()
 /// let binding = $launchCount.binding          // get/set pair for other code
 /// ```
-public struct StoredProjection<Value: Sendable>: Sendable {
-    /// The property's key: name, default value and coding.
+public struct StoredProjection<Value: StorableValue>: Sendable {
+    /// The property's key: its name and default value.
     public let key: Key<Value>
     /// The shared per-key reference behind the property.
     public let reference: StoredReference<Value>

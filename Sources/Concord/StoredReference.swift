@@ -15,17 +15,15 @@ import Synchronization
 /// The notification comes after the change is committed, so `onChange` can already read the new value.
 ///
 /// ```swift
-/// let reference = StoredReference.shared(suite: suite, key: "username", coding: .storable as ValueCoding<String>)
+/// let reference = StoredReference<String>.shared(suite: suite, key: "username")
 /// withObservationTracking { _ = reference.value(default: "Guest") } onChange: { print("username changed") }
 /// try reference.set("Ada")
 /// ```
-public final class StoredReference<Value: Sendable>: Observable, Sendable {
+public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// The suite holding the key.
     public let suite: Suite
     /// The key's name in the suite.
     public let key: String
-    /// How values of the key are stored.
-    public let coding: ValueCoding<Value>
 
     @usableFromInline let stamps: StampReader
     @usableFromInline let registrar = ObservationRegistrar()
@@ -72,19 +70,21 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         }
     }
 
-    /// The reference for `key` of `suite` with `coding`, shared process-wide.
-    public static func shared(suite: Suite, key: String, coding: ValueCoding<Value>) -> StoredReference {
-        StoredReferenceRegistry.reference(suite: suite, key: key, coding: coding)
+    /// The reference for `key` of `suite`, shared process-wide by everything that reads or writes
+    /// the key as a `Value`.
+    public static func shared(suite: Suite, key: String) -> StoredReference {
+        StoredReferenceRegistry.reference(suite: suite, key: key)
     }
 
-    init(suite: Suite, key: String, coding: ValueCoding<Value>) {
+    init(suite: Suite, key: String) {
         self.suite = suite
         self.key = key
-        self.coding = coding
         self.stamps = suite.store.stampReader
         self.observedKeyPath = \StoredReference<Value>.anchor
         do {
-            let token = try suite.observe(key) { [weak self] change in self?.storeDidChange(change) }
+            let token = try suite.observe(key, onError: { [weak self] error in
+                self?.record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
+            }) { [weak self] change in self?.storeDidChange(change) }
             subscription.withLock { $0 = token }
         } catch {
             record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
@@ -110,7 +110,7 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
     }
 
     /// The stored value, else the registered default, else `defaultValue`.
-    /// A value of the wrong type reads as `defaultValue` and is reported once (see `WrapperErrors`).
+    /// A value of the wrong type reads as `defaultValue` and is reported once (see `UnhandledErrors`).
     @inlinable
     public func value(default defaultValue: Value) -> Value {
         lookup().value(or: defaultValue)
@@ -138,7 +138,7 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         }
         let slot: Slot
         if let stored = read.value {
-            do { slot = .value(try coding.decode(stored)) } catch { slot = .failed(wrap(.read, error)) }
+            do { slot = .value(try Value(storedValue: stored)) } catch { slot = .failed(wrap(.read, error)) }
         } else {
             slot = .absent
         }
@@ -159,7 +159,7 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
 
         let registered: StoredLookup<Value>
         if let raw = suite.registeredDefault(forKey: key) {
-            do { registered = .registeredDefault(try coding.decode(raw)) } catch { registered = .failed(wrap(.read, error)) }
+            do { registered = .registeredDefault(try Value(storedValue: raw)) } catch { registered = .failed(wrap(.read, error)) }
         } else {
             registered = .absent
         }
@@ -187,9 +187,9 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
 
     /// Stores `value` durably (`nil` of an optional removes the key). Observers are told after the commit.
     public func set(_ value: Value) throws {
-        let encoded: ConcordStore.Value?
-        do { encoded = try coding.encode(value) } catch { throw recordThrown(.write, error) }
-        try transact(encoded == nil ? .remove : .write) { _ in (encoded.map(Write.set) ?? .remove, ()) }
+        let stored: ConcordStore.Value?
+        do { stored = try value.storedValue() } catch { throw recordThrown(.write, error) }
+        try transact(stored == nil ? .remove : .write) { _ in (stored.map(Write.set) ?? .remove, ()) }
     }
 
     /// Removes the stored value (a tombstone, so the delete syncs); reads fall back to the defaults.
@@ -199,8 +199,9 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
 
     /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
     /// process never lose one another. `body` starts from what a read returns (stored value,
-    /// registered default, or `defaultValue`) and may run more than once; it runs inside the
-    /// write transaction, so it must not read or write the store itself.
+    /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
+    /// call the store (that throws `StoreError.reentrantCall`), and it may run more than once (again
+    /// from the start, when the store's map had to grow), so it should only compute from its argument.
     ///
     /// ```swift
     /// let count = try reference.update(default: 0) { n in n += 1; return n }
@@ -210,14 +211,14 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
         try transact(.write) { stored in
             var current: Value
             if let stored {
-                current = try coding.decode(stored)
+                current = try Value(storedValue: stored)
             } else if let raw = suite.registeredDefault(forKey: key) {
-                current = try coding.decode(raw)
+                current = try Value(storedValue: raw)
             } else {
                 current = defaultValue
             }
             let result = try body(&current)
-            return (try coding.encode(current).map(Write.set) ?? .remove, result)
+            return (try current.storedValue().map(Write.set) ?? .remove, result)
         }
     }
 
@@ -227,29 +228,19 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
     func transact<R>(_ operation: WrapperError.Operation,
                      _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)) throws -> R {
         let suiteName = suite.name, key = self.key
-        let limit = suite.store.options.maxValueBytes
         let outcome: (R, UInt64?)
         state.withLock { $0.writesInFlight += 1 }
         do {
-            try Names.validateKey(key)
             outcome = try suite.store.write { w -> (R, UInt64?) in
-                let record = try w.record(suite: suiteName, key: key)
-                let current: ConcordStore.Value?
-                do { current = try record?.value() } catch {
-                    throw StoreError.damaged(path: suite.store.directory, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
-                }
-                let (write, result) = try body(current)
+                let (write, result) = try body(try w.value(suite: suiteName, key: key))
                 switch write {
                 case .keep:
                     return (result, nil)
                 case .set(let value):
-                    let bytes = try ValueCodec.encode(value, key: key)
-                    guard bytes.count <= limit else { throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: limit) }
-                    try w.writeLocal(suite: suiteName, key: key, encodedValue: bytes)
+                    try w.set(value, suite: suiteName, key: key)
                     return (result, w.lastSeq)
                 case .remove:
-                    guard current != nil else { return (result, nil) }
-                    try w.writeLocal(suite: suiteName, key: key, encodedValue: nil)
+                    guard try w.remove(suite: suiteName, key: key) != nil else { return (result, nil) }
                     return (result, w.lastSeq)
                 }
             }
@@ -271,7 +262,7 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
     /// Calls `handler` for every change of the key from now on, until the token is cancelled or released.
     public func observe(default defaultValue: Value,
                         _ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
-        try suite.observe(key) { [coding] change in handler(StoredChange(change, coding: coding, default: defaultValue)) }
+        try suite.observe(key) { change in handler(StoredChange(change, default: defaultValue)) }
     }
 
     // Each change is announced once, after it committed. A write through this reference announces
@@ -339,10 +330,10 @@ public final class StoredReference<Value: Sendable>: Observable, Sendable {
 
     private func record(_ error: WrapperError, report: Bool) {
         state.withLock { $0.lastError = error }
-        if report { WrapperErrors.report(error) }
+        if report { UnhandledErrors.report(error) }
     }
 
-    /// Hands an error of a setter that cannot throw to `WrapperErrors` (it is already `lastError`).
+    /// Hands an error of a setter that cannot throw to `UnhandledErrors` (and keeps it as `lastError`).
     func reportUnthrown(_ error: any Error) {
         let failure = wrap(.write, error)
         record(failure, report: true)

@@ -1,7 +1,7 @@
 /// Typed keys on suites: `suite[key]` reads and writes, checked by the compiler.
 extension Suite {
     /// The value of `key`: stored, else registered default, else the key's default.
-    /// Setting writes through; a failed write changes nothing and goes to `WrapperErrors`.
+    /// Setting writes through; a failed write changes nothing and goes to `UnhandledErrors`.
     ///
     /// ```swift
     /// let launchCount = Key("launchCount", default: 0)
@@ -53,31 +53,20 @@ extension Suite {
         try reference(for: key).update(default: key.defaultValue, body)
     }
 
-    /// Registers `value` as the default of `key` in this process (never stored, never synced)
-    /// and tells the key's observers, whose reads may now return it.
+    /// Registers `value` as the default of `key` in this process (never stored, never synced);
+    /// observers of the key, whose reads may now return it, are told.
     ///
     /// ```swift
-    /// suite.register(default: Theme.dark, for: Key("theme", default: Theme.system))
+    /// try suite.register(default: Theme.dark, for: Key("theme", default: Theme.system))
     /// ```
     public func register<Value>(default value: Value, for key: Key<Value>) throws {
-        do {
-            guard let encoded = try key.coding.encode(value) else { return }
-            register(defaults: [key.name: encoded])
-        } catch {
+        do { try register(defaults: [key.name: value]) } catch {
             throw WrapperError(.write, suite: name, key: key.name, underlying: error)
         }
-        StoredReferenceRegistry.notifyAll(directory: store.directory, suite: name, keys: [key.name])
-    }
-
-    /// Like `register(defaults:)`, and also tells observers of those keys in this process.
-    /// (`register(defaults:)` itself is silent: registered defaults live only in memory.)
-    public func registerNotifying(defaults: [String: any StorableValue]) {
-        register(defaults: defaults)
-        StoredReferenceRegistry.notifyAll(directory: store.directory, suite: name, keys: Set(defaults.keys))
     }
 
     /// The shared reference behind `key` in this suite.
     public func reference<Value>(for key: Key<Value>) -> StoredReference<Value> {
-        StoredReference.shared(suite: self, key: key.name, coding: key.coding)
+        StoredReference.shared(suite: self, key: key.name)
     }
 }

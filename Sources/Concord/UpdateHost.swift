@@ -42,7 +42,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     /// A host of `content`; `render` runs with `SettingsScope.current` set to `scope` when given.
     public init(_ content: Content, scope: SettingsScope? = nil,
                 onError: @escaping @Sendable (any Error) -> Void = { error in
-                    WrapperErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+                    UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
                 },
                 render: @escaping @Sendable (Content) throws -> Void) {
         self.content = content

@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 
 /// An error from a typed key, `@Stored`, `@Setting`, `@Exclusive` or a custom store property,
 /// naming what was being done to which key, with the store's error underneath.
 ///
 /// Throwing APIs (`try suite.set(value, for: key)`, `try $name.set(...)`) throw it. Setters that
-/// cannot throw (`name = "Ada"`, `suite[key] = 3`) hand it to `WrapperErrors`' handler and keep it
+/// cannot throw (`name = "Ada"`, `suite[key] = 3`) hand it to `UnhandledErrors` and keep it
 /// as the key's `lastError`; they never swallow it.
 ///
 /// ```swift
@@ -47,39 +46,5 @@ public struct WrapperError: Error, Sendable, CustomStringConvertible {
         case .observe: verb = "observe"
         }
         return "could not \(verb) \"\(key)\" in suite \"\(suite)\": \(underlying)"
-    }
-}
-
-/// Where errors go that a non-throwing setter or getter cannot throw.
-///
-/// Every such error is also kept as the key's `lastError` (`$name.lastError`), so it can be
-/// checked later. The default handler writes it to standard error; install your own to log it,
-/// show it, or fail a test.
-///
-/// ```swift
-/// WrapperErrors.setHandler { error in logger.error("\(error)") }
-/// ```
-public enum WrapperErrors {
-    private static let handler = Mutex<@Sendable (WrapperError) -> Void>(WrapperErrors.writeToStandardError)
-
-    /// Replaces the handler (for the whole process).
-    public static func setHandler(_ newHandler: @escaping @Sendable (WrapperError) -> Void) {
-        handler.withLock { $0 = newHandler }
-    }
-
-    /// Puts the default handler back.
-    public static func resetHandler() {
-        handler.withLock { $0 = writeToStandardError }
-    }
-
-    /// Hands `error` to the current handler.
-    public static func report(_ error: WrapperError) {
-        let current = handler.withLock { $0 }
-        current(error)
-    }
-
-    /// The default handler.
-    @Sendable public static func writeToStandardError(_ error: WrapperError) {
-        FileHandle.standardError.write(Data("concord: \(error)\n".utf8))
     }
 }

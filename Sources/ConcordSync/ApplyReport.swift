@@ -1,3 +1,4 @@
+import ConcordStore
 /// What merging one batch into a replica did (or, for a dry run, would do).
 ///
 /// ```swift

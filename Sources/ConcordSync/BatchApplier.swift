@@ -1,5 +1,6 @@
+import ConcordStore
 /// Merges a batch of remote journal entries into a replica in one write transaction
-/// (DESIGN.md: Merge, Clock, Delta sync, Conflicts): all of the batch or none of it.
+/// (see the architecture document, "Sync"): all of the batch or none of it.
 ///
 /// For each entry after the replica's cursor on the source it keeps the greater record,
 /// re-journals what changed as coming from the source (so changes travel A→B→C and observers see
@@ -12,12 +13,12 @@
 /// let preview = try applier.plan(batch)    // writes nothing
 /// let report = try applier.apply(batch)
 /// ```
-public struct BatchApplier: Sendable {
-    public let store: Store
+package struct BatchApplier: Sendable {
+    package let store: Store
     /// The furthest ahead of the wall clock a merged version may push the clock (default: the store's option).
-    public var maxClockDriftMilliseconds: UInt64
+    package var maxClockDriftMilliseconds: UInt64
 
-    public init(store: Store) {
+    package init(store: Store) {
         self.store = store
         self.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
     }
@@ -26,7 +27,7 @@ public struct BatchApplier: Sendable {
     /// the source has merged this replica that are newer than the batch's own knowledge (a sync that has
     /// just merged this replica's changes into the source); they move cursors only, never the conflict rule.
     @discardableResult
-    public func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none) throws -> ApplyReport {
+    package func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none) throws -> ApplyReport {
         try check(batch)
         let drift = maxClockDriftMilliseconds
         return try store.write { w in
@@ -38,8 +39,8 @@ public struct BatchApplier: Sendable {
             for decision in decisions {
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
                 if decision.store {
-                    try w.store(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key,
-                                source: .sync(peer: batch.source), replacingSeq: decision.replacingSeq)
+                    try w.storeMerged(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key,
+                                      from: batch.source, replacingSeq: decision.replacingSeq)
                     report.recordsWritten += 1
                 }
                 if let conflict = decision.conflict { try w.logConflict(conflict) }
@@ -56,7 +57,7 @@ public struct BatchApplier: Sendable {
     }
 
     /// What `apply` would do, computed in a read-only snapshot: nothing is written.
-    public func plan(_ batch: RemoteBatch) throws -> ApplyReport {
+    package func plan(_ batch: RemoteBatch) throws -> ApplyReport {
         try check(batch)
         let now = store.options.wallClock()
         let drift = maxClockDriftMilliseconds
@@ -136,7 +137,7 @@ public struct BatchApplier: Sendable {
         return (report, decisions)
     }
 
-    /// DESIGN.md: a local record the source had not seen when it read the batch (stored here after the
+    /// A local record the source had not seen when it read the batch (stored here after the
     /// source's cursor on this replica) was written concurrently with the source's record. Not
     /// concurrent: a local record the source wrote or sent, or a remote record this replica wrote.
     static func isConcurrent(local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch,

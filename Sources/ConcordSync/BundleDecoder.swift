@@ -1,3 +1,4 @@
+import ConcordStore
 extension SyncBundle {
     /// Parses and validates a whole bundle: magic, version, length, checksum, every count, name, seq
     /// and record. Nothing is returned unless all of it is sound, so an import that starts has a bundle
@@ -7,7 +8,7 @@ extension SyncBundle {
     /// do { let bundle = try SyncBundle.decode(bytes) }
     /// catch { print(error) }   // e.g. "the checksum does not match: …"
     /// ```
-    public static func decode(_ bytes: [UInt8], limits: BundleLimits = BundleLimits()) throws(BundleError) -> SyncBundle {
+    package static func decode(_ bytes: [UInt8], limits: BundleLimits = BundleLimits()) throws(BundleError) -> SyncBundle {
         let prefix = min(bytes.count, magic.count)
         guard Array(bytes[..<prefix]) == Array(magic[..<prefix]) else {
             let shown = bytes.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined(separator: " ")
@@ -61,7 +62,7 @@ extension SyncBundle {
         let selection = suites.isEmpty ? SyncSelection.all : SyncSelection(checked: suites.sorted())
 
         let knowledgeCount = Int(try r.u32("the knowledge count"))
-        try r.checkCount(knowledgeCount, minimumEach: 25, what: "knowledge items")
+        try r.checkCount(knowledgeCount, minimumEach: minimumKnowledgeItemSize, what: "knowledge items")
         var items: [PeerKnowledge.Item] = []
         for i in 0..<knowledgeCount {
             let replica = ReplicaID(bytes: try r.take(16, "knowledge item \(i + 1)"))!
@@ -98,12 +99,12 @@ extension SyncBundle {
                 throw BundleError(.malformed, "\(what): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
             }
             let length = Int(try r.u32(what))
-            guard length >= 25, length <= r.remaining else {
+            guard length >= Record.headerSize, length <= r.remaining else {
                 throw BundleError(.malformed, "\(what) says its record is \(length) bytes, but \(r.remaining) bytes remain")
             }
             let recordBytes = try r.take(length, what)
-            guard length - 25 <= limits.maxValueBytes else {
-                throw BundleError(.oversized, "the value of \(what) (\(suite)/\(quoted(key))) is \(length - 25) bytes, over the limit of \(limits.maxValueBytes)")
+            guard length - Record.headerSize <= limits.maxValueBytes else {
+                throw BundleError(.oversized, "the value of \(what) (\(suite)/\(quoted(key))) is \(length - Record.headerSize) bytes, over the limit of \(limits.maxValueBytes)")
             }
             let record: Record
             do { record = try Record.decode(recordBytes) } catch {
@@ -129,40 +130,51 @@ extension SyncBundle {
     private static func hex32(_ v: UInt32) -> String { "0x" + String(v, radix: 16).leftPadded(8) }
 }
 
-/// Reads big-endian integers and length-prefixed strings, refusing to read past `end`.
+/// The bundle's fields, read with the store's `ByteReader` up to `end` (the checksum is not a field),
+/// each read naming what it reads, so a short or damaged bundle says which field was cut.
 struct BundleReader {
-    let bytes: [UInt8]
-    var offset = 0
+    private var reader: ByteReader
     var end: Int
 
     init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-        self.end = bytes.count
+        reader = ByteReader(bytes)
+        end = bytes.count
     }
 
-    var remaining: Int { end - offset }
+    var offset: Int {
+        get { reader.offset }
+        set { reader.offset = newValue }
+    }
+
+    var remaining: Int { end - reader.offset }
 
     mutating func take(_ n: Int, _ what: String) throws(BundleError) -> [UInt8] {
-        guard n <= remaining else {
-            throw BundleError(.malformed, "\(what) needs \(n) bytes but only \(remaining) remain")
-        }
-        defer { offset += n }
-        return Array(bytes[offset..<(offset + n)])
+        guard n <= remaining else { throw BundleError(.malformed, "\(what) needs \(n) bytes but only \(remaining) remain") }
+        do { return Array(try reader.take(n)) } catch { throw BundleError(.malformed, "\(what): \(error)") }
     }
 
-    mutating func uint(_ width: Int, _ what: String) throws(BundleError) -> UInt64 {
-        try take(width, what).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    mutating func u16(_ what: String) throws(BundleError) -> UInt16 {
+        try read(2, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u16() }
     }
-    mutating func u16(_ what: String) throws(BundleError) -> UInt16 { UInt16(try uint(2, what)) }
-    mutating func u32(_ what: String) throws(BundleError) -> UInt32 { UInt32(try uint(4, what)) }
-    mutating func u64(_ what: String) throws(BundleError) -> UInt64 { try uint(8, what) }
+    mutating func u32(_ what: String) throws(BundleError) -> UInt32 {
+        try read(4, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u32() }
+    }
+    mutating func u64(_ what: String) throws(BundleError) -> UInt64 {
+        try read(8, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u64() }
+    }
 
+    /// A name preceded by its byte count in `width` (1 or 2) bytes.
     mutating func string(width: Int, _ what: String) throws(BundleError) -> String {
-        let n = Int(try uint(width, what))
-        guard let s = String(validating: try take(n, what), as: UTF8.self) else {
+        let n = width == 1 ? Int(try read(1, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }) : Int(try u16(what))
+        guard let s = ByteReader.utf8String(ArraySlice(try take(n, what))) else {
             throw BundleError(.malformed, "\(what) holds a name that is not UTF-8")
         }
         return s
+    }
+
+    private mutating func read<T>(_ width: Int, _ what: String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T) throws(BundleError) -> T {
+        guard width <= remaining else { throw BundleError(.malformed, "\(what) needs \(width) bytes but only \(remaining) remain") }
+        do { return try body(&reader) } catch { throw BundleError(.malformed, "\(what): \(error)") }
     }
 
     /// Refuses a count that the remaining bytes cannot hold (before anything is allocated for it).

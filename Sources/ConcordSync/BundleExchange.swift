@@ -1,3 +1,4 @@
+import ConcordStore
 import Foundation
 
 /// Where an export starts: what the receiving peer is known to have merged already.
@@ -42,7 +43,7 @@ public struct BundleExportReport: Sendable, Equatable {
 /// ```
 public enum BundleExchange {
     /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`.
-    public static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (bundle: SyncBundle, journalEntriesRead: Int) {
+    package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (bundle: SyncBundle, journalEntriesRead: Int) {
         let target: ReplicaID?
         let merged: PeerKnowledge
         switch start {
@@ -71,7 +72,7 @@ public enum BundleExchange {
 
     /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`,
     /// so a reader never sees half a bundle.
-    public static func write(_ bytes: [UInt8], to path: String) throws {
+    package static func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
             throw BundleError(.unreadable, "cannot write \(temporary): check that the directory exists and is writable", path: path)
@@ -90,7 +91,7 @@ public enum BundleExchange {
     }
 
     /// Reads and validates the bundle at `path` (its size is checked before anything is read).
-    public static func read(at path: String, limits: BundleLimits = BundleLimits()) throws -> SyncBundle {
+    package static func read(at path: String, limits: BundleLimits = BundleLimits()) throws -> SyncBundle {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw BundleError(.unreadable, "no bundle file here (it does not exist or is a directory)", path: path)

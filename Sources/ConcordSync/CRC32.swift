@@ -1,10 +1,11 @@
+import ConcordStore
 /// CRC-32 (IEEE 802.3: reflected polynomial 0xEDB88320, initial value and final xor 0xFFFFFFFF),
 /// the checksum that closes every bundle.
 ///
 /// ```swift
 /// CRC32.checksum(Array("123456789".utf8)) == 0xCBF43926
 /// ```
-public enum CRC32 {
+package enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { n -> UInt32 in
         var c = UInt32(n)
         for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
@@ -12,7 +13,7 @@ public enum CRC32 {
     }
 
     /// The checksum of `bytes`.
-    public static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for b in bytes { crc = table[Int((crc ^ UInt32(b)) & 0xFF)] ^ (crc >> 8) }
         return crc ^ 0xFFFF_FFFF

@@ -1,5 +1,4 @@
-// The sync layer (DESIGN.md: Merge, Delta sync, Conflicts, Tombstone collection): the pure merge
-// function, delta reads over change journals, batch application in one write transaction, the
-// bidirectional `Synchronizer`, and bundles for syncing through files. Store-side primitives
-// (peer cursors, the conflict log, tombstone collection) live in ConcordStore.
-@_exported import ConcordStore
+// The sync layer (see the architecture document, "Sync"): the pure merge rule, delta reads over
+// change journals, batch application in one write transaction, the bidirectional `Synchronizer`,
+// bundles for syncing through files, and the sync layer's tables in a replica (peer cursors, the
+// conflict log) with tombstone collection.

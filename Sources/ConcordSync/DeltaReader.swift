@@ -1,16 +1,17 @@
+import ConcordStore
 /// A batch read from a replica's journal, with what reading it cost.
 ///
 /// ```swift
 /// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
 /// print(delta.batch.entries.count, "changes after reading", delta.journalEntriesRead, "journal entries")
 /// ```
-public struct Delta: Sendable {
-    public let batch: RemoteBatch
+package struct Delta: Sendable {
+    package let batch: RemoteBatch
     /// Journal entries read to build the batch: the entries after the cursor, whichever were sent.
-    public let journalEntriesRead: Int
+    package let journalEntriesRead: Int
 }
 
-/// Reads the changes one replica has that another has not merged (DESIGN.md: Delta sync).
+/// Reads the changes one replica has that another has not merged (see the architecture document, "Delta sync").
 ///
 /// The read is one snapshot of the source: its entries after the target's cursor, its last seq and
 /// its cursors, so the batch is consistent even while other processes write. Its cost grows with the
@@ -24,11 +25,11 @@ public struct Delta: Sendable {
 /// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
 /// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
 /// ```
-public enum DeltaReader {
+package enum DeltaReader {
     /// Reads `source`'s entries of `selection` that `target` has not merged, according to `alreadyMerged`
     /// (what is known about how far `target` merged `source`). With `target` nil (a bundle for anyone),
     /// no entry is left out for the target's sake.
-    public static func read(from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
+    package static func read(from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
                             selection: SyncSelection = .all) throws -> Delta {
         let sourceID = source.replicaID
         let start: UInt64 = selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0

@@ -1,3 +1,4 @@
+import ConcordStore
 /// What one replica has merged of others: "replica R's journal, through seq N, for scope S".
 /// A batch carries its source's knowledge, so the receiver learns how far the source had merged
 /// the receiver's own journal — the line between records the source had seen and concurrent ones.
@@ -6,38 +7,38 @@
 /// let knowledge = PeerKnowledge(received: try store.peerCursors())
 /// let seen = knowledge.merged(of: otherReplica, suite: "prefs")
 /// ```
-public struct PeerKnowledge: Hashable, Sendable {
-    public struct Item: Hashable, Sendable {
-        public let replica: ReplicaID
-        public let scope: SyncScope
-        public let seq: UInt64
+package struct PeerKnowledge: Hashable, Sendable {
+    package struct Item: Hashable, Sendable {
+        package let replica: ReplicaID
+        package let scope: SyncScope
+        package let seq: UInt64
 
-        public init(replica: ReplicaID, scope: SyncScope, seq: UInt64) {
+        package init(replica: ReplicaID, scope: SyncScope, seq: UInt64) {
             self.replica = replica
             self.scope = scope
             self.seq = seq
         }
     }
 
-    public let items: [Item]
+    package let items: [Item]
 
-    public init(items: [Item]) { self.items = items }
+    package init(items: [Item]) { self.items = items }
 
     /// Nothing known.
-    public static let none = PeerKnowledge(items: [])
+    package static let none = PeerKnowledge(items: [])
 
     /// What a replica has merged of its peers, from its cursor table (`received`).
-    public init(received table: PeerCursorTable) {
+    package init(received table: PeerCursorTable) {
         items = table.cursors.map { Item(replica: $0.peer, scope: $0.scope, seq: $0.received) }
     }
 
     /// What `peer` has merged of the replica owning `table`, from that replica's `acknowledged` cursors.
-    public init(acknowledgedBy peer: ReplicaID, in table: PeerCursorTable, owner: ReplicaID) {
+    package init(acknowledgedBy peer: ReplicaID, in table: PeerCursorTable, owner: ReplicaID) {
         items = table.cursors.filter { $0.peer == peer }.map { Item(replica: owner, scope: $0.scope, seq: $0.acknowledged) }
     }
 
     /// How far `replica`'s journal has been merged for `suite` (every-suite and per-suite knowledge combined).
-    public func merged(of replica: ReplicaID, suite: String) -> UInt64 {
+    package func merged(of replica: ReplicaID, suite: String) -> UInt64 {
         var best: UInt64 = 0
         for item in items where item.replica == replica {
             if item.scope == .allSuites || item.scope == .suite(suite) { best = max(best, item.seq) }
@@ -46,7 +47,7 @@ public struct PeerKnowledge: Hashable, Sendable {
     }
 
     /// How far `replica`'s journal has been merged for exactly `scope`'s cursor (for `.allSuites`, the every-suite item).
-    public func merged(of replica: ReplicaID, scope: SyncScope) -> UInt64 {
+    package func merged(of replica: ReplicaID, scope: SyncScope) -> UInt64 {
         switch scope {
         case .allSuites: items.filter { $0.replica == replica && $0.scope == .allSuites }.map(\.seq).max() ?? 0
         case .suite(let name): merged(of: replica, suite: name)

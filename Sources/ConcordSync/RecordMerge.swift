@@ -1,4 +1,5 @@
-/// The merge rule of DESIGN.md as pure functions: of two records the one with the greater version
+import ConcordStore
+/// The merge rule (see the architecture document, "Merge") as pure functions: of two records the one with the greater version
 /// wins; a tombstone is a record like any other. Commutative, associative and idempotent, so
 /// replicas that exchanged the same records hold the same records whatever the order.
 ///
@@ -10,11 +11,11 @@
 /// let kept = RecordMerge.winner(local, remote)
 /// let state = RecordMerge.merge(replicaA, replicaB)   // key by key
 /// ```
-public enum RecordMerge {
+package enum RecordMerge {
     /// Whether `a` loses to `b` (the total order the merge follows).
-    public static func precedes(_ a: Record, _ b: Record) -> Bool {
+    package static func precedes(_ a: Record, _ b: Record) -> Bool {
         if a.version != b.version { return a.version < b.version }
-        switch (a.encodedValue, b.encodedValue) {
+        switch (a.valueBytes, b.valueBytes) {
         case (nil, nil): return false
         case (nil, _): return true
         case (_, nil): return false
@@ -23,12 +24,12 @@ public enum RecordMerge {
     }
 
     /// The record that survives merging `a` and `b`.
-    public static func winner(_ a: Record, _ b: Record) -> Record {
+    package static func winner(_ a: Record, _ b: Record) -> Record {
         precedes(a, b) ? b : a
     }
 
     /// Merges two optional records (absent loses to anything).
-    public static func merge(_ a: Record?, _ b: Record?) -> Record? {
+    package static func merge(_ a: Record?, _ b: Record?) -> Record? {
         switch (a, b) {
         case let (a?, b?): return winner(a, b)
         case let (a?, nil): return a
@@ -37,7 +38,7 @@ public enum RecordMerge {
     }
 
     /// Merges two replica states key by key.
-    public static func merge(_ a: [SuiteKey: Record], _ b: [SuiteKey: Record]) -> [SuiteKey: Record] {
+    package static func merge(_ a: [SuiteKey: Record], _ b: [SuiteKey: Record]) -> [SuiteKey: Record] {
         var out = a
         for (key, record) in b { out[key] = merge(out[key], record) }
         return out

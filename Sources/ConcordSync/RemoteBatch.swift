@@ -1,16 +1,17 @@
+import ConcordStore
 /// One change of a remote replica's journal, as a batch carries it.
 ///
 /// ```swift
 /// let entry = RemoteEntry(seq: 42, suite: "prefs", key: "theme", record: record)
 /// ```
-public struct RemoteEntry: Hashable, Sendable {
+package struct RemoteEntry: Hashable, Sendable {
     /// The entry's seq in the source replica's journal.
-    public let seq: UInt64
-    public let suite: String
-    public let key: String
-    public let record: Record
+    package let seq: UInt64
+    package let suite: String
+    package let key: String
+    package let record: Record
 
-    public init(seq: UInt64, suite: String, key: String, record: Record) {
+    package init(seq: UInt64, suite: String, key: String, record: Record) {
         self.seq = seq
         self.suite = suite
         self.key = key
@@ -26,20 +27,20 @@ public struct RemoteEntry: Hashable, Sendable {
 /// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: knowledge)
 /// let report = try BatchApplier(store: phone).apply(delta.batch)
 /// ```
-public struct RemoteBatch: Hashable, Sendable {
+package struct RemoteBatch: Hashable, Sendable {
     /// The replica whose journal the entries come from.
-    public let source: ReplicaID
-    public let selection: SyncSelection
+    package let source: ReplicaID
+    package let selection: SyncSelection
     /// The entries follow this seq of the source's journal …
-    public let fromSeq: UInt64
+    package let fromSeq: UInt64
     /// … through this one (the source's last seq when the batch was read).
-    public let toSeq: UInt64
+    package let toSeq: UInt64
     /// Oldest first.
-    public let entries: [RemoteEntry]
+    package let entries: [RemoteEntry]
     /// The source's cursors when the batch was read (`PeerKnowledge(received:)`).
-    public let knowledge: PeerKnowledge
+    package let knowledge: PeerKnowledge
 
-    public init(source: ReplicaID, selection: SyncSelection, fromSeq: UInt64, toSeq: UInt64, entries: [RemoteEntry], knowledge: PeerKnowledge) {
+    package init(source: ReplicaID, selection: SyncSelection, fromSeq: UInt64, toSeq: UInt64, entries: [RemoteEntry], knowledge: PeerKnowledge) {
         self.source = source
         self.selection = selection
         self.fromSeq = fromSeq

@@ -1,22 +1,23 @@
+import ConcordStore
 /// A key within a suite: what a record is stored under.
 ///
 /// ```swift
 /// let id = SuiteKey(suite: "prefs", key: "theme")
 /// ```
-public struct SuiteKey: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let suite: String
-    public let key: String
+package struct SuiteKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let suite: String
+    package let key: String
 
-    public init(suite: String, key: String) {
+    package init(suite: String, key: String) {
         self.suite = suite
         self.key = key
     }
 
     /// Ordered as the store orders records: by the suite's bytes, then the key's.
-    public static func < (a: SuiteKey, b: SuiteKey) -> Bool {
+    package static func < (a: SuiteKey, b: SuiteKey) -> Bool {
         a.suite != b.suite ? Array(a.suite.utf8).lexicographicallyPrecedes(b.suite.utf8)
                            : Array(a.key.utf8).lexicographicallyPrecedes(b.key.utf8)
     }
 
-    public var description: String { "\(suite)/\(key)" }
+    package var description: String { "\(suite)/\(key)" }
 }

@@ -1,5 +1,6 @@
+import ConcordStore
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
-/// directory can sync through any file transport (DESIGN.md: Delta sync).
+/// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
 /// Format version 1, every integer big-endian:
 /// ```
@@ -17,76 +18,59 @@
 /// try BundleExchange.write(bundle, to: "/media/usb/laptop.concord")
 /// let back = try SyncBundle.decode(bundle.encoded())
 /// ```
-public struct SyncBundle: Hashable, Sendable {
+package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
-    public static let magic: [UInt8] = Array("CONCORDB".utf8)
+    package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    public static let formatVersion: UInt16 = 1
+    package static let formatVersion: UInt16 = 1
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle.
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4
     /// The smallest possible entry: seq, a 1-byte suite, a 1-byte key, a tombstone record.
-    static let minimumEntrySize = 8 + 1 + 1 + 2 + 1 + 4 + 25
+    static let minimumEntrySize = 8 + 1 + 1 + 2 + 1 + 4 + Record.headerSize
+    /// The smallest knowledge item: a replica, an empty scope name, a seq.
+    static let minimumKnowledgeItemSize = 16 + 1 + 8
 
-    public let batch: RemoteBatch
+    package let batch: RemoteBatch
     /// When the bundle was made (wall-clock milliseconds since 1970).
-    public let createdMilliseconds: UInt64
+    package let createdMilliseconds: UInt64
 
-    public init(batch: RemoteBatch, createdMilliseconds: UInt64) {
+    package init(batch: RemoteBatch, createdMilliseconds: UInt64) {
         self.batch = batch
         self.createdMilliseconds = createdMilliseconds
     }
 
     /// The bundle's bytes.
-    public func encoded() -> [UInt8] {
-        var w = BundleWriter()
-        w.bytes(Self.magic)
+    package func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        w.append(Self.magic)
         w.u16(Self.formatVersion)
         w.u16(0)
-        let lengthAt = w.out.count
+        let lengthAt = w.count
         w.u64(0)   // total length, filled in below
-        w.bytes(batch.source.bytes)
+        w.append(batch.source.bytes)
         w.u64(batch.fromSeq)
         w.u64(batch.toSeq)
         w.u64(createdMilliseconds)
         let suites = batch.selection.suites ?? []
         w.u16(UInt16(suites.count))
-        for s in suites { w.short(s, width: 1) }
+        for s in suites { w.string(s, lengthBytes: 1) }
         w.u32(UInt32(batch.knowledge.items.count))
         for item in batch.knowledge.items {
-            w.bytes(item.replica.bytes)
-            w.short(item.scope.suiteName ?? "", width: 1)
+            w.append(item.replica.bytes)
+            w.string(item.scope.suiteName ?? "", lengthBytes: 1)
             w.u64(item.seq)
         }
         w.u64(UInt64(batch.entries.count))
         for e in batch.entries {
             w.u64(e.seq)
-            w.short(e.suite, width: 1)
-            w.short(e.key, width: 2)
+            w.string(e.suite, lengthBytes: 1)
+            w.string(e.key, lengthBytes: 2)
             let record = e.record.encoded
             w.u32(UInt32(record.count))
-            w.bytes(record)
+            w.append(record)
         }
-        w.patchU64(UInt64(w.out.count + 4), at: lengthAt)
-        w.u32(CRC32.checksum(w.out))
-        return w.out
-    }
-}
-
-/// Appends big-endian integers and length-prefixed strings.
-struct BundleWriter {
-    var out: [UInt8] = []
-
-    mutating func bytes(_ b: [UInt8]) { out.append(contentsOf: b) }
-    mutating func u16(_ v: UInt16) { out.append(UInt8(v >> 8)); out.append(UInt8(v & 0xff)) }
-    mutating func u32(_ v: UInt32) { for shift in stride(from: 24, through: 0, by: -8) { out.append(UInt8(v >> UInt32(shift) & 0xff)) } }
-    mutating func u64(_ v: UInt64) { for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(v >> UInt64(shift) & 0xff)) } }
-    mutating func patchU64(_ v: UInt64, at index: Int) {
-        for i in 0..<8 { out[index + i] = UInt8(v >> UInt64(56 - 8 * i) & 0xff) }
-    }
-    /// A string prefixed by its UTF-8 length in `width` (1 or 2) bytes.
-    mutating func short(_ s: String, width: Int) {
-        let b = Array(s.utf8)
-        if width == 1 { out.append(UInt8(b.count)) } else { u16(UInt16(b.count)) }
-        out.append(contentsOf: b)
+        w.patchU64(UInt64(w.count + 4), at: lengthAt)
+        w.u32(CRC32.checksum(w.bytes))
+        return w.bytes
     }
 }

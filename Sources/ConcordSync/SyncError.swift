@@ -1,3 +1,4 @@
+import ConcordStore
 /// Errors of the sync layer that are not about a bundle's bytes (those are `BundleError`).
 ///
 /// ```swift

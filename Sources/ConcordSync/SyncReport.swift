@@ -1,3 +1,4 @@
+import ConcordStore
 /// What a bidirectional sync did (or, for a dry run, would do).
 ///
 /// ```swift

@@ -1,4 +1,5 @@
-/// Syncs two replicas both reachable from this process (DESIGN.md: Delta sync).
+import ConcordStore
+/// Syncs two replicas both reachable from this process (see the architecture document, "Delta sync").
 ///
 /// `sync` reads one snapshot of each replica (the entries after the other's cursor), then merges
 /// A's batch into B and B's batch into A, each in its own write transaction. It never holds two

@@ -9,8 +9,8 @@ import CLMDB
 ///     while let (k, v) = e { print(k, v); e = try c.next() }
 /// }
 /// ```
-public final class Cursor {
-    public typealias Entry = (key: [UInt8], value: [UInt8])
+package final class Cursor {
+    package typealias Entry = (key: [UInt8], value: [UInt8])
     let handle: OpaquePointer
     let database: Database
     let bounds: ValueBounds?
@@ -26,13 +26,13 @@ public final class Cursor {
         if !closed { C.cursorClose(handle); closed = true }
     }
 
-    public func first() throws -> Entry? { try move(MDB_FIRST) }
-    public func last() throws -> Entry? { try move(MDB_LAST) }
-    public func next() throws -> Entry? { try move(MDB_NEXT) }
-    public func previous() throws -> Entry? { try move(MDB_PREV) }
+    package func first() throws -> Entry? { try move(MDB_FIRST) }
+    package func last() throws -> Entry? { try move(MDB_LAST) }
+    package func next() throws -> Entry? { try move(MDB_NEXT) }
+    package func previous() throws -> Entry? { try move(MDB_PREV) }
 
     /// Moves to the first entry whose key is `>= key`.
-    public func seek(atLeast key: [UInt8]) throws -> Entry? {
+    package func seek(atLeast key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
             var v = MDB_val()
@@ -41,7 +41,7 @@ public final class Cursor {
     }
 
     /// Removes the entry the cursor is on.
-    public func deleteCurrent() throws {
+    package func deleteCurrent() throws {
         let rc = C.cursorDel(handle)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_del in \(database.name)") }
     }

@@ -8,8 +8,8 @@ import CLMDB
 /// ```swift
 /// let records = try env.database(named: "records")
 /// ```
-public struct Database: Hashable, Sendable {
+package struct Database: Hashable, Sendable {
     /// The name the database was opened with.
-    public let name: String
+    package let name: String
     let dbi: MDB_dbi
 }

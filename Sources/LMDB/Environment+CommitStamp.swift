@@ -14,17 +14,17 @@ extension Environment {
     /// // … later, without a transaction:
     /// let changed = stamp.read() != before
     /// ```
-    public struct CommitStampReader: @unchecked Sendable {
+    package struct CommitStampReader: @unchecked Sendable {
         private let environment: Unmanaged<Environment>
 
         init(_ environment: Environment) { self.environment = .passUnretained(environment) }
 
         /// The same number as `lastCommittedTransactionID`.
-        public func read() -> Int {
+        package func read() -> Int {
             environment._withUnsafeGuaranteedRef { $0.lastCommittedTransactionID }
         }
     }
 
     /// A reader of `lastCommittedTransactionID` that does not retain the environment on each read.
-    public var commitStampReader: CommitStampReader { CommitStampReader(self) }
+    package var commitStampReader: CommitStampReader { CommitStampReader(self) }
 }

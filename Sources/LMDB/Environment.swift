@@ -18,9 +18,9 @@ import Glibc
 /// try env.write { txn in try txn.put(db, Array("k".utf8), Array("v".utf8)) }
 /// let v = try env.read { txn in try txn.get(db, Array("k".utf8)) }
 /// ```
-public final class Environment: @unchecked Sendable {
+package final class Environment: @unchecked Sendable {
     /// How much a commit waits for the disk.
-    public enum Durability: Sendable, Equatable {
+    package enum Durability: Sendable, Equatable {
         /// Every commit is on disk when it returns (LMDB's default: data and meta page are fsynced).
         case full
         /// The meta page is not fsynced: a power loss may undo the last commit, never damage the store.
@@ -30,22 +30,22 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Settings used when this process first opens the directory.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The initial size of the memory map; it grows (doubling) when full.
-        public var mapSize: Int = 64 << 20
+        package var mapSize: Int = 64 << 20
         /// The largest the map may grow to.
-        public var maxMapSize: Int = 1 << 40
-        public var maxDatabases: Int = 16
-        public var maxReaders: Int = 126
-        public var durability: Durability = .full
+        package var maxMapSize: Int = 1 << 40
+        package var maxDatabases: Int = 16
+        package var maxReaders: Int = 126
+        package var durability: Durability = .full
         /// Permissions of the files LMDB creates.
-        public var fileMode: UInt32 = 0o600
-        public init() {}
+        package var fileMode: UInt32 = 0o600
+        package init() {}
     }
 
     /// The directory this environment lives in.
-    public let path: String
-    public let options: Options
+    package let path: String
+    package let options: Options
     let handle: OpaquePointer
     private let resizeLock = ResizeLock()
     private let forkGeneration: Int
@@ -190,7 +190,7 @@ public final class Environment: @unchecked Sendable {
 
     /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
     /// `options` apply only when this process opens the directory for the first time.
-    public static func open(directory: String, options: Options = Options()) throws -> Environment {
+    package static func open(directory: String, options: Options = Options()) throws -> Environment {
         let key = canonicalPath(directory)
         return try registry.withLock { table in
             if let entry = table[key], entry.generation == ForkGuard.generation, let env = entry.environment {
@@ -211,14 +211,14 @@ public final class Environment: @unchecked Sendable {
     // MARK: - Databases
 
     /// The named database, created if missing. Handles are cached for the environment's life.
-    public func database(named name: String) throws -> Database {
+    package func database(named name: String) throws -> Database {
         try databases(named: [name])[0]
     }
 
     /// The named databases, created if missing. When they all exist they are opened in one read-only
     /// transaction, so opening a store neither writes nor waits for another process's writer;
     /// otherwise they are created in one write transaction.
-    public func databases(named names: [String]) throws -> [Database] {
+    package func databases(named names: [String]) throws -> [Database] {
         try checkFork()
         return try databases.withLock { cache in
             let missing = names.filter { cache[$0] == nil }
@@ -263,7 +263,7 @@ public final class Environment: @unchecked Sendable {
     // MARK: - Transactions
 
     /// Runs `body` in a read-only snapshot. Do not start another transaction inside `body`.
-    public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+    package func read<R>(_ body: (Transaction) throws -> R) throws -> R {
         try checkFork()
         while true {
             resizeLock.lockShared()
@@ -291,7 +291,7 @@ public final class Environment: @unchecked Sendable {
     /// Runs `body` in a write transaction: committed when it returns, aborted when it throws.
     /// The closure may run more than once (after the map grew), so it must only act through `txn`.
     /// Do not start another transaction inside `body`.
-    public func write<R>(_ body: (Transaction) throws -> R) throws -> R {
+    package func write<R>(_ body: (Transaction) throws -> R) throws -> R {
         try checkFork()
         while true {
             resizeLock.lockShared()
@@ -362,11 +362,11 @@ public final class Environment: @unchecked Sendable {
     // MARK: - Map size
 
     /// The current size of this process's memory map, in bytes.
-    public var mapSize: Int { readingMetaPages { Int(C.envInfo(handle).me_mapsize) } }
+    package var mapSize: Int { readingMetaPages { Int(C.envInfo(handle).me_mapsize) } }
 
     /// The id of the last committed transaction, read from shared memory without a transaction.
     /// Changes whenever any process commits: a cheap "did anything change?" check.
-    public var lastCommittedTransactionID: Int { readingMetaPages { Int(C.envInfo(handle).me_last_txnid) } }
+    package var lastCommittedTransactionID: Int { readingMetaPages { Int(C.envInfo(handle).me_last_txnid) } }
 
     /// Reads the meta pages (inside the map) while no other thread can remap it.
     private func readingMetaPages(_ read: () -> Int) -> Int {
@@ -410,23 +410,23 @@ public final class Environment: @unchecked Sendable {
 
     /// Frees the reader slots of processes that died while reading (`mdb_reader_check`); returns how many.
     @discardableResult
-    public func clearStaleReaders() throws -> Int {
+    package func clearStaleReaders() throws -> Int {
         let (rc, dead) = C.readerCheck(handle)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_reader_check") }
         return Int(dead)
     }
 
     /// Flushes buffered commits to disk (useful with `.noMetaSync` or `.none` durability).
-    public func sync() throws {
+    package func sync() throws {
         let rc = C.envSync(handle, true)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_env_sync") }
     }
 
     /// The largest key LMDB accepts (511 bytes by default).
-    public var maxKeySize: Int { Int(C.envMaxKeySize(handle)) }
+    package var maxKeySize: Int { Int(C.envMaxKeySize(handle)) }
 
     /// False in a child process forked after this environment was opened: it must open its own.
-    public var isUsableInThisProcess: Bool { ForkGuard.generation == forkGeneration }
+    package var isUsableInThisProcess: Bool { ForkGuard.generation == forkGeneration }
 
     private func checkFork() throws {
         guard ForkGuard.generation == forkGeneration else {

@@ -11,9 +11,9 @@ import Synchronization
 /// #expect(throws: LMDBError.self) { try env.write { try $0.put(db, k, v) } }
 /// FaultInjection.clear()
 /// ```
-public enum FaultInjection {
+package enum FaultInjection {
     /// The C calls a fault can be injected into.
-    public enum Operation: Hashable, Sendable {
+    package enum Operation: Hashable, Sendable {
         case beginTransaction   // mdb_txn_begin (write transactions)
         case put                // mdb_put
         case commit             // mdb_txn_commit (the writes and the fsyncs)
@@ -30,13 +30,13 @@ public enum FaultInjection {
     private static let faults = Mutex<[Operation: Fault]>([:])
 
     /// Fails the next `times` calls of `operation` with `code` (`nil` times: until `clear()`).
-    public static func inject(_ operation: Operation, code: Int32, times: Int? = 1) {
+    package static func inject(_ operation: Operation, code: Int32, times: Int? = 1) {
         faults.withLock { $0[operation] = Fault(code: code, remaining: times) }
         armed.store(true, ordering: .releasing)
     }
 
     /// Removes every injected fault.
-    public static func clear() {
+    package static func clear() {
         faults.withLock { $0.removeAll() }
         armed.store(false, ordering: .releasing)
     }

@@ -3,12 +3,12 @@ import Glibc
 #endif
 
 /// What `Environment.verifyPages()` found.
-public struct PageReport: Sendable, Equatable {
+package struct PageReport: Sendable, Equatable {
     /// How many pages of the snapshot were read and checked.
-    public let pagesChecked: Int
+    package let pagesChecked: Int
     /// One line per damaged page or pointer; empty when the structure is sound.
-    public let problems: [String]
-    public var isSound: Bool { problems.isEmpty }
+    package let problems: [String]
+    package var isSound: Bool { problems.isEmpty }
 }
 
 /// Checks the B-tree structure of one snapshot by reading the data file itself, never through LMDB.
@@ -177,7 +177,7 @@ extension Environment {
     /// Checks the structure of every page of the current snapshot by reading the file directly
     /// (see `PageVerifier`), so a damaged store is reported instead of crashing LMDB. Run it
     /// before walking a store that may be damaged; it reads every page in use once.
-    public func verifyPages() throws -> PageReport {
+    package func verifyPages() throws -> PageReport {
         try read { txn in
             guard let fd = C.envFileDescriptor(handle) else {
                 throw LMDBError(code: EINVAL_CODE, operation: "verifying the pages of \(path)", message: "the data file's descriptor is not available")

@@ -4,7 +4,7 @@ extension Transaction {
     /// Stores `value` under `key`, expected to sort after every key of `db` (`MDB_APPEND`): LMDB then
     /// skips the search and splits pages at the end, so a log keyed by a growing number stays dense.
     /// When `db` holds a key at or after `key`, it stores it as `put` does, so the result is the same.
-    public func append(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
+    package func append(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
         try checkWritable()
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in

@@ -19,5 +19,5 @@ extension Transaction {
     ///
     /// Comparing against a `lastCommittedTransactionID` read *before* the read transaction would not
     /// do: LMDB publishes the new meta page a moment before new readers can start on it.
-    public var snapshotID: Int { C.txnID(handle) }
+    package var snapshotID: Int { C.txnID(handle) }
 }

@@ -7,10 +7,10 @@ import CLMDB
 /// ```swift
 /// let value = try env.read { txn in try txn.get(db, Array("k".utf8)) }
 /// ```
-public final class Transaction {
+package final class Transaction {
     let handle: OpaquePointer
     /// Whether this transaction may only read.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     var isOpen = true
     /// Where keys and values may be copied from (nil when the mapping could not be found).
     let bounds: ValueBounds?
@@ -22,7 +22,7 @@ public final class Transaction {
     }
 
     /// The value stored under `key`, or `nil` when there is none (`MDB_NOTFOUND`).
-    public func get(_ db: Database, _ key: [UInt8]) throws -> [UInt8]? {
+    package func get(_ db: Database, _ key: [UInt8]) throws -> [UInt8]? {
         try checkOpen()
         return try key.withUnsafeBytes { keyBytes -> [UInt8]? in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -35,7 +35,7 @@ public final class Transaction {
     }
 
     /// Stores `value` under `key`, replacing what was there.
-    public func put(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
+    package func put(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
         try checkWritable()
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
@@ -49,7 +49,7 @@ public final class Transaction {
 
     /// Removes `key`; returns whether it was there.
     @discardableResult
-    public func delete(_ db: Database, _ key: [UInt8]) throws -> Bool {
+    package func delete(_ db: Database, _ key: [UInt8]) throws -> Bool {
         try checkWritable()
         let rc = key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -61,14 +61,14 @@ public final class Transaction {
     }
 
     /// Removes every entry of `db` (the database itself stays).
-    public func removeAll(_ db: Database) throws {
+    package func removeAll(_ db: Database) throws {
         try checkWritable()
         let rc = C.drop(handle, db.dbi)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_drop \(db.name)") }
     }
 
     /// Statistics of `db` as this transaction sees it.
-    public func statistics(_ db: Database) throws -> DatabaseStatistics {
+    package func statistics(_ db: Database) throws -> DatabaseStatistics {
         try checkOpen()
         let (rc, st) = C.stat(handle, db.dbi)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_stat \(db.name)") }
@@ -78,7 +78,7 @@ public final class Transaction {
     }
 
     /// Runs `body` with a cursor over `db`; the cursor is closed when `body` returns.
-    public func withCursor<R>(_ db: Database, _ body: (Cursor) throws -> R) throws -> R {
+    package func withCursor<R>(_ db: Database, _ body: (Cursor) throws -> R) throws -> R {
         try checkOpen()
         var raw: OpaquePointer?
         let rc = C.cursorOpen(handle, db.dbi, &raw)
@@ -90,7 +90,7 @@ public final class Transaction {
 
     /// Visits the entries of `db` in key order, starting at the first key `>= start`,
     /// until `body` returns `false`.
-    public func scan(_ db: Database, from start: [UInt8]? = nil, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
+    package func scan(_ db: Database, from start: [UInt8]? = nil, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool) throws {
         try withCursor(db) { cursor in
             var entry = try start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
             while let (key, value) = entry {
@@ -113,9 +113,9 @@ let EINVAL_CODE: Int32 = 22
 let EACCES_CODE: Int32 = 13
 
 /// Counts LMDB reports for one database (`mdb_stat`).
-public struct DatabaseStatistics: Sendable, Equatable {
-    public let entries: Int
-    public let depth: Int
-    public let pages: Int
-    public let pageSize: Int
+package struct DatabaseStatistics: Sendable, Equatable {
+    package let entries: Int
+    package let depth: Int
+    package let pages: Int
+    package let pageSize: Int
 }

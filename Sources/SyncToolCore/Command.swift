@@ -79,7 +79,7 @@ public enum SyncTool {
     static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
         case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch: .invalidInput
-        case .newerFormat, .damaged, .insecure, .io, .lmdb: .storeError
+        case .newerFormat, .damaged, .insecure, .io, .storage, .reentrantCall: .storeError
         }
     }
 }

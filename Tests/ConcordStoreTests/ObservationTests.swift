@@ -32,7 +32,7 @@ struct ObservationTests {
     @Test func registeredDefaultsComeBackAfterDeleteAndReset() throws {
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
-        suite.register(defaults: ["theme": "light"])
+        try suite.register(defaults: ["theme": "light"])
         let seen = Collector<Change>()
         let token = try suite.observe("theme") { seen.append($0) }
         // One change at a time: rewrites of one key that an observer has not read yet are compacted.
@@ -77,7 +77,7 @@ struct ObservationTests {
         let task = Task { () -> Int in
             var iterator = changes.makeAsyncIterator()   // observation starts here
             subscribed.append(true)
-            while let change = await iterator.next() { received.append(change) }
+            while let change = try await iterator.next() { received.append(change) }
             return received.count   // reached only when the sequence ends
         }
         for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -86,7 +86,7 @@ struct ObservationTests {
         try suite.set(2, forKey: "k")
         for _ in 0..<3000 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
-        let delivered = await task.value
+        let delivered = try await task.value
         #expect(delivered == 2)
         #expect(received.values.map(\.value) == [.int(1), .int(2)])
     }
@@ -106,7 +106,7 @@ struct ObservationTests {
         try await Task.sleep(for: .milliseconds(500))
         // Only the newest `observerBufferLimit` changes are buffered; they end with the last write.
         var buffered: [Change] = []
-        while buffered.last?.key != "single199", let next = await iterator.next() { buffered.append(next) }
+        while buffered.last?.key != "single199", let next = try await iterator.next() { buffered.append(next) }
         #expect(buffered.count == 16)
         #expect(buffered.map(\.key) == (184..<200).map { "single\($0)" })
     }
@@ -121,7 +121,7 @@ struct ObservationTests {
             try suite.batch { b in for k in 0..<100 { try b.set(round * 100 + k, forKey: "key\(k)") } }
         }
         // 100,000 rewrites of 100 keys leave 100 journal entries, each the latest value.
-        let entries = try store.changes(since: seq0)
+        let entries = try store.journalEntries(after: seq0)
         #expect(entries.count == 100)
         #expect(try store.info().journalEntries == 100)
         for entry in entries {

@@ -15,7 +15,7 @@ struct SuiteTests {
 
     @Test func registeredDefaultsAreFallbacksNeverStored() throws {
         let suite = try store.suite("app")
-        suite.register(defaults: ["launchCount": 7, "name": "Guest"])
+        try suite.register(defaults: ["launchCount": 7, "name": "Guest"])
         #expect(try suite.get("launchCount", as: Int.self) == 7)
         #expect(try suite.contains("launchCount") == false)
         #expect(try suite.keys() == [])
@@ -96,11 +96,11 @@ struct SuiteTests {
         let suite = try store.suite("app")
         for i in 0..<50 { try suite.set(i, forKey: "same") }
         try suite.set("other", forKey: "other")
-        let entries = try store.changes(since: 0)
+        let entries = try store.journalEntries(after: 0)
         #expect(entries.count == 2)
         #expect(entries.map(\.key) == ["same", "other"])
         #expect(try entries[0].record.value() == .int(49))
-        #expect(try store.changes(since: entries[0].seq).map(\.key) == ["other"])
+        #expect(try store.journalEntries(after: entries[0].seq).map(\.key) == ["other"])
         #expect(try store.check().isSound)
     }
 

@@ -68,20 +68,30 @@ struct ValueTests {
         #expect(try suite.store.lastSeq() == 0)
     }
 
-    @Test func enumsAndCodableGoThroughHelpers() throws {
-        enum Theme: String { case light, dark }
-        enum Level: Int { case low = 1, high = 2 }
-        struct Window: Codable, Equatable { var width: Int; var title: String; var scale: Double; var tags: [String] }
+    @Test func enumsAndCodableTypesAreStoredThroughTheirConformance() throws {
+        enum Theme: String, StorableValue { case light, dark }
+        enum Level: Int, StorableValue { case low = 1, high = 2 }
+        struct Window: Codable, Equatable, StorableValue { var width: Int; var title: String; var scale: Double; var tags: [String] }
         try suite.set(Theme.dark, forKey: "theme")
         try suite.set(Level.high, forKey: "level")
         let window = Window(width: 800, title: "Main", scale: 2.5, tags: ["a"])
-        try suite.setCodable(window, forKey: "window")
+        try suite.set(window, forKey: "window")
         #expect(try suite.get("theme", as: Theme.self) == .dark)
         #expect(try suite.get("level", as: Level.self) == .high)
-        #expect(try suite.getCodable("window", as: Window.self) == window)
+        #expect(try suite.get("window", as: Window.self) == window)
+        #expect(try suite.value(forKey: "theme") == .string("dark"))
+        #expect(try suite.value(forKey: "level") == .int(2))
         #expect(try suite.value(forKey: "window")?.kind == .dictionary)
         try suite.set("purple", forKey: "theme")
-        #expect(throws: StoreError.self) { try suite.get("theme", as: Theme.self) }
+        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "theme", stored: "String purple", requested: "Theme")) {
+            try suite.get("theme", as: Theme.self)
+        }
+        try suite.set(["width": 1], forKey: "window")
+        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "window",
+                                                stored: "dictionary (no value for the key \"title\" at title; the dictionary has \"width\")",
+                                                requested: "Window")) {
+            try suite.get("window", as: Window.self)
+        }
     }
 
     @Test func wrongTypeReadIsATypedError() throws {

@@ -1,5 +1,6 @@
 import Testing
 import TestSupport
+import ConcordStore
 @testable import ConcordSync
 
 @Suite struct BatchApplierTests {

@@ -1,4 +1,5 @@
 import Foundation
+import ConcordStore
 import ConcordSync
 
 /// How each file in fixtures/bundles is made. `BundleTests` checks the committed files against
@@ -15,7 +16,7 @@ enum BundleFixtureRecipes {
         let entries = [
             RemoteEntry(seq: 1, suite: "prefs", key: "theme", record: try! Record(version: version(1), value: .string("dark"))),
             RemoteEntry(seq: 3, suite: "prefs", key: "fontSize", record: try! Record(version: version(3), value: .int(14))),
-            RemoteEntry(seq: 5, suite: "prefs", key: "legacy", record: Record(version: version(5), encodedValue: nil)),
+            RemoteEntry(seq: 5, suite: "prefs", key: "legacy", record: Record(version: version(5), valueBytes: nil)),
         ]
         let batch = RemoteBatch(source: source, selection: .all, fromSeq: 0, toSeq: 5, entries: entries,
                                 knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7)]))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -47,7 +48,7 @@ import TestSupport
         let conflicts: [Conflict]
         let journal: [JournalEntry]
         init(_ s: Store) throws {
-            (records, lastSeq, cursors, conflicts, journal) = (try Replicas.bytes(s), try s.lastSeq(), try s.peerCursors(), try s.conflicts(), try s.changes(since: 0))
+            (records, lastSeq, cursors, conflicts, journal) = (try Replicas.bytes(s), try s.lastSeq(), try s.peerCursors(), try s.conflicts(), try s.journalEntries(after: 0))
         }
     }
 
@@ -131,7 +132,7 @@ import TestSupport
         func sealed(_ batch: RemoteBatch) -> [UInt8] { SyncBundle(batch: batch, createdMilliseconds: 1).encoded() }
         let src = BundleFixtureRecipes.source
         let v = Version(hlc: 1 << 16, replica: src)
-        let entry = { (seq: UInt64, suite: String, key: String) in RemoteEntry(seq: seq, suite: suite, key: key, record: Record(version: v, encodedValue: nil)) }
+        let entry = { (seq: UInt64, suite: String, key: String) in RemoteEntry(seq: seq, suite: suite, key: key, record: Record(version: v, valueBytes: nil)) }
         let cases: [(String, RemoteBatch)] = [
             ("seq outside the range", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 1, entries: [entry(2, "s", "k")], knowledge: .none)),
             ("seqs out of order", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(5, "s", "a"), entry(4, "s", "b")], knowledge: .none)),
@@ -186,7 +187,7 @@ import TestSupport
         try a.suite("s").set(2, forKey: "second")
         // A bundle of only what came after the first (as if the first were lost in the mail).
         let later = RemoteBatch(source: a.replicaID, selection: .all, fromSeq: one.batch.toSeq, toSeq: try a.lastSeq(),
-                                entries: try a.changes(since: one.batch.toSeq).map {
+                                entries: try a.journalEntries(after: one.batch.toSeq).map {
                                     RemoteEntry(seq: $0.seq, suite: $0.suite, key: $0.key, record: $0.record) }, knowledge: .none)
         let report = try BatchApplier(store: b).apply(later)
         #expect(report.recordsChanged == 1 && !report.cursorAdvanced)

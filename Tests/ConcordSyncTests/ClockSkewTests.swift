@@ -1,4 +1,5 @@
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 

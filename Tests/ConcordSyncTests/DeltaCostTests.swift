@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -11,9 +12,8 @@ import TestSupport
 
     /// Fills `store` with `count` keys of suite "bulk" in one write transaction.
     static func fill(_ store: Store, count: Int) throws {
-        let value = try ValueCodec.encode(.int(7))
         try store.write { w in
-            for i in 0..<count { try w.writeLocal(suite: "bulk", key: "key-\(i)", encodedValue: value) }
+            for i in 0..<count { try w.set(.int(7), suite: "bulk", key: "key-\(i)") }
         }
     }
 

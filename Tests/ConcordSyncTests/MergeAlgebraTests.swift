@@ -1,4 +1,5 @@
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -10,7 +11,7 @@ import TestSupport
     static func record(_ g: inout SeededGenerator) -> Record {
         let version = Version(hlc: UInt64.random(in: 1...6, using: &g) << 16 | UInt64.random(in: 0...2, using: &g),
                               replica: replicas[Int.random(in: 0..<replicas.count, using: &g)])
-        if Int.random(in: 0..<4, using: &g) == 0 { return Record(version: version, encodedValue: nil) }
+        if Int.random(in: 0..<4, using: &g) == 0 { return Record(version: version, valueBytes: nil) }
         return try! Record(version: version, value: .int(Int.random(in: 0...3, using: &g)))
     }
 
@@ -52,7 +53,7 @@ import TestSupport
 
     @Test func aTombstoneIsARecordLikeAnyOther() throws {
         let older = try Record(version: Version(hlc: 10 << 16, replica: Self.replicas[0]), value: .string("x"))
-        let delete = Record(version: Version(hlc: 11 << 16, replica: Self.replicas[1]), encodedValue: nil)
+        let delete = Record(version: Version(hlc: 11 << 16, replica: Self.replicas[1]), valueBytes: nil)
         let newer = try Record(version: Version(hlc: 12 << 16, replica: Self.replicas[0]), value: .string("y"))
         #expect(RecordMerge.winner(older, delete) == delete)
         #expect(RecordMerge.winner(delete, newer) == newer)
@@ -62,7 +63,7 @@ import TestSupport
 
     @Test func equalVersionsWithDifferentContentStillOrderDeterministically() throws {
         let v = Version(hlc: 5 << 16, replica: Self.replicas[2])
-        let tomb = Record(version: v, encodedValue: nil)
+        let tomb = Record(version: v, valueBytes: nil)
         let one = try Record(version: v, value: .int(1)), two = try Record(version: v, value: .int(2))
         #expect(RecordMerge.winner(tomb, one) == one && RecordMerge.winner(one, tomb) == one)
         #expect(RecordMerge.winner(one, two) == RecordMerge.winner(two, one))

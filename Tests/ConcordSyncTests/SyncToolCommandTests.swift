@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -168,7 +169,7 @@ import TestSupport
         for prefix in ["wa", "wb", "wc"] { for i in 0..<perWriter { expected["\(prefix)-\(i)"] = .int(i) } }
         for store in stores {
             #expect(try store.suite("s").snapshot() == expected, "\(store.directory): every write exactly once")
-            #expect(try store.changes(since: 0).count == expected.count, "one journal entry per key: nothing duplicated")
+            #expect(try store.journalEntries(after: 0).count == expected.count, "one journal entry per key: nothing duplicated")
             #expect(try store.conflicts().isEmpty)
             try Replicas.expectSound(store)
         }

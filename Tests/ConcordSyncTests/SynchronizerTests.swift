@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -34,7 +35,7 @@ import TestSupport
         let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b")), c = try Replicas.open(tmp.path("c"))
         try a.suite("s").set("from-a", forKey: "k")
         try Synchronizer().sync(a, b)
-        let entry = try #require(try b.changes(since: 0).first { $0.key == "k" })
+        let entry = try #require(try b.journalEntries(after: 0).first { $0.key == "k" })
         #expect(entry.source == .sync(peer: a.replicaID))
         #expect(entry.record.version.replica == a.replicaID, "the version is the writer's, unchanged")
         try Synchronizer().sync(b, c)

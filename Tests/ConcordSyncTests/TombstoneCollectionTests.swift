@@ -1,4 +1,5 @@
 import Testing
+import ConcordStore
 import ConcordSync
 import TestSupport
 
@@ -90,7 +91,7 @@ import TestSupport
         #expect(try a.collectTombstones().keptForPeers == 1, "B never merged the delete")
         #expect(try a.forgetPeer(b.replicaID) == 1)
         #expect(try a.collectTombstones().collected == 1)
-        #expect(try a.changes(since: 0).isEmpty, "the journal entry went with the record")
+        #expect(try a.journalEntries(after: 0).isEmpty, "the journal entry went with the record")
         try Replicas.expectSound(a)
     }
 

@@ -77,7 +77,7 @@ import TestSupport
     @Test func registeredDefaultsDoNotHoldAChoice() throws {
         let box = try Sandbox()
         defer { box.remove() }
-        box.suite.register(defaults: ["lease": "ghost"])
+        try box.suite.register(defaults: ["lease": "ghost"])
         let lease = ExclusiveChoice<String>("lease", in: box.suite)
         #expect(lease.current == nil)
         #expect(try lease.claim("me", ifCurrent: nil) == .claimed)

@@ -3,13 +3,13 @@ import Synchronization
 import Concord
 import TestSupport
 
-enum Theme: String, CaseIterable, Sendable { case system, light, dark }
-enum Level: Int, Codable, Sendable { case low = 1, high = 2 }
-struct Window: Codable, Hashable, Sendable { var width: Int; var height: Int; var title: String }
-enum Pane: String, Hashable, Sendable { case editor, sidebar, search }
+enum Theme: String, CaseIterable, StorableValue { case system, light, dark }
+enum Level: Int, Codable, StorableValue { case low = 1, high = 2 }
+struct Window: Codable, Hashable, StorableValue { var width: Int; var height: Int; var title: String }
+enum Pane: String, Hashable, StorableValue { case editor, sidebar, search }
 
 /// A fresh replica in a temporary directory, and a suite with a name no other test uses
-/// (errors reported through `WrapperErrors` carry the suite name, so each test sees its own).
+/// (errors reported through `UnhandledErrors` carry the suite name, so each test sees its own).
 struct Sandbox {
     let tmp: TemporaryDirectory
     let store: Store
@@ -27,14 +27,14 @@ struct Sandbox {
     func remove() { tmp.remove() }
 }
 
-/// Every error handed to `WrapperErrors` while the tests run, so a test can find its own by suite.
+/// Every error handed to `UnhandledErrors` while the tests run, so a test can find its own by suite.
 enum ReportedErrors {
     static let all = Collector<WrapperError>()
     private static let installed = Mutex(false)
 
     static func install() {
         let first = installed.withLock { done -> Bool in defer { done = true }; return !done }
-        if first { WrapperErrors.setHandler { all.append($0) } }
+        if first { UnhandledErrors.setHandler { error in if let error = error as? WrapperError { all.append(error) } } }
     }
 
     static func of(suite: String) -> [WrapperError] { all.values.filter { $0.suite == suite } }

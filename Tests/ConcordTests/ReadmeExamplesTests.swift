@@ -5,8 +5,8 @@ import Concord
 
 /// The README's tour of the store and of sync, as code that must compile and behave as it says.
 @Suite struct ReadmeExamplesTests {
-    enum Theme: String { case light, dark }
-    struct Window: Codable, Equatable { var width: Int; var height: Int }
+    enum Theme: String, StorableValue { case light, dark }
+    struct Window: Codable, Equatable, StorableValue { var width: Int; var height: Int }
 
     @Test func theLibraryTour() throws {
         let tmp = try TemporaryDirectory()
@@ -22,7 +22,7 @@ import Concord
             try suite.get("username", as: Int.self)
         }
 
-        suite.register(defaults: ["theme": "light"])
+        try suite.register(defaults: ["theme": "light"])
         try suite.set("dark", forKey: "theme")
         try suite.remove("theme")
         #expect(try suite.get("theme", as: String.self) == "light")
@@ -37,15 +37,15 @@ import Concord
 
         try suite.set(Theme.dark, forKey: "theme")
         #expect(try suite.get("theme", as: Theme.self) == .dark)
-        try suite.setCodable(Window(width: 800, height: 600), forKey: "window")
-        #expect(try suite.getCodable("window", as: Window.self) == Window(width: 800, height: 600))
+        try suite.set(Window(width: 800, height: 600), forKey: "window")
+        #expect(try suite.get("window", as: Window.self) == Window(width: 800, height: 600))
         #expect(try suite.value(forKey: "window")?.kind == .dictionary)
 
         try suite.reset()
         #expect(try suite.keys().isEmpty)
         // One journal entry per key ever written (username, launchCount, recent, theme, a, window), now tombstones.
-        #expect(try store.changes(since: 0).count == 6)
-        #expect(try store.changes(since: 0).allSatisfy { $0.record.isTombstone })
+        #expect(try store.journalEntries(after: 0).count == 6)
+        #expect(try store.journalEntries(after: 0).allSatisfy { $0.record.isTombstone })
     }
 
     @Test func theSyncTour() throws {

@@ -67,12 +67,9 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
 }
 
 @Suite(.timeLimit(.minutes(1))) struct SettingsTests {
-    @Test func keyCodingsFollowTheValueType() {
-        #expect(ThemeKey.coding.identifier == "raw")
-        #expect(FontSizeKey.coding.identifier == "storable")
-        #expect(AccentKey.coding.identifier == "optional(storable)")
+    @Test func aKeyIsNamedAfterItsTypeUnlessGivenAName() {
         #expect(AccentKey.name == "AccentKey")
-        #expect(WindowKey.coding.identifier == "codable")
+        #expect(ThemeKey.name == "theme")
     }
 
     @Test func resolutionOrderIsOverrideSuitesRegisteredDefaultsDefaultValue() throws {

@@ -23,10 +23,11 @@ final class Preferences {
 /// Stores `value` as a record merged by a sync from `peer` (what the sync layer does).
 func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) throws {
     try suite.store.write { w in
-        let existing = try w.record(suite: suite.name, key: key)
-        let hlc = max(existing?.version.hlc ?? 0, UInt64(Date().timeIntervalSince1970 * 1000) << 16) + 1
+        let existing = try w.storedRecord(suite: suite.name, key: key)
+        let hlc = max(existing?.record.version.hlc ?? 0, UInt64(Date().timeIntervalSince1970 * 1000) << 16) + 1
         _ = w.observeRemote(hlc: hlc, maxDriftMilliseconds: 60_000)
-        try w.store(Record(version: Version(hlc: hlc, replica: peer), value: value), suite: suite.name, key: key, source: .sync(peer: peer))
+        try w.storeMerged(Record(version: Version(hlc: hlc, replica: peer), value: value), suite: suite.name, key: key,
+                          from: peer, replacingSeq: existing?.seq)
     }
 }
 

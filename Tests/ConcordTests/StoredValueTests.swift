@@ -74,15 +74,23 @@ import TestSupport
             }
         }
         let profile = Profile(box.suite)
-        #expect(profile.$username.key.coding.identifier == "storable")
-        #expect(profile.$theme.key.coding.identifier == "raw")
-        #expect(profile.$level.key.coding.identifier == "raw")
-        #expect(profile.$window.key.coding.identifier == "codable")
-        #expect(profile.$lastOpened.key.coding.identifier == "optional(storable)")
-        #expect(profile.$focus.key.coding.identifier == "optional(raw)")
-        #expect(Key<Window?>("w").coding.identifier == "optional(codable)")
-        #expect(Key<[String]?>("l").coding.identifier == "optional(storable)")
-        #expect(Key("n", default: [Window]()).coding.identifier == "codable")
+        profile.username = "Ada"
+        profile.theme = .dark
+        profile.level = .high
+        profile.window = Window(width: 3, height: 4, title: "w")
+        let now = Date()
+        profile.lastOpened = now
+        profile.focus = .search
+        // What is stored depends on the type alone: store-native types as themselves, enums as their raw
+        // value, Codable types as their structure, optionals as their wrapped value.
+        let stored = try box.suite.snapshot()
+        #expect(stored["username"] == .string("Ada"))
+        #expect(stored["theme"] == .string("dark"))
+        #expect(stored["level"] == .int(2))
+        #expect(stored["window"] == .dictionary(["width": .int(3), "height": .int(4), "title": .string("w")]))
+        #expect(stored["lastOpened"] == .date(now))
+        #expect(stored["focus"] == .string("search"))
+        #expect(try box.suite.get("lastOpened", as: Date.self) == now)
     }
 
     @Test func defaultsComeBackAfterDeleteResetAndProjectedReset() throws {
@@ -114,7 +122,7 @@ import TestSupport
         defer { box.remove() }
         @Stored("limit", in: box.suite) var limit = 10
         #expect(limit == 10)
-        box.suite.register(defaults: ["limit": 25])
+        try box.suite.register(defaults: ["limit": 25])
         #expect(limit == 25)
         if case .registeredDefault(25) = $limit.lookup() {} else { Issue.record("expected the registered default, got \($limit.lookup())") }
         #expect(!$limit.isSet)
@@ -219,7 +227,7 @@ import TestSupport
         let stamps = box.store.stampReader
         #expect(stamps.commitStamp() == box.store.commitStamp)
         let commit = stamps.commitStamp(), generation = stamps.registeredDefaultsGeneration()
-        box.suite.register(defaults: ["x": 1])
+        try box.suite.register(defaults: ["x": 1])
         #expect(stamps.registeredDefaultsGeneration() != generation)
         #expect(stamps.commitStamp() == commit, "registering commits nothing")
         try box.suite.set(1, forKey: "y")

@@ -67,11 +67,11 @@ import Glibc
             }
         }
         let error = try #require(firstError, "a 4 MiB file system must fill up within 2,000 writes of 8 KiB")
-        guard case .lmdb(let lmdb) = error else {
-            Issue.record("a full disk must surface as the LMDB error it is, not \(error)")
+        guard case .storage(let code, _, _) = error else {
+            Issue.record("a full disk must surface as the storage engine's error it is, not \(error)")
             return (expected, refused, "")
         }
-        #expect(lmdb.code == ENOSPC, "the error is ENOSPC: \(error)")
+        #expect(code == ENOSPC, "the error is ENOSPC: \(error)")
         #expect(error.description.contains("No space left on device"), "the message says the disk is full: \(error)")
         for i in 0..<3 {
             let key = "still-full-\(i)"

@@ -44,15 +44,10 @@ struct Worker {
             switch kind {
             case .set:
                 let value = "w\(worker)-i\(incarnation)-n\(n)"
-                let encoded = try ValueCodec.encode(.string(value))
-                let version = try store.write { w in try w.writeLocal(suite: Self.dataSuite, key: key, encodedValue: encoded) }
+                guard let version = try store.suite(Self.dataSuite).set(value, forKey: key) else { break }
                 log.log(["set", key, String(version.hlc, radix: 16), version.replica.description, value, latency()])
             case .delete:
-                let version = try store.write { w -> Version? in
-                    guard let r = try w.record(suite: Self.dataSuite, key: key), !r.isTombstone else { return nil }
-                    return try w.writeLocal(suite: Self.dataSuite, key: key, encodedValue: nil)
-                }
-                if let version { log.log(["del", key, String(version.hlc, radix: 16), version.replica.description, latency()]) }
+                if let version = try store.suite(Self.dataSuite).remove(key) { log.log(["del", key, String(version.hlc, radix: 16), version.replica.description, latency()]) }
             case .incr:
                 let counter = "count-\(replica)"
                 let value = try store.suite(Self.counterSuite).increment(counter)
@@ -79,8 +74,7 @@ struct Worker {
                 return nil   // someone holds an unexpired lease
             }
             let until = now + Self.leaseMilliseconds
-            let encoded = try ValueCodec.encode(.dictionary(["holder": .int(worker), "until": .int(Int(until))]))
-            return (try w.writeLocal(suite: Self.choiceSuite, key: key, encodedValue: encoded), until)
+            return (try w.set(.dictionary(["holder": .int(worker), "until": .int(Int(until))]), suite: Self.choiceSuite, key: key), until)
         }
         guard let (version, until) = claim else {
             log.log(["claim-lost", key, latency()])
@@ -92,7 +86,7 @@ struct Worker {
         let released = try store.write { w -> Version? in
             guard let current = try w.record(suite: Self.choiceSuite, key: key), let value = try current.value(),
                   case .dictionary(let lease) = value, lease["holder"] == .int(worker), current.version == version else { return nil }
-            return try w.writeLocal(suite: Self.choiceSuite, key: key, encodedValue: nil)
+            return try w.remove(suite: Self.choiceSuite, key: key)
         }
         if let released {
             log.log(["release", key, String(released.hlc, radix: 16), released.replica.description,

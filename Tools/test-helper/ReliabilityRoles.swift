@@ -72,8 +72,8 @@ enum ReliabilityRoles {
                 try suite.set(value, forKey: key)
                 say("ack \(key) \(value.count)")
             } catch let error as StoreError {
-                if case .lmdb(let lmdb) = error {
-                    say("refused \(key) \(lmdb.code) \(error)")
+                if case .storage(let code, _, _) = error {
+                    say("refused \(key) \(code) \(error)")
                 } else {
                     say("refused \(key) store \(error)")
                 }
@@ -138,7 +138,7 @@ enum ReliabilityRoles {
     static func holdWrite(_ args: [String]) throws -> Int32 {
         let store = try Store(path: args[0])
         try store.write { writer in
-            try writer.writeLocal(suite: args[1], key: args[2], encodedValue: try ValueCodec.encode(.string("never committed")))
+            try writer.set(.string("never committed"), suite: args[1], key: args[2])
             say("in-write")
             sleep(1000)
         }

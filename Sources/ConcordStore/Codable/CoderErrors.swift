@@ -6,6 +6,17 @@
 /// throw CoderErrors.typeMismatch(Int.self, found: .string("wide"), at: path)
 /// ```
 enum CoderErrors {
+    /// The sentence an error of the coder carries (its debug description), or the error's own description.
+    static func reason(of error: any Error) -> String {
+        switch error {
+        case let EncodingError.invalidValue(_, context): return context.debugDescription
+        case let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context),
+             let DecodingError.keyNotFound(_, context), let DecodingError.dataCorrupted(context):
+            return context.debugDescription
+        default: return "\(error)"
+        }
+    }
+
     // MARK: Encoding
 
     /// A value a `Value` cannot hold (an integer out of `Int`'s range, NaN).

@@ -1,0 +1,144 @@
+import Foundation
+import LMDB
+import Synchronization
+
+/// What one process shares for one replica directory: the environment, layout, identity,
+/// registered defaults and the change hub — and the only way into its transactions.
+package final class ReplicaCore: Sendable {
+    package let path: String
+    package let env: Environment
+    package let layout: StoreLayout
+    package let replicaID: ReplicaID
+    let formatVersion: UInt32
+    package let options: Store.Options
+    let signal: ChangeSignal
+    package let defaults = DefaultsRegistry()
+    package let hub: ChangeHub
+    /// The thread inside a write transaction of this replica, if any (`pthread_t`, 0 for none):
+    /// a store call from that thread would deadlock (a second write) or read a stale snapshot.
+    private let writingThread = Atomic<UInt>(0)
+
+    /// A random identity of this process, stored in the journal entries it writes.
+    package static let processToken: [UInt8] = {
+        var random = SystemRandomNumberGenerator()
+        var out = ByteWriter(capacity: 16)
+        out.u64(random.next())
+        out.u64(random.next())
+        return out.bytes
+    }()
+
+    private struct WeakCore { weak var core: ReplicaCore? }
+    private static let registry = Mutex<[String: WeakCore]>([:])
+
+    static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
+        let directory = try StoreDirectory.prepare(path, create: options.createIfMissing)
+        return try registry.withLock { table in
+            if let core = table[directory]?.core, core.env.isUsableInThisProcess { return core }
+            let core = try ReplicaCore(path: directory, options: options)
+            table[directory] = WeakCore(core: core)
+            return core
+        }
+    }
+
+    private init(path: String, options: Store.Options) throws {
+        self.path = path
+        self.options = options
+        var envOptions = Environment.Options()
+        envOptions.mapSize = options.initialMapSize
+        switch options.durability {
+        case .full: envOptions.durability = .full
+        case .noMetaSync: envOptions.durability = .noMetaSync
+        case .none: envOptions.durability = .none
+        }
+        let env = try mapLMDBErrors(path: path) { try Environment.open(directory: path, options: envOptions) }
+        self.env = env
+        let (layout, replica, format) = try mapLMDBErrors(path: path) { () throws -> (StoreLayout, ReplicaID, UInt32) in
+            // The identity first: a store of a newer format is refused before anything could be created in it.
+            let meta = try env.database(named: "meta")
+            let (replica, format) = try StoreIdentity.stamp(env: env, meta: meta, path: path)
+            let dbs = try env.databases(named: ["records", "journal", "peers", "conflicts"])
+            let layout = StoreLayout(meta: meta, records: dbs[0], journal: dbs[1], peers: dbs[2], conflicts: dbs[3])
+            return (layout, replica, format)
+        }
+        self.layout = layout
+        self.replicaID = replica
+        self.formatVersion = format
+        self.signal = try ChangeSignal(directory: path)
+        let box = WeakBox()
+        let token = Self.processToken
+        let defaults = self.defaults
+        self.hub = ChangeHub(
+            notifyPath: signal.path,
+            readJournal: { since in
+                guard let core = box.core else { return [] }
+                return try core.journalEntries(after: since, suite: nil, limit: ChangeHub.pageSize)
+            },
+            currentSeq: { try box.core?.snapshot { $0.lastSeq } ?? 0 },
+            makeChange: { entry in
+                let origin: ChangeOrigin
+                switch entry.source {
+                case .process(let t): origin = t == token ? .thisProcess : .otherProcess
+                case .sync(let peer): origin = .sync(peer: peer)
+                }
+                return try Change(entry, origin: origin, registeredDefault: defaults.value(suite: entry.suite, key: entry.key))
+            })
+        box.core = self
+    }
+
+    // MARK: - Transactions
+
+    /// Refuses a store call made from inside a write transaction of this replica on the same thread.
+    private func checkNotInsideWrite() throws {
+        if writingThread.load(ordering: .relaxed) == UInt(pthread_self()) { throw StoreError.reentrantCall(path: path) }
+    }
+
+    /// A read-only snapshot as raw LMDB (for the store's own reads).
+    package func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try checkNotInsideWrite()
+        return try mapLMDBErrors(path: path) { try env.read(body) }
+    }
+
+    /// A read-only snapshot seen through `ReplicaSnapshot`.
+    package func snapshot<R>(_ body: (ReplicaSnapshot) throws -> R) throws -> R {
+        try read { txn in try body(try ReplicaSnapshot(txn: txn, layout: layout, replica: replicaID, path: path)) }
+    }
+
+    /// Runs `body` in one write transaction; wakes observers in every process after a commit that changed something.
+    @discardableResult
+    package func write<R>(_ body: (ReplicaTransaction) throws -> R) throws -> R {
+        try checkNotInsideWrite()
+        let thread = UInt(pthread_self())
+        let (result, changed) = try mapLMDBErrors(path: path) {
+            try env.write { txn -> (R, Bool) in
+                writingThread.store(thread, ordering: .relaxed)
+                defer { writingThread.store(0, ordering: .relaxed) }
+                let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
+                let result = try body(transaction)
+                try transaction.finish()
+                return (result, transaction.changeCount > 0)
+            }
+        }
+        if changed {
+            signal.touch()
+            hub.wake()
+        }
+        return result
+    }
+
+    func journalEntries(after seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {
+        try snapshot { s in
+            var out: [JournalEntry] = []
+            guard limit > 0 else { return out }
+            try s.scanJournal(after: seq) { entry in
+                if suite == nil || entry.suite == suite { out.append(entry) }
+                return out.count < limit
+            }
+            return out
+        }
+    }
+}
+
+/// Lets the hub's closures reach the core without keeping it alive.
+private final class WeakBox: @unchecked Sendable {
+    weak var core: ReplicaCore?
+}

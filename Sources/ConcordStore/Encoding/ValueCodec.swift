@@ -1,0 +1,129 @@
+import Foundation
+
+/// The deterministic binary encoding of `Value`: a tag byte, then the payload.
+/// Integers are big-endian, lengths are LEB128 varints, dictionaries are sorted by key,
+/// so equal values always encode to identical bytes (merges compare bytes).
+/// NaN is refused: it is not equal to itself, so it could not be compared or merged.
+///
+/// Dates are written as the bits of `timeIntervalSinceReferenceDate`, which is what `Date` holds,
+/// so they read back `==`; the first format's dates (seconds since 1970) are still read.
+///
+/// ```swift
+/// let bytes = try ValueCodec.encode(.array([.int(1), .string("two")]))
+/// let back = try ValueCodec.decode(bytes)
+/// ```
+package enum ValueCodec {
+    /// Collections nested deeper than this are refused (encoding) or reported damaged (decoding).
+    package static let maxDepth = 64
+
+    enum Tag: UInt8 {
+        case string = 1, int, double, bool, data
+        /// Seconds since 1970 as a double: written by the first format, read only (it lost precision).
+        case date1970
+        case url, array, dictionary
+        /// Seconds since 2001-01-01 as a double: exactly what `Date` holds.
+        case date
+    }
+
+    /// Encodes `value`; throws `StoreError.unsupportedValue` for NaN or too-deep nesting.
+    package static func encode(_ value: Value, key: String = "") throws(StoreError) -> [UInt8] {
+        var out = ByteWriter(capacity: 16)
+        try encode(value, into: &out, depth: 0, key: key)
+        return out.bytes
+    }
+
+    package static func encode(_ value: Value, into out: inout ByteWriter, depth: Int, key: String) throws(StoreError) {
+        guard depth <= maxDepth else {
+            throw StoreError.unsupportedValue(key: key, reason: "collections nested deeper than \(maxDepth) levels")
+        }
+        switch value {
+        case .string(let s):
+            out.u8(Tag.string.rawValue); out.lengthPrefixed(s.utf8)
+        case .int(let i):
+            out.u8(Tag.int.rawValue); out.u64(UInt64(bitPattern: Int64(i)))
+        case .double(let d):
+            guard !d.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
+            out.u8(Tag.double.rawValue); out.u64(d.bitPattern)
+        case .bool(let b):
+            out.u8(Tag.bool.rawValue); out.u8(b ? 1 : 0)
+        case .data(let d):
+            out.u8(Tag.data.rawValue); out.lengthPrefixed(d)
+        case .date(let date):
+            let t = date.timeIntervalSinceReferenceDate
+            guard !t.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "a date of NaN seconds cannot be stored") }
+            out.u8(Tag.date.rawValue); out.u64(t.bitPattern)
+        case .url(let url):
+            out.u8(Tag.url.rawValue); out.lengthPrefixed(url.absoluteString.utf8)
+        case .array(let items):
+            out.u8(Tag.array.rawValue); out.varint(UInt64(items.count))
+            for item in items { try encode(item, into: &out, depth: depth + 1, key: key) }
+        case .dictionary(let dict):
+            out.u8(Tag.dictionary.rawValue); out.varint(UInt64(dict.count))
+            for k in dict.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                out.lengthPrefixed(k.utf8)
+                try encode(dict[k]!, into: &out, depth: depth + 1, key: key)
+            }
+        }
+    }
+
+    /// Decodes a whole buffer; anything malformed (or trailing bytes) is a `ValueDecodingError`.
+    package static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Value {
+        var reader = ByteReader(bytes)
+        return try decodeRest(&reader)
+    }
+
+    /// Decodes the value that makes up the rest of `reader`'s bytes (as `decode` does for a whole buffer).
+    package static func decodeRest(_ reader: inout ByteReader) throws(ValueDecodingError) -> Value {
+        let value = try decode(&reader, depth: 0)
+        guard reader.isAtEnd else { throw ValueDecodingError("\(reader.remaining) trailing bytes after the value") }
+        return value
+    }
+
+    static func decode(_ r: inout ByteReader, depth: Int) throws(ValueDecodingError) -> Value {
+        guard depth <= maxDepth else { throw ValueDecodingError("collections nested deeper than \(maxDepth) levels") }
+        let raw = try r.u8()
+        guard let tag = Tag(rawValue: raw) else { throw ValueDecodingError("unknown type tag \(raw)") }
+        switch tag {
+        case .string:
+            guard let s = ByteReader.utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a string that is not valid UTF-8") }
+            return .string(s)
+        case .int: return .int(Int(Int64(bitPattern: try r.u64())))
+        case .double:
+            let d = Double(bitPattern: try r.u64())
+            guard !d.isNaN else { throw ValueDecodingError("a NaN double") }
+            return .double(d)
+        case .bool:
+            switch try r.u8() {
+            case 0: return .bool(false)
+            case 1: return .bool(true)
+            case let b: throw ValueDecodingError("a bool byte of \(b)")
+            }
+        case .data: return .data(Data(try r.lengthPrefixed()))
+        case .date, .date1970:
+            let t = Double(bitPattern: try r.u64())
+            guard !t.isNaN else { throw ValueDecodingError("a NaN date") }
+            return .date(tag == .date ? Date(timeIntervalSinceReferenceDate: t) : Date(timeIntervalSince1970: t))
+        case .url:
+            guard let s = ByteReader.utf8String(try r.lengthPrefixed()), let url = URL(string: s) else {
+                throw ValueDecodingError("a URL that does not parse")
+            }
+            return .url(url)
+        case .array:
+            let n = try r.count(minimumBytesEach: 1)
+            var items: [Value] = []
+            items.reserveCapacity(n)
+            for _ in 0..<n { items.append(try decode(&r, depth: depth + 1)) }
+            return .array(items)
+        case .dictionary:
+            let n = try r.count(minimumBytesEach: 2)
+            var dict: [String: Value] = [:]
+            dict.reserveCapacity(n)
+            for _ in 0..<n {
+                guard let k = ByteReader.utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a dictionary key that is not valid UTF-8") }
+                guard dict[k] == nil else { throw ValueDecodingError("a dictionary with the key \"\(k)\" twice") }
+                dict[k] = try decode(&r, depth: depth + 1)
+            }
+            return .dictionary(dict)
+        }
+    }
+}

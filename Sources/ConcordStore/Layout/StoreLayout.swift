@@ -1,0 +1,58 @@
+import LMDB
+
+/// Where things live inside the LMDB environment of a replica (the architecture document describes
+/// the bytes of each):
+///
+/// - `meta`: `format` (UInt32), `replica` (16 bytes), `state` (`ReplicaState`), `created`.
+/// - `records`: `suite 0x00 key` → `StoredRow` (the journal seq of the record's one journal entry,
+///   then the record), so a rewrite can delete the superseded entry in the same transaction.
+/// - `journal`: `seq` (8 bytes, big-endian) → `JournalEntry`.
+/// - `peers`, `conflicts`: the sync layer's cursors and conflict log.
+package struct StoreLayout: Sendable {
+    package let meta: Database
+    package let records: Database
+    package let journal: Database
+    package let peers: Database
+    package let conflicts: Database
+
+    static let formatKey = Array("format".utf8)
+    static let replicaKey = Array("replica".utf8)
+    static let stateKey = Array("state".utf8)
+    static let createdKey = Array("created".utf8)
+
+    /// `suite 0x00 key`: records sort by suite, then key.
+    package static func recordKey(suite: String, key: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(suite.utf8.count + 1 + key.utf8.count)
+        out.append(contentsOf: suite.utf8)
+        out.append(0)
+        out.append(contentsOf: key.utf8)
+        return out
+    }
+
+    /// The first record key of `suite` (scan from here while the key starts with it).
+    package static func suitePrefix(_ suite: String) -> [UInt8] {
+        var out = Array(suite.utf8)
+        out.append(0)
+        return out
+    }
+
+    package static func splitRecordKey(_ bytes: [UInt8]) -> (suite: String, key: String)? {
+        guard let zero = bytes.firstIndex(of: 0),
+              let suite = String(validating: bytes[..<zero], as: UTF8.self),
+              let key = String(validating: bytes[(zero + 1)...], as: UTF8.self) else { return nil }
+        return (suite, key)
+    }
+
+    package static func seqKey(_ seq: UInt64) -> [UInt8] {
+        var out = ByteWriter(capacity: 8)
+        out.u64(seq)
+        return out.bytes
+    }
+
+    package static func decodeSeq(_ bytes: [UInt8]) -> UInt64? {
+        guard bytes.count == 8 else { return nil }
+        var r = ByteReader(bytes)
+        return try? r.u64()
+    }
+}

@@ -1,0 +1,58 @@
+/// Where a change came from, the analog of `NSUbiquitousKeyValueStore`'s change reasons.
+///
+/// ```swift
+/// if case .sync(let peer) = change.origin { print("arrived from", peer) }
+/// ```
+public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
+    /// Written by this process.
+    case thisProcess
+    /// Written by another process that has the same replica open.
+    case otherProcess
+    /// Merged by a sync from the named peer replica.
+    case sync(peer: ReplicaID)
+
+    public var description: String {
+        switch self {
+        case .thisProcess: "this-process"
+        case .otherProcess: "other-process"
+        case .sync(let peer): "sync:\(peer)"
+        }
+    }
+}
+
+/// One committed change, as observers receive it.
+///
+/// ```swift
+/// for try await change in suite.changes(for: "theme") {
+///     print(change.key, change.effectiveValue ?? "none", change.origin)
+/// }
+/// ```
+public struct Change: Hashable, Sendable {
+    /// The change's position in the replica's journal.
+    public let seq: UInt64
+    public let suite: String
+    public let key: String
+    /// The new stored value, or `nil` when the key was deleted (or its suite reset).
+    public let value: Value?
+    /// The version of the record the change stored.
+    public let version: Version
+    /// Who made the change.
+    public let origin: ChangeOrigin
+    /// The value registered as this key's default in this process, if any.
+    public let registeredDefault: Value?
+
+    /// What a read of the key now returns: the stored value, or the registered default after a delete.
+    public var effectiveValue: Value? { value ?? registeredDefault }
+    /// Whether the change deleted the key.
+    public var isDeletion: Bool { value == nil }
+
+    init(_ entry: JournalEntry, origin: ChangeOrigin, registeredDefault: Value?) throws(ValueDecodingError) {
+        seq = entry.seq
+        suite = entry.suite
+        key = entry.key
+        value = try entry.record.value()
+        version = entry.record.version
+        self.origin = origin
+        self.registeredDefault = registeredDefault
+    }
+}

@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Delivers the journal's new entries to this process's observers of one replica.
+///
+/// Woken by local commits and by the `ChangeWatcher` (other processes' commits), it reads the
+/// journal after the last seq it delivered, so coalesced wake-ups never lose a key's latest change,
+/// and delivers entries in commit order, each once, on one serial queue. The watcher thread runs
+/// only while there is at least one observer. When the journal cannot be read (a damaged entry),
+/// every observer is told the error and observation ends: it could not go on without skipping.
+package final class ChangeHub: Sendable {
+    struct Subscriber: Sendable {
+        let suite: String?
+        let key: String?
+        let startSeq: UInt64
+        let deliver: @Sendable (Change) -> Void
+        let fail: @Sendable (StoreError) -> Void
+    }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var nextID = 0
+        var delivered: UInt64 = 0
+        var watcher: ChangeWatcher?
+    }
+
+    private let state = Mutex(State())
+    private let wakePending = Atomic<Bool>(false)
+    private let queue = DeliveryQueue(label: "concord.change-hub")
+    private let notifyPath: String
+    private let readJournal: @Sendable (UInt64) throws -> [JournalEntry]
+    private let currentSeq: @Sendable () throws -> UInt64
+    private let makeChange: @Sendable (JournalEntry) throws -> Change
+
+    init(notifyPath: String,
+         readJournal: @escaping @Sendable (UInt64) throws -> [JournalEntry],
+         currentSeq: @escaping @Sendable () throws -> UInt64,
+         makeChange: @escaping @Sendable (JournalEntry) throws -> Change) {
+        self.notifyPath = notifyPath
+        self.readJournal = readJournal
+        self.currentSeq = currentSeq
+        self.makeChange = makeChange
+    }
+
+    deinit { state.withLock { $0.watcher?.stop() } }
+
+    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+
+    /// Registers an observer of changes committed from now on; returns its id.
+    func subscribe(suite: String?, key: String?,
+                   deliver: @escaping @Sendable (Change) -> Void,
+                   fail: @escaping @Sendable (StoreError) -> Void) throws -> Int {
+        let start = try currentSeq()
+        var startWatcher = false
+        let id = state.withLock { s -> Int in
+            if s.subscribers.isEmpty { s.delivered = max(s.delivered, start); startWatcher = s.watcher == nil }
+            s.nextID += 1
+            s.subscribers[s.nextID] = Subscriber(suite: suite, key: key, startSeq: start, deliver: deliver, fail: fail)
+            return s.nextID
+        }
+        if startWatcher {
+            let watcher: ChangeWatcher
+            do { watcher = try ChangeWatcher(path: notifyPath) { [weak self] in self?.wake() } } catch {
+                unsubscribe(id)
+                throw error
+            }
+            let redundant = state.withLock { s -> Bool in
+                if s.watcher == nil && !s.subscribers.isEmpty { s.watcher = watcher; return false }
+                return true
+            }
+            if redundant { watcher.stop() }
+        }
+        return id
+    }
+
+    func unsubscribe(_ id: Int) {
+        let stopping = state.withLock { s -> ChangeWatcher? in
+            s.subscribers[id] = nil
+            guard s.subscribers.isEmpty, let w = s.watcher else { return nil }
+            s.watcher = nil
+            return w
+        }
+        stopping?.stop()
+    }
+
+    /// Schedules a read of the journal; wake-ups that arrive while one is pending coalesce.
+    func wake() {
+        guard hasSubscribers else { return }
+        if wakePending.exchange(true, ordering: .acquiringAndReleasing) { return }
+        queue.async { [weak self] in self?.pump() }
+    }
+
+    private func pump() {
+        wakePending.store(false, ordering: .releasing)
+        while true {
+            let since = state.withLock { $0.delivered }
+            let entries: [JournalEntry]
+            do { entries = try readJournal(since) } catch {
+                failAll(error)
+                return
+            }
+            guard let last = entries.last else { return }
+            let subscribers = state.withLock { s -> [Subscriber] in
+                s.delivered = max(s.delivered, last.seq)
+                return Array(s.subscribers.values)
+            }
+            for entry in entries {
+                var change: Change?
+                for sub in subscribers where entry.seq > sub.startSeq
+                    && (sub.suite == nil || sub.suite == entry.suite)
+                    && (sub.key == nil || sub.key == entry.key) {
+                    if change == nil {
+                        do { change = try makeChange(entry) } catch {
+                            failAll(error)
+                            return
+                        }
+                    }
+                    sub.deliver(change!)
+                }
+            }
+            if entries.count < Self.pageSize { return }
+        }
+    }
+
+    /// Tells every observer that the journal cannot be read, and ends every observation.
+    private func failAll(_ error: any Error) {
+        let storeError = error as? StoreError ?? .damaged(path: notifyPath, reason: "the change journal cannot be read: \(error)")
+        let (failed, watcher) = state.withLock { s -> ([Subscriber], ChangeWatcher?) in
+            defer { s.subscribers = [:]; s.watcher = nil }
+            return (Array(s.subscribers.values), s.watcher)
+        }
+        watcher?.stop()
+        for sub in failed { sub.fail(storeError) }
+    }
+
+    /// How many journal entries one read delivers before reading the next page.
+    static let pageSize = 10_000
+}
+
+/// Keeps an observation alive: it stops when `cancel()` is called or the token is released.
+///
+/// ```swift
+/// let token = try suite.observe("theme") { change in print(change.effectiveValue as Any) }
+/// token.cancel()
+/// ```
+public final class ObservationToken: Sendable {
+    private let cancelAction: Mutex<(@Sendable () -> Void)?>
+
+    init(cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
+
+    /// Stops delivery; calling it again does nothing.
+    public func cancel() {
+        let action = cancelAction.withLock { a -> (@Sendable () -> Void)? in defer { a = nil }; return a }
+        action?()
+    }
+
+    deinit { cancel() }
+}

@@ -1,0 +1,7 @@
+/// Hooks for the project's own tests; not part of the API.
+extension Store {
+    /// Runs `body` while holding a read transaction open (for tests of stale readers).
+    package func holdReadTransactionForTesting(_ body: () throws -> Void) throws {
+        try core.read { _ in try body() }
+    }
+}

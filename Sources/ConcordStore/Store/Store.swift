@@ -1,0 +1,153 @@
+import Foundation
+
+/// A replica: one directory holding named suites of typed, versioned values,
+/// safe for many threads and many processes at once.
+///
+/// ```swift
+/// let store = try Store(directory: URL(filePath: "/var/lib/myapp/settings"))
+/// let suite = try store.suite("group.example.app")
+/// try suite.set("dark", forKey: "theme")
+/// let theme = try suite.get("theme", as: String.self)
+/// ```
+public final class Store: Sendable {
+    /// The on-disk format this Concord writes; a store of a newer format is refused, an older one upgraded.
+    public static let formatVersion: UInt32 = 1
+
+    /// The directory of this replica.
+    public let directory: String
+    /// The options this store was opened with.
+    public let options: Options
+    package let core: ReplicaCore
+
+    /// This replica's identity, stamped at creation.
+    public var replicaID: ReplicaID { core.replicaID }
+
+    /// Opens the replica at `directory`, creating it (mode 0700, files 0600) if it does not exist.
+    ///
+    /// ```swift
+    /// let store = try Store(directory: URL(filePath: "/var/lib/myapp/settings"))
+    /// ```
+    ///
+    /// - Throws: `StoreError` when the directory is unsafe, damaged, or of a newer format.
+    public convenience init(directory: URL, options: Options = Options()) throws {
+        try self.init(path: directory.path, options: options)
+    }
+
+    /// Opens the replica at `path`, creating it if it does not exist.
+    ///
+    /// ```swift
+    /// let store = try Store(path: "/var/lib/myapp/settings")
+    /// ```
+    ///
+    /// - Throws: `StoreError` when the directory is unsafe, damaged, or of a newer format.
+    public init(path: String, options: Options = Options()) throws {
+        self.options = options
+        self.core = try ReplicaCore.shared(path: path, options: options)
+        self.directory = core.path
+    }
+
+    /// The suite named `name` (1–128 bytes of letters, digits, `.`, `_`, `-`).
+    ///
+    /// ```swift
+    /// let suite = try store.suite("group.example.app")
+    /// ```
+    ///
+    /// - Throws: `StoreError.invalidSuiteName`.
+    public func suite(_ name: String) throws -> Suite {
+        try Names.validateSuite(name)
+        return Suite(name: name, store: self)
+    }
+
+    /// The names of the suites that hold at least one record (tombstones included), sorted.
+    ///
+    /// ```swift
+    /// for name in try store.suiteNames() { print(name) }
+    /// ```
+    public func suiteNames() throws -> [String] {
+        try core.read { txn in
+            var names: [String] = []
+            try txn.withCursor(core.layout.records) { cursor in
+                var entry = try cursor.first()
+                while let (key, _) = entry {
+                    guard let (suite, _) = StoreLayout.splitRecordKey(key) else { entry = try cursor.next(); continue }
+                    names.append(suite)
+                    var next = Array(suite.utf8)
+                    next.append(1)   // the first key after every "suite\0…"
+                    entry = try cursor.seek(atLeast: next)
+                }
+            }
+            return names
+        }
+    }
+
+    /// The journal entries after `seq`, oldest first, optionally of one suite (at most `limit`).
+    /// Superseded entries are compacted away, so each key appears at most once: its latest change.
+    ///
+    /// ```swift
+    /// for entry in try store.journalEntries(after: lastSeen) { print(entry.seq, entry.key) }
+    /// ```
+    public func journalEntries(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [JournalEntry] {
+        if let suite { try Names.validateSuite(suite) }
+        return try core.journalEntries(after: seq, suite: suite, limit: limit)
+    }
+
+    /// The seq of the newest journal entry (0 for a new store).
+    public func lastSeq() throws -> UInt64 { try core.snapshot { $0.lastSeq } }
+
+    /// A number that changes whenever any process commits to this replica; reading it costs no transaction.
+    public var commitStamp: Int { core.env.lastCommittedTransactionID }
+
+    /// Runs `body` in one write transaction of the write core. Observers are woken after the commit.
+    /// The closure may run more than once (after the map grew), so it must act only through the transaction.
+    @discardableResult
+    package func write<R>(_ body: (ReplicaTransaction) throws -> R) throws -> R {
+        try core.write(body)
+    }
+
+    /// Runs `body` in one read-only snapshot of the replica (writers are not blocked).
+    package func read<R>(_ body: (ReplicaSnapshot) throws -> R) throws -> R {
+        try core.snapshot(body)
+    }
+}
+
+extension Store {
+    /// How much a commit waits for the disk.
+    public enum Durability: Sendable, Equatable {
+        /// Every commit is on disk when it returns (data and meta page fsynced). The default.
+        case full
+        /// The meta page is not fsynced: a power loss may undo the last commits, never damage the store.
+        case noMetaSync
+        /// Nothing is fsynced: a power loss may undo recent commits (the OS still writes them out).
+        case none
+    }
+
+    /// Settings for opening a store. Those that shape the LMDB environment (durability, map size)
+    /// apply when this process first opens the directory.
+    ///
+    /// ```swift
+    /// var options = Store.Options()
+    /// options.durability = .noMetaSync
+    /// let store = try Store(path: path, options: options)
+    /// ```
+    public struct Options: Sendable {
+        /// The largest encoded value, in bytes. The default is 4 MiB.
+        public var maxValueBytes = 4 << 20
+        /// How much a commit waits for the disk. The default is `.full`: a write is on disk when it returns.
+        public var durability: Durability = .full
+        /// The initial size of the memory map; it grows by doubling when full. The default is 64 MiB.
+        public var initialMapSize = 64 << 20
+        /// How far ahead of the wall clock this replica's clock may be pushed by versions it meets
+        /// (merged from peers, or of records it overwrites). The default is five minutes.
+        public var maxClockDriftMilliseconds: UInt64 = 5 * 60 * 1000
+        /// How many undelivered changes an `AsyncSequence` of changes buffers before dropping the
+        /// oldest. The default is 4,096.
+        public var observerBufferLimit = 4096
+        /// The wall clock in milliseconds since 1970. The default reads the system clock; tests replace it.
+        public var wallClock: @Sendable () -> UInt64 = HybridClock.wallMilliseconds
+        /// Whether opening a directory that holds no store creates one. The default is true.
+        public var createIfMissing = true
+
+        /// The default options.
+        public init() {}
+    }
+}

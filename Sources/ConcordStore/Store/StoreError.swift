@@ -1,0 +1,69 @@
+import LMDB
+
+/// Everything that can go wrong in the store, each with a message a person can act on.
+///
+/// ```swift
+/// do { let n = try suite.get("name", as: Int.self) }
+/// catch StoreError.typeMismatch(_, _, let stored, let requested) { print(stored, requested) }
+/// ```
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A suite name outside 1–128 bytes of letters, digits, `.`, `_`, `-`.
+    case invalidSuiteName(String, reason: String)
+    /// A key outside 1–256 bytes of UTF-8.
+    case invalidKey(String, reason: String)
+    /// An encoded value larger than the store's limit.
+    case valueTooLarge(key: String, bytes: Int, limit: Int)
+    /// A value the store cannot represent faithfully (NaN, nesting too deep, an unsupported type).
+    case unsupportedValue(key: String, reason: String)
+    /// The stored value has another type than the one asked for.
+    case typeMismatch(suite: String, key: String, stored: String, requested: String)
+    /// The store was written by a newer version of Concord; nothing was changed.
+    case newerFormat(path: String, found: UInt32, supported: UInt32)
+    /// The store's files are damaged or are not a Concord store.
+    case damaged(path: String, reason: String)
+    /// The directory or its files are unsafe to use (permissions, symlinks).
+    case insecure(path: String, reason: String)
+    /// An operating-system error outside the storage engine (creating the directory, the notify file).
+    case io(path: String, reason: String)
+    /// The storage engine (LMDB) failed: `code` is its result code or the `errno` it reported.
+    case storage(code: Int32, operation: String, message: String)
+    /// A store call was made from inside an `update`, `batch` or `claim` closure (or another write
+    /// transaction) of the same replica, on the same thread: it would deadlock or read a stale value.
+    case reentrantCall(path: String)
+
+    public var description: String {
+        switch self {
+        case let .invalidSuiteName(name, reason): return "invalid suite name \(quoted(name)): \(reason)"
+        case let .invalidKey(key, reason): return "invalid key \(quoted(key)): \(reason)"
+        case let .valueTooLarge(key, bytes, limit): return "value for key \(quoted(key)) is \(bytes) bytes, over the limit of \(limit) bytes"
+        case let .unsupportedValue(key, reason): return "cannot store the value for key \(quoted(key)): \(reason)"
+        case let .typeMismatch(suite, key, stored, requested):
+            return "key \(quoted(key)) in suite \(quoted(suite)) holds a \(stored), not a \(requested)"
+        case let .newerFormat(path, found, supported):
+            return "the store at \(path) has format version \(found), newer than this Concord supports (\(supported)); upgrade Concord to open it (nothing was changed)"
+        case let .damaged(path, reason): return "the store at \(path) is damaged: \(reason)"
+        case let .insecure(path, reason): return "refusing to use \(path): \(reason)"
+        case let .io(path, reason): return "\(path): \(reason)"
+        case let .storage(code, operation, message): return "\(operation) failed: \(message) (code \(code))"
+        case let .reentrantCall(path):
+            return "a store call on \(path) was made inside an update, batch or claim closure of the same store; the closure runs inside the store's write transaction, so it may only change the value it is given — make other store calls before or after it"
+        }
+    }
+
+    private func quoted(_ s: String) -> String {
+        let shown = s.count > 80 ? String(s.prefix(80)) + "…" : s
+        return "\"" + shown.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "\""
+    }
+}
+
+/// Runs `body`, turning LMDB's errors into `StoreError.storage` (and damaged files into `.damaged`).
+package func mapLMDBErrors<R>(path: String, _ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch let error as LMDBError {
+        if error.code == LMDBError.invalid || error.code == LMDBError.corrupted || error.code == LMDBError.versionMismatch {
+            throw StoreError.damaged(path: path, reason: error.description)
+        }
+        throw StoreError.storage(code: error.code, operation: error.operation, message: error.message)
+    }
+}

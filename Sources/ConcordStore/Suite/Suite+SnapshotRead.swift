@@ -1,0 +1,26 @@
+/// A stored value together with the snapshot it was read from, so a caller can cache it
+/// against `Store.commitStamp` without opening a transaction on every read.
+package struct SnapshotRead: Sendable, Equatable {
+    /// The stored value (registered defaults not included), or `nil` when nothing or a tombstone is stored.
+    package let value: Value?
+    /// The commit stamp of the snapshot the value was read from: the value is still current
+    /// for as long as `store.commitStamp` equals it.
+    package let snapshot: Int
+}
+
+extension Suite {
+    /// Reads the stored value of `key` (registered defaults not included) and the commit stamp
+    /// of the snapshot it came from, in one read transaction.
+    package func snapshotRead(forKey key: String) throws -> SnapshotRead {
+        try Names.validateKey(key)
+        let recordKey = StoreLayout.recordKey(suite: name, key: key)
+        let (bytes, snapshot) = try core.read { txn in (try txn.get(core.layout.records, recordKey), txn.snapshotID) }
+        guard let bytes else { return SnapshotRead(value: nil, snapshot: snapshot) }
+        do {
+            let record = try StoredRow.decode(bytes).record
+            return SnapshotRead(value: try record.value(), snapshot: snapshot)
+        } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
+        }
+    }
+}

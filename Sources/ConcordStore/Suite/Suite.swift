@@ -1,0 +1,286 @@
+import Foundation
+import LMDB
+
+/// A named group of typed values in a store — the analog of a `UserDefaults` suite.
+///
+/// ```swift
+/// let suite = try store.suite("group.example.app")
+/// try suite.register(defaults: ["launchCount": 0])
+/// try suite.set("Ada", forKey: "username")
+/// let count = try suite.increment("launchCount")       // atomic across processes
+/// let name = try suite.get("username", as: String.self) // "Ada"
+/// ```
+public struct Suite: Sendable {
+    /// The suite's name.
+    public let name: String
+    /// The store holding the suite.
+    public let store: Store
+
+    init(name: String, store: Store) {
+        self.name = name
+        self.store = store
+    }
+
+    package var core: ReplicaCore { store.core }
+
+    // MARK: - Reading
+
+    /// The value of `key` as a `T`: the stored value, else the registered default, else `nil`.
+    ///
+    /// ```swift
+    /// let name = try suite.get("username", as: String.self)
+    /// ```
+    ///
+    /// - Throws: `StoreError.typeMismatch` when the value is not a `T`; `StoreError.invalidKey`;
+    ///   `StoreError.damaged` when the stored bytes do not decode.
+    @inlinable
+    public func get<T: StorableValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
+        guard let value = try value(forKey: key) else { return nil }
+        return try convert(value, key: key)
+    }
+
+    /// The stored value for `key` (falling back to the registered default), untyped.
+    public func value(forKey key: String) throws -> Value? {
+        if let stored = try storedValue(forKey: key) { return stored }
+        return registeredDefault(forKey: key)
+    }
+
+    /// The stored value only, ignoring registered defaults.
+    public func storedValue(forKey key: String) throws -> Value? {
+        // Decodes the value straight from the row's bytes: the record's version is not needed here.
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
+        var reader = ByteReader(bytes)
+        do {
+            if try StoredRow.readHeader(&reader).header.isTombstone { return nil }
+            return try ValueCodec.decodeRest(&reader)
+        } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+        }
+    }
+
+    /// The stored record for `key`, tombstones included, with its version.
+    ///
+    /// ```swift
+    /// if let version = try suite.record(forKey: "theme")?.version { print(version) }
+    /// ```
+    public func record(forKey key: String) throws -> Record? {
+        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
+        do { return try StoredRow.decode(bytes).record } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+        }
+    }
+
+    /// The bytes of the row stored for `key`, if any.
+    private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
+        try Names.validateKey(key)
+        let recordKey = StoreLayout.recordKey(suite: name, key: key)
+        return try core.read { txn in try txn.get(core.layout.records, recordKey) }
+    }
+
+    /// Whether a value is stored for `key` (registered defaults do not count; tombstones do not either).
+    public func contains(_ key: String) throws -> Bool {
+        guard let record = try record(forKey: key) else { return false }
+        return !record.isTombstone
+    }
+
+    /// The keys that hold a value, sorted by their UTF-8 bytes.
+    public func keys() throws -> [String] {
+        try records().compactMap { $0.record.isTombstone ? nil : $0.key }
+    }
+
+    /// Every stored value of the suite (registered defaults not included).
+    public func snapshot() throws -> [String: Value] {
+        var out: [String: Value] = [:]
+        for (key, record) in try records() where !record.isTombstone {
+            do { out[key] = try record.value() } catch {
+                throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
+            }
+        }
+        return out
+    }
+
+    /// Every record of the suite, tombstones included, in key order.
+    public func records() throws -> [(key: String, record: Record)] {
+        try core.snapshot { s in
+            var out: [(String, Record)] = []
+            try s.scanRecords(suite: name) { _, key, row in
+                out.append((key, row.record))
+                return true
+            }
+            return out
+        }
+    }
+
+    // MARK: - Registered defaults (per process, in memory, never stored or synced)
+
+    /// Registers values that reads fall back to when nothing is stored. They live in this process
+    /// only, are never stored or synced, and observers of those keys in this process are told.
+    ///
+    /// ```swift
+    /// try suite.register(defaults: ["theme": "light", "fontSize": 14])
+    /// ```
+    ///
+    /// - Throws: when a value cannot be stored (a `Codable` value whose encoding fails).
+    public func register(defaults: [String: any StorableValue]) throws {
+        var values: [String: Value] = [:]
+        for (key, value) in defaults {
+            try Names.validateKey(key)
+            values[key] = try value.storedValue()
+        }
+        core.defaults.register(values, suite: name)
+    }
+
+    /// The default registered for `key` in this process, if any.
+    public func registeredDefault(forKey key: String) -> Value? {
+        core.defaults.value(suite: name, key: key)
+    }
+
+    // MARK: - Writing
+
+    /// Stores `value` under `key` (an optional's `nil` removes the key). Durable when it returns
+    /// (unless the store was opened with relaxed durability).
+    ///
+    /// ```swift
+    /// let version = try suite.set("dark", forKey: "theme")
+    /// ```
+    ///
+    /// - Returns: The version written, or `nil` when nothing was (setting `nil` on a key that holds nothing).
+    /// - Throws: `StoreError.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, or a storage error;
+    ///   nothing is written then.
+    @discardableResult
+    public func set<T: StorableValue>(_ value: T, forKey key: String) throws -> Version? {
+        let stored = try storedForm(of: value, key: key)
+        return try core.write { w in
+            guard let stored else { return try w.remove(suite: name, key: key) }
+            return try w.set(stored, suite: name, key: key)
+        }
+    }
+
+    /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.
+    ///
+    /// - Returns: The tombstone's version, or `nil` when the key held no value (nothing is written).
+    @discardableResult
+    public func remove(_ key: String) throws -> Version? {
+        try core.write { w in try w.remove(suite: name, key: key) }
+    }
+
+    /// Tombstones every key of the suite in one transaction — the analog of `removePersistentDomain`.
+    ///
+    /// - Returns: How many keys were removed.
+    @discardableResult
+    public func reset() throws -> Int {
+        try core.write { w in try w.resetSuite(name) }
+    }
+
+    /// Applies many sets and removes in one transaction: all of them or none.
+    /// `build` runs once, before the transaction; it only collects the operations.
+    ///
+    /// ```swift
+    /// try suite.batch { b in
+    ///     try b.set(1, forKey: "a")
+    ///     try b.remove("b")
+    /// }
+    /// ```
+    public func batch(_ build: (inout SuiteBatch) throws -> Void) throws {
+        var batch = SuiteBatch(suite: self)
+        try build(&batch)
+        let operations = batch.operations
+        guard !operations.isEmpty else { return }
+        try core.write { w in
+            for (key, value) in operations {
+                if let value { try w.set(value, suite: name, key: key) } else { try w.remove(suite: name, key: key) }
+            }
+        }
+    }
+
+    /// Reads, changes and writes `key` in one write transaction, so concurrent updates from any
+    /// process never lose one another. `body` sees the stored value (or the registered default);
+    /// setting it to `nil` deletes the key.
+    ///
+    /// `body` runs inside the store's write transaction: it must not call the store (that throws
+    /// `StoreError.reentrantCall`), and it may run more than once — again from the start, when the
+    /// store's memory map had to grow — so it should only compute from the value it is given.
+    ///
+    /// ```swift
+    /// let next = try suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }
+    /// ```
+    @discardableResult
+    public func update<T: StorableValue, R>(_ key: String, as type: T.Type = T.self, _ body: (inout T?) throws -> R) throws -> R {
+        try Names.validateKey(key)
+        return try core.write { w in
+            let existing = try w.value(suite: name, key: key)
+            var current: T?
+            if let start = existing ?? registeredDefault(forKey: key) { current = try convert(start, key: key) }
+            let result = try body(&current)
+            if let stored = try storedForm(of: current, key: key) {
+                try w.set(stored, suite: name, key: key)
+            } else if existing != nil {
+                try w.remove(suite: name, key: key)
+            }
+            return result
+        }
+    }
+
+    /// Atomically adds `amount` to the integer under `key` (absent counts as the registered default, or 0).
+    ///
+    /// ```swift
+    /// let launches = try suite.increment("launchCount")
+    /// ```
+    ///
+    /// - Returns: The new value.
+    /// - Throws: `StoreError.typeMismatch` when the key holds something else than an `Int`;
+    ///   `StoreError.unsupportedValue` when the sum overflows.
+    @discardableResult
+    public func increment(_ key: String, by amount: Int = 1) throws -> Int {
+        try update(key, as: Int.self) { value in
+            let (sum, overflow) = (value ?? 0).addingReportingOverflow(amount)
+            guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "incrementing by \(amount) overflows Int") }
+            value = sum
+            return sum
+        }
+    }
+
+    // MARK: - Mapping
+
+    /// `value` as the store holds it (nil: nothing stored), with errors naming the key.
+    func storedForm<T: StorableValue>(of value: T, key: String) throws -> Value? {
+        do { return try value.storedValue() } catch let error as StoreError {
+            if case .unsupportedValue(_, let reason) = error { throw StoreError.unsupportedValue(key: key, reason: reason) }
+            throw error
+        } catch {
+            throw StoreError.unsupportedValue(key: key, reason: "\(T.storedTypeName) cannot be stored: \(error)")
+        }
+    }
+
+    /// A stored value as a `T`, with a mismatch reported as `StoreError.typeMismatch` naming the key.
+    @usableFromInline
+    func convert<T: StorableValue>(_ value: Value, key: String) throws -> T {
+        do { return try T(storedValue: value) } catch let mismatch as ValueMismatch {
+            throw StoreError.typeMismatch(suite: name, key: key, stored: mismatch.stored, requested: mismatch.requested)
+        } catch {
+            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.storedTypeName)
+        }
+    }
+}
+
+/// Sets and removes collected for `Suite.batch`, checked before anything is written.
+///
+/// ```swift
+/// try suite.batch { b in try b.set("dark", forKey: "theme"); try b.remove("legacy") }
+/// ```
+public struct SuiteBatch {
+    let suite: Suite
+    var operations: [(String, Value?)] = []
+
+    /// Sets `key` to `value` when the batch commits (an optional's `nil` removes it).
+    public mutating func set<T: StorableValue>(_ value: T, forKey key: String) throws {
+        try Names.validateKey(key)
+        operations.append((key, try suite.storedForm(of: value, key: key)))
+    }
+
+    /// Removes `key` when the batch commits.
+    public mutating func remove(_ key: String) throws {
+        try Names.validateKey(key)
+        operations.append((key, nil))
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// A Swift type a suite can store: how it maps to the `Value` the store holds, and back.
+/// The mapping is chosen by the type alone, so every way of reading and writing a key — `suite.get`
+/// and `suite.set`, `Key`, `@Stored`, `@Setting`, `ExclusiveChoice`, the CLI — stores it the same way.
+///
+/// Store-native types conform already: `String`, `Int`, `Double`, `Bool`, `Data`, `Date`, `URL`,
+/// and arrays and string-keyed dictionaries of storable values. An optional is stored as its
+/// wrapped value, and `nil` means "nothing stored" (setting `nil` removes the key).
+///
+/// Declare the conformance for your own types; the requirements come for free for enums with raw
+/// values (stored as the raw value) and `Codable` types (stored as the structure they encode to,
+/// dates and data natively):
+///
+/// ```swift
+/// enum Theme: String, StorableValue { case light, dark }
+/// struct Window: Codable, StorableValue { var width: Int; var height: Int }
+///
+/// try suite.set(Theme.dark, forKey: "theme")
+/// try suite.set(Window(width: 800, height: 600), forKey: "window")
+/// let window = try suite.get("window", as: Window.self)
+/// ```
+///
+/// Or implement the two requirements to store a type your own way:
+///
+/// ```swift
+/// extension Measurement<UnitTemperature>: StorableValue {
+///     public static var storedTypeName: String { "temperature" }
+///     public init(storedValue: Value) throws {
+///         guard case .double(let celsius) = storedValue else { throw ValueMismatch(stored: storedValue, requested: "temperature") }
+///         self.init(value: celsius, unit: .celsius)
+///     }
+///     public func storedValue() throws -> Value? { .double(converted(to: .celsius).value) }
+/// }
+/// ```
+public protocol StorableValue: Sendable {
+    /// The type's name in type-mismatch errors, e.g. `Int`, `[String]` or `Theme`.
+    static var storedTypeName: String { get }
+    /// Converts from a stored value.
+    ///
+    /// - Throws: `ValueMismatch` (or another error) when the stored value does not hold a `Self`.
+    init(storedValue: Value) throws
+    /// The value to store, or `nil` for "nothing stored" (only an optional's `nil` says that).
+    ///
+    /// - Throws: when the value cannot be represented (a `Codable` type whose encoding fails).
+    func storedValue() throws -> Value?
+}
+
+/// A stored value that does not have the type it was read as. Reading APIs turn it into
+/// `StoreError.typeMismatch`, naming the suite and key.
+///
+/// ```swift
+/// throw ValueMismatch(stored: storedValue, requested: "temperature")
+/// ```
+public struct ValueMismatch: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What is stored, e.g. `string` or `String "purple"`.
+    public let stored: String
+    /// What was asked for, e.g. `Int` or `Theme`.
+    public let requested: String
+
+    /// A mismatch between a description of what is stored and the type asked for.
+    public init(stored: String, requested: String) {
+        self.stored = stored
+        self.requested = requested
+    }
+
+    /// A mismatch naming the stored value's type.
+    public init(stored: Value, requested: String) {
+        self.init(stored: stored.typeName, requested: requested)
+    }
+
+    public var description: String { "the stored \(stored) is not a \(requested)" }
+}
+
+// MARK: - Store-native types
+
+extension Value: StorableValue {
+    public static var storedTypeName: String { "value" }
+    public init(storedValue: Value) { self = storedValue }
+    public func storedValue() -> Value? { self }
+}
+
+extension String: StorableValue {
+    public static var storedTypeName: String { "String" }
+    public init(storedValue: Value) throws {
+        guard case .string(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .string(self) }
+}
+
+extension Int: StorableValue {
+    public static var storedTypeName: String { "Int" }
+    public init(storedValue: Value) throws {
+        guard case .int(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .int(self) }
+}
+
+extension Double: StorableValue {
+    public static var storedTypeName: String { "Double" }
+    public init(storedValue: Value) throws {
+        guard case .double(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .double(self) }
+}
+
+extension Bool: StorableValue {
+    public static var storedTypeName: String { "Bool" }
+    public init(storedValue: Value) throws {
+        guard case .bool(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .bool(self) }
+}
+
+extension Data: StorableValue {
+    public static var storedTypeName: String { "Data" }
+    public init(storedValue: Value) throws {
+        guard case .data(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .data(self) }
+}
+
+extension Date: StorableValue {
+    public static var storedTypeName: String { "Date" }
+    public init(storedValue: Value) throws {
+        guard case .date(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .date(self) }
+}
+
+extension URL: StorableValue {
+    public static var storedTypeName: String { "URL" }
+    public init(storedValue: Value) throws {
+        guard case .url(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .url(self) }
+}
+
+extension Optional: StorableValue where Wrapped: StorableValue {
+    public static var storedTypeName: String { Wrapped.storedTypeName + "?" }
+    public init(storedValue: Value) throws { self = .some(try Wrapped(storedValue: storedValue)) }
+    public func storedValue() throws -> Value? { try self?.storedValue() }
+}
+
+extension Array: StorableValue where Element: StorableValue {
+    public static var storedTypeName: String { "[\(Element.storedTypeName)]" }
+    public init(storedValue: Value) throws {
+        guard case .array(let items) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = try items.map { item in
+            do { return try Element(storedValue: item) } catch {
+                throw ValueMismatch(stored: "array holding a \(item.typeName)", requested: Self.storedTypeName)
+            }
+        }
+    }
+    public func storedValue() throws -> Value? {
+        .array(try map { element in
+            guard let value = try element.storedValue() else {
+                throw StoreError.unsupportedValue(key: "", reason: "an array element is nil, which a stored array cannot hold")
+            }
+            return value
+        })
+    }
+}
+
+extension Dictionary: StorableValue where Key == String, Value: StorableValue {
+    public static var storedTypeName: String { "[String: \(Value.storedTypeName)]" }
+    public init(storedValue: ConcordStore.Value) throws {
+        guard case .dictionary(let items) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = try items.mapValues { item in
+            do { return try Value(storedValue: item) } catch {
+                throw ValueMismatch(stored: "dictionary holding a \(item.typeName)", requested: Self.storedTypeName)
+            }
+        }
+    }
+    public func storedValue() throws -> ConcordStore.Value? {
+        // A nil entry (of an optional value type) is left out, as "nothing stored" is for a key.
+        .dictionary(try compactMapValues { try $0.storedValue() })
+    }
+}
+
+// MARK: - Enums and Codable types: declare the conformance, the mapping comes with it
+
+extension StorableValue where Self: RawRepresentable, RawValue: StorableValue {
+    public static var storedTypeName: String { "\(Self.self)" }
+    public init(storedValue: Value) throws { self = try Self.fromRawValue(storedValue) }
+    public func storedValue() throws -> Value? { try rawValue.storedValue() }
+
+    fileprivate static func fromRawValue(_ stored: Value) throws -> Self {
+        let raw: RawValue
+        do { raw = try RawValue(storedValue: stored) } catch { throw ValueMismatch(stored: stored, requested: storedTypeName) }
+        guard let value = Self(rawValue: raw) else {
+            throw ValueMismatch(stored: "\(RawValue.storedTypeName) \(raw)", requested: storedTypeName)
+        }
+        return value
+    }
+}
+
+extension StorableValue where Self: Codable {
+    public static var storedTypeName: String { "\(Self.self)" }
+    public init(storedValue: Value) throws {
+        do { self = try ValueDecoder().decode(Self.self, from: storedValue) } catch {
+            throw ValueMismatch(stored: "\(storedValue.typeName) (\(CoderErrors.reason(of: error)))", requested: Self.storedTypeName)
+        }
+    }
+    public func storedValue() throws -> Value? {
+        do { return try ValueEncoder().encode(self) } catch {
+            throw StoreError.unsupportedValue(key: "", reason: CoderErrors.reason(of: error))
+        }
+    }
+}
+
+/// An enum with raw values that is also `Codable` is stored as its raw value.
+extension StorableValue where Self: RawRepresentable & Codable, RawValue: StorableValue {
+    public static var storedTypeName: String { "\(Self.self)" }
+    public init(storedValue: Value) throws { self = try Self.fromRawValue(storedValue) }
+    public func storedValue() throws -> Value? { try rawValue.storedValue() }
+}

@@ -1,0 +1,149 @@
+import ConcordStore
+import LMDB
+
+/// One side of a conflict: the record and how it reached the replica that logged the conflict.
+///
+/// ```swift
+/// if case .sync(let peer) = conflict.loser.source { print("the losing write came from \(peer)") }
+/// print("written by", conflict.loser.writer)
+/// ```
+public struct ConflictSide: Hashable, Sendable {
+    public let record: Record
+    /// A process writing to the replica, or a sync from the named peer.
+    public let source: ChangeSource
+
+    package init(record: Record, source: ChangeSource) {
+        self.record = record
+        self.source = source
+    }
+
+    /// The replica that wrote this record.
+    public var writer: ReplicaID { record.version.replica }
+}
+
+/// Two concurrent writes of one key met in a merge (see the architecture document, "Conflicts"): last-writer-wins kept
+/// `winner`, and the losing write is kept here so nothing is silently forgotten.
+///
+/// ```swift
+/// for c in try store.conflicts(suite: "prefs") {
+///     print(c.key, "kept", c.winner.record.version, "lost", try c.loser.record.value() ?? "deleted")
+/// }
+/// ```
+public struct Conflict: Hashable, Sendable {
+    public let suite: String
+    public let key: String
+    public let winner: ConflictSide
+    public let loser: ConflictSide
+    /// The peer being merged when the conflict was found.
+    public let peer: ReplicaID
+    /// When it was found (wall-clock milliseconds since 1970).
+    public let detectedMilliseconds: UInt64
+
+    package init(suite: String, key: String, winner: ConflictSide, loser: ConflictSide, peer: ReplicaID, detectedMilliseconds: UInt64) {
+        self.suite = suite
+        self.key = key
+        self.winner = winner
+        self.loser = loser
+        self.peer = peer
+        self.detectedMilliseconds = detectedMilliseconds
+    }
+
+    // Key: [suite][0][key][loser hlc 8][loser replica 16], so logging the same loss twice keeps one entry.
+    // Value: [1][suite length 1][suite][key length 2][key][peer 16][detected 8][winner side][loser side];
+    // a side is [source kind 1][source 16][record length 4][record].
+
+    var storageKey: [UInt8] {
+        var out = ByteWriter()
+        out.append(StoreLayout.recordKey(suite: suite, key: key))
+        out.u64(loser.record.version.hlc)
+        out.append(loser.record.version.replica.bytes)
+        return out.bytes
+    }
+
+    var encoded: [UInt8] {
+        var out = ByteWriter()
+        out.u8(1)
+        out.string(suite, lengthBytes: 1)
+        out.string(key, lengthBytes: 2)
+        out.append(peer.bytes)
+        out.u64(detectedMilliseconds)
+        for side in [winner, loser] {
+            side.source.encode(into: &out)
+            let record = side.record.encoded
+            out.u32(UInt32(record.count))
+            out.append(record)
+        }
+        return out.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Conflict {
+        var r = ByteReader(bytes)
+        let format = try r.u8()
+        guard format == 1 else { throw ValueDecodingError("a conflict of unknown format \(format)") }
+        let suite = try r.string(lengthBytes: 1)
+        let key = try r.string(lengthBytes: 2)
+        let peer = ReplicaID(bytes: Array(try r.take(16)))!
+        let detected = try r.u64()
+        var sides: [ConflictSide] = []
+        for _ in 0..<2 {
+            let source = try ChangeSource.decode(&r)
+            let length = Int(try r.u32())
+            let record = try Record.decode(Array(try r.take(length)))
+            sides.append(ConflictSide(record: record, source: source))
+        }
+        guard r.isAtEnd else { throw ValueDecodingError("a conflict followed by \(r.remaining) bytes") }
+        return Conflict(suite: suite, key: key, winner: sides[0], loser: sides[1], peer: peer, detectedMilliseconds: detected)
+    }
+}
+
+extension ReplicaTransaction {
+    /// Keeps `conflict` in the replica's conflict log, in this transaction. Logging the same lost write
+    /// again (the same key and losing version) replaces the earlier entry, so repeated merges log it once.
+    package func logConflict(_ conflict: Conflict) throws {
+        try txn.put(layout.conflicts, conflict.storageKey, conflict.encoded)
+    }
+}
+
+extension Store {
+    /// The conflict log of every suite (or of one), in suite and key order.
+    ///
+    /// ```swift
+    /// let lost = try store.conflicts(suite: "prefs")
+    /// ```
+    public func conflicts(suite: String? = nil) throws -> [Conflict] {
+        if let suite { try Names.validateSuite(suite) }
+        return try read { r in try r.conflicts(suite: suite) }
+    }
+
+    /// Removes the conflict log of every suite (or of one) and returns what it held, in one
+    /// transaction: a conflict logged meanwhile is either returned or kept, never lost.
+    ///
+    /// ```swift
+    /// let cleared = try store.clearConflicts()
+    /// ```
+    @discardableResult
+    public func clearConflicts(suite: String? = nil) throws -> [Conflict] {
+        if let suite { try Names.validateSuite(suite) }
+        return try write { w in
+            let found = try w.conflicts(suite: suite)
+            for c in found { try w.txn.delete(w.layout.conflicts, c.storageKey) }
+            return found
+        }
+    }
+}
+
+extension ReplicaRows {
+    /// The conflict log of every suite (or of one), in suite and key order.
+    func conflicts(suite: String?) throws -> [Conflict] {
+        let prefix = suite.map { StoreLayout.suitePrefix($0) } ?? []
+        var out: [Conflict] = []
+        try txn.scan(layout.conflicts, from: prefix.isEmpty ? nil : prefix) { key, value in
+            guard key.starts(with: prefix) else { return false }
+            do { out.append(try Conflict.decode(value)) } catch {
+                throw StoreError.damaged(path: path, reason: "a conflict log entry does not decode: \(error)")
+            }
+            return true
+        }
+        return out
+    }
+}

@@ -1,0 +1,23 @@
+import Concord
+
+/// `sync-tool incr DIR SUITE KEY [BY]`
+struct IncrCommand: Command {
+    static let spec = CommandSpec(
+        name: "incr", abstract: "Atomically add BY (default 1) to an integer and print the new value.",
+        positionals: [.init(name: "DIR", help: "The replica directory (created if missing)."), .init(name: "SUITE", help: "The suite name."),
+                      .init(name: "KEY", help: "The key (absent counts as 0)."), .init(name: "BY", help: "The amount, may be negative.", optional: true)])
+
+    let dir, suite, key: String
+    let by: Int
+
+    init(_ a: ParsedArguments) throws {
+        (dir, suite, key) = (a.positionals[0], a.positionals[1], a.positionals[2])
+        by = try a.positional(3).map { try Arguments.int($0, name: "BY") } ?? 1
+    }
+
+    func run(_ io: CommandIO) throws -> ExitCode {
+        try Names.validateSuite(suite)
+        io.out(String(try Arguments.openStore(dir, create: true).suite(suite).increment(key, by: by)))
+        return .ok
+    }
+}

@@ -5,6 +5,7 @@ missing=()
 pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
+command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests run sync-tool a year ahead
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo_cmd=""

@@ -35,7 +35,8 @@ extension SyncBundle {
         guard total == UInt64(bytes.count) else {
             throw BundleError(.truncated, "the file is \(bytes.count) bytes but the bundle is \(total): it was cut short (copy it again)")
         }
-        let stored = bytes[(bytes.count - 4)...].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        var tail = ByteReader(Array(bytes[(bytes.count - 4)...]))
+        let stored = (try? tail.u32()) ?? 0   // four bytes are there: the size was checked above
         let computed = CRC32.checksum(bytes[..<(bytes.count - 4)])
         guard stored == computed else {
             throw BundleError(.checksumMismatch, "the checksum does not match (stored \(hex32(stored)), computed \(hex32(computed))): the file was damaged in storage or transit")

@@ -2,7 +2,8 @@ import ConcordStore
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
-/// Format version 1, every integer big-endian:
+/// Format version 2, every integer big-endian (version 1, the first release's, has the same layout;
+/// version 2 says its records may hold values only this release reads, such as exact dates):
 /// ```
 /// magic "CONCORDB" (8) | format version u16 | flags u16 (0) | total length u64 (the whole file)
 /// source replica (16) | from seq u64 | to seq u64 | created ms u64
@@ -22,7 +23,7 @@ package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
     package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    package static let formatVersion: UInt16 = 1
+    package static let formatVersion: UInt16 = 2
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle.
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4
     /// The smallest possible entry: seq, a 1-byte suite, a 1-byte key, a tombstone record.

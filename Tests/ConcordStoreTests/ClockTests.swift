@@ -4,13 +4,6 @@ import Testing
 import TestSupport
 @testable import ConcordStore
 
-/// A wall clock the test moves by hand.
-final class ManualClock: Sendable {
-    let now = Atomic<UInt64>(1_800_000_000_000)
-    func set(_ ms: UInt64) { now.store(ms, ordering: .relaxed) }
-    var read: @Sendable () -> UInt64 { { self.now.load(ordering: .relaxed) } }
-}
-
 @Suite("Versions and the hybrid logical clock")
 struct ClockTests {
     @Test func versionsAreTotallyOrderedByHLCThenReplica() {
@@ -50,7 +43,7 @@ struct ClockTests {
         let store = try Store(path: tmp.path("r"), options: options)
         let suite = try store.suite("app")
         // A record from the far future (e.g. merged from a skewed peer) …
-        let future = Version(hlc: (clock.now.load(ordering: .relaxed) + 86_400_000) << 16, replica: .zero)
+        let future = Version(hlc: (clock.milliseconds + 86_400_000) << 16, replica: .zero)
         try store.write { w in try w.storeMerged(Record(version: future, value: .int(1)), suite: "app", key: "k", from: .zero, replacingSeq: nil) }
         // … is still overwritten by a local write: read-your-writes.
         try suite.set(2, forKey: "k")

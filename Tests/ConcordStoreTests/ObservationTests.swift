@@ -83,6 +83,8 @@ struct ObservationTests {
         for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try suite.set(1, forKey: "k")
         try suite.set(1, forKey: "other")
+        // The journal keeps one entry per key: wait for the first change before rewriting the key.
+        for _ in 0..<3000 where received.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
         try suite.set(2, forKey: "k")
         for _ in 0..<3000 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()

@@ -88,7 +88,7 @@ struct SuiteTests {
         try suite.update("list", as: [String].self) { list in list = nil }
         #expect(try suite.contains("list") == false)
         try suite.set("text", forKey: "notInt")
-        #expect(throws: StoreError.self) { try suite.increment("notInt") }
+        expectError(StoreError.self, "typeMismatch") { try suite.increment("notInt") }
         #expect(try suite.get("notInt", as: String.self) == "text")
     }
 

@@ -62,8 +62,8 @@ struct ValueTests {
     }
 
     @Test func nanIsRefusedAndNothingIsWritten() throws {
-        #expect(throws: StoreError.self) { try suite.set(Double.nan, forKey: "n") }
-        #expect(throws: StoreError.self) { try suite.set([1.0, .nan], forKey: "n") }
+        expectError(StoreError.self, "unsupportedValue") { try suite.set(Double.nan, forKey: "n") }
+        expectError(StoreError.self, "unsupportedValue") { try suite.set([1.0, .nan], forKey: "n") }
         #expect(try suite.contains("n") == false)
         #expect(try suite.store.lastSeq() == 0)
     }
@@ -104,22 +104,22 @@ struct ValueTests {
             try suite.get("one", as: Double.self)
         }
         try suite.set([1, 2], forKey: "list")
-        #expect(throws: StoreError.self) { try suite.get("list", as: [String].self) }
+        expectError(StoreError.self, "typeMismatch") { try suite.get("list", as: [String].self) }
         #expect(try suite.get("answer", as: String.self) == "forty-two")
     }
 
     @Test func badNamesAndOversizedInputsAreRefusedWithNothingWritten() throws {
         let store = suite.store
         for bad in ["", "../x", "a/b", "has space", "ü", String(repeating: "a", count: 129), ".", ".."] {
-            #expect(throws: StoreError.self) { try store.suite(bad) }
+            expectError(StoreError.self, "invalidSuiteName") { try store.suite(bad) }
         }
         #expect(try store.suite(String(repeating: "a", count: 128)).name.count == 128)
-        #expect(throws: StoreError.self) { try suite.set(1, forKey: "") }
-        #expect(throws: StoreError.self) { try suite.set(1, forKey: String(repeating: "k", count: 257)) }
+        expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: "") }
+        expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: String(repeating: "k", count: 257)) }
         try suite.set(1, forKey: String(repeating: "k", count: 256))
         let big = Data(repeating: 1, count: 4 << 20)
-        #expect(throws: StoreError.self) { try suite.set(big, forKey: "big") }
-        #expect(throws: StoreError.self) {
+        expectError(StoreError.self, "valueTooLarge") { try suite.set(big, forKey: "big") }
+        expectError(StoreError.self, "valueTooLarge") {
             try suite.batch { b in
                 try b.set(1, forKey: "first")
                 try b.set(big, forKey: "big")
@@ -129,7 +129,7 @@ struct ValueTests {
         #expect(try suite.contains("big") == false)
         var nested: Value = .int(0)
         for _ in 0..<100 { nested = .array([nested]) }
-        #expect(throws: StoreError.self) { try suite.set(nested, forKey: "deep") }
+        expectError(StoreError.self, "unsupportedValue") { try suite.set(nested, forKey: "deep") }
         #expect(try suite.keys() == [String(repeating: "k", count: 256)])
     }
 

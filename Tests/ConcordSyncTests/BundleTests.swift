@@ -124,7 +124,7 @@ import TestSupport
         for length in 0..<bytes.count {
             #expect(throws: BundleError.self, "cut at \(length)") { try SyncBundle.decode(Array(bytes.prefix(length))) }
         }
-        #expect(throws: BundleError.self) { try SyncBundle.decode(bytes + [0]) }
+        #expect(throws: BundleError(.malformed, "1 unexpected bytes follow the end of the bundle (\(bytes.count) bytes)")) { try SyncBundle.decode(bytes + [0]) }
     }
 
     @Test func wellSealedNonsenseIsRefusedToo() throws {
@@ -142,7 +142,8 @@ import TestSupport
             ("zero source", RemoteBatch(source: .zero, selection: .all, fromSeq: 0, toSeq: 0, entries: [], knowledge: .none)),
         ]
         for (what, batch) in cases {
-            #expect(throws: BundleError.self, "\(what)") { try SyncBundle.decode(sealed(batch)) }
+            let error = #expect(throws: BundleError.self, "\(what)") { try SyncBundle.decode(sealed(batch)) }
+            #expect(error?.kind == .malformed, "\(what): \(String(describing: error))")
         }
         var record = try Record(version: v, value: .string("x")).encoded
         record[record.count - 1] = 0xFF   // not a valid value encoding
@@ -151,7 +152,8 @@ import TestSupport
                            createdMilliseconds: 1).encoded()
         let at = w.count - 4 - record.count
         w.replaceSubrange(at..<(w.count - 4), with: record)
-        #expect(throws: BundleError.self) { try SyncBundle.decode(BundleFixtureRecipes.resealed(w)) }
+        let error = #expect(throws: BundleError.self) { try SyncBundle.decode(BundleFixtureRecipes.resealed(w)) }
+        #expect(error?.kind == .malformed && error?.message.contains("does not decode") == true, "\(String(describing: error))")
     }
 
     @Test func exportSincePeerSendsOnlyWhatThePeerLacks() throws {

@@ -62,3 +62,64 @@ import TestSupport
         #expect(try b.suite("s").get("k", as: Int.self) == 4)
     }
 }
+
+/// One device with a wrong clock must not drag every replica's clock with it.
+@Suite struct SkewedKeyTests {
+    static let start: UInt64 = 1_800_000_000_000
+    static let year: UInt64 = 365 * 24 * 3_600_000
+
+    @Test func overwritingAKeyFromTheFutureWinsWithoutMovingTheClockPastTheBound() throws {
+        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
+        let real = ManualClock(Self.start), future = ManualClock(Self.start + Self.year)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: future.read)
+        let c = try Replicas.open(tmp.path("c"), clock: real.read)
+        try b.suite("s").set("from the future", forKey: "k")
+        let report = try Synchronizer().sync(a, b)
+        #expect(report.bToA.skewedVersions == 1, "reported as skew when merged")
+        // A's write of that key wins (read-your-writes) …
+        let overwrite = try #require(try a.suite("s").set("mine", forKey: "k"))
+        #expect(overwrite > (try #require(try b.suite("s").record(forKey: "k"))).version)
+        // … but A's clock stays within the drift bound: a write of another key is not a year ahead.
+        let bound = Self.start + a.options.maxClockDriftMilliseconds
+        let other = try #require(try a.suite("s").set("x", forKey: "other"))
+        #expect(other.milliseconds <= bound + 1, "\(other.milliseconds - Self.start) ms ahead")
+        // … and neither is C's after it overwrites a key it got from A.
+        try Synchronizer().sync(a, c)
+        try c.suite("s").set("c's", forKey: "k")
+        let onC = try #require(try c.suite("s").set("y", forKey: "another"))
+        #expect(onC.milliseconds <= bound + 1)
+        // An hour later, merging the skewed key again moves A's clock at most the drift bound ahead, so a
+        // write on C more than that bound after A's still wins: nobody runs a year ahead.
+        real.advance(3_600_000)
+        try Synchronizer().sync(a, c)
+        let fromA = try #require(try a.suite("s").set("a later", forKey: "race"))
+        #expect(fromA.milliseconds <= real.milliseconds + a.options.maxClockDriftMilliseconds + 1)
+        real.advance(a.options.maxClockDriftMilliseconds + 1_000)
+        let fromC = try #require(try c.suite("s").set("c later still", forKey: "race"))
+        #expect(fromC > fromA)
+        try Synchronizer().sync(a, c)
+        #expect(try a.suite("s").get("race", as: String.self) == "c later still")
+        try Replicas.expectSound(a)
+        try Replicas.expectSound(c)
+    }
+
+    @Test func versionsStayDistinctPerKeyAndIncreasing() throws {
+        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
+        let real = ManualClock(Self.start), future = ManualClock(Self.start + Self.year)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: future.read)
+        for i in 0..<5 { try b.suite("s").set(i, forKey: "k\(i)") }
+        try Synchronizer().sync(a, b)
+        var last: [String: Version] = [:]
+        for round in 0..<20 {
+            for i in 0..<5 {
+                let v = try #require(try a.suite("s").set(round, forKey: "k\(i)"))
+                if let before = last["k\(i)"] { #expect(v > before) }
+                last["k\(i)"] = v
+            }
+            let plain = try #require(try a.suite("s").set(round, forKey: "plain"))
+            if let before = last["plain"] { #expect(plain > before) }
+            last["plain"] = plain
+            #expect(plain.milliseconds <= Self.start + a.options.maxClockDriftMilliseconds + 1)
+        }
+    }
+}

@@ -5,17 +5,6 @@ import ConcordStore
 import ConcordSync
 import TestSupport
 
-/// A wall clock tests move by hand (milliseconds since 1970).
-final class ManualClock: Sendable {
-    private let now: Mutex<UInt64>
-    init(_ start: UInt64) { now = Mutex(start) }
-    var milliseconds: UInt64 { now.withLock { $0 } }
-    func set(_ value: UInt64) { now.withLock { $0 = value } }
-    func advance(_ ms: UInt64) { now.withLock { $0 += ms } }
-    func rewind(_ ms: UInt64) { now.withLock { $0 -= ms } }
-    var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
-}
-
 enum Replicas {
     /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).
     static func open(_ path: String, clock: (@Sendable () -> UInt64)? = nil, mapSize: Int? = nil, drift: UInt64? = nil) throws -> Store {

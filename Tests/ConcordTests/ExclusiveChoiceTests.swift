@@ -90,7 +90,8 @@ import TestSupport
         try box.suite.set(7, forKey: "focus")
         let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
         #expect(focus.current == nil)
-        #expect(throws: WrapperError.self) { try focus.claim(.editor, ifCurrent: nil) }
+        let error = #expect(throws: WrapperError.self) { try focus.claim(.editor, ifCurrent: nil) }
+        #expect(caseName(error?.storeError) == "typeMismatch")
         #expect(try box.suite.get("focus", as: Int.self) == 7, "nothing was changed")
     }
 

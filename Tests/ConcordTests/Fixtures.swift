@@ -27,19 +27,6 @@ struct Sandbox {
     func remove() { tmp.remove() }
 }
 
-/// Every error handed to `UnhandledErrors` while the tests run, so a test can find its own by suite.
-enum ReportedErrors {
-    static let all = Collector<WrapperError>()
-    private static let installed = Mutex(false)
-
-    static func install() {
-        let first = installed.withLock { done -> Bool in defer { done = true }; return !done }
-        if first { UnhandledErrors.setHandler { error in if let error = error as? WrapperError { all.append(error) } } }
-    }
-
-    static func of(suite: String) -> [WrapperError] { all.values.filter { $0.suite == suite } }
-}
-
 /// Counts calls from any thread, and lets a test wait for them.
 final class Flag: Sendable {
     private let count = Mutex(0)

@@ -155,7 +155,7 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         try l.app.set(15, forKey: "fontSize")
         #expect(l.root.values.fontSize == 15, "an override that is not an Int is skipped")
         #expect(l.root.resolve(FontSizeKey.self).source == .suite(l.app.name))
-        #expect(ReportedErrors.all.values.contains { $0.suite == "(overrides)" && $0.key == "fontSize" })
+        #expect(ReportedErrors.of(suite: "(overrides)").contains { $0.key == "fontSize" })
     }
 
     @Test func aStoredValueOfAnotherTypeDoesNotHideTheLayersBeneath() throws {

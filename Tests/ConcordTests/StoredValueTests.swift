@@ -218,7 +218,7 @@ import TestSupport
         try box.suite.set(2, forKey: "other")
         #expect(read.snapshot != box.store.commitStamp)
         #expect(try box.suite.snapshotRead(forKey: "missing").value == nil)
-        #expect(throws: StoreError.self) { try box.suite.snapshotRead(forKey: "") }
+        expectError(StoreError.self, "invalidKey") { _ = try box.suite.snapshotRead(forKey: "") }
     }
 
     @Test func stampReaderFollowsCommitsAndRegistrations() throws {
@@ -249,7 +249,8 @@ import TestSupport
         #expect($theme.lastError?.storeError == .typeMismatch(suite: box.suite.name, key: "theme", stored: "String purple", requested: "Theme"))
         #expect(ReportedErrors.of(suite: box.suite.name).count == 2, "each bad value is reported once, not on every read")
         if case .failed = $name.lookup() {} else { Issue.record("lookup should report the failure") }
-        #expect(throws: WrapperError.self) { try box.suite.get(Key("name", default: "Guest")) }
+        let readError = #expect(throws: WrapperError.self) { try box.suite.get(Key("name", default: "Guest")) }
+        #expect(caseName(readError?.storeError) == "typeMismatch")
         name = "Ada"
         #expect(name == "Ada")
     }
@@ -272,16 +273,19 @@ import TestSupport
             Issue.record("expected valueTooLarge, got \(String(describing: $note.lastError))")
         }
         #expect(ReportedErrors.of(suite: "small").contains { $0.key == "note" && $0.operation == .write })
-        #expect(throws: WrapperError.self) { try $note.set(String(repeating: "y", count: 1_000)) }
+        let tooLarge = #expect(throws: WrapperError.self) { try $note.set(String(repeating: "y", count: 1_000)) }
+        #expect(caseName(tooLarge?.storeError) == "valueTooLarge")
         #expect(note == "short")
 
-        #expect(throws: WrapperError.self) { try $ratio.set(.nan) }
+        let nan = #expect(throws: WrapperError.self) { try $ratio.set(.nan) }
+        #expect(caseName(nan?.storeError) == "unsupportedValue")
         #expect(ratio == 1.0)
         #expect(try suite.snapshot() == ["note": .string("short")])
 
         @Stored("", in: suite) var unnamed = 5
         #expect(unnamed == 5)
-        #expect(throws: WrapperError.self) { try $unnamed.set(6) }
+        let unnamedError = #expect(throws: WrapperError.self) { try $unnamed.set(6) }
+        #expect(caseName(unnamedError?.storeError) == "invalidKey")
         if case .invalidKey? = $unnamed.lastError?.storeError {} else { Issue.record("expected invalidKey, got \(String(describing: $unnamed.lastError))") }
     }
 

@@ -99,13 +99,13 @@ import Concord
         var refusal = ""
         do { try suite.set(Data(repeating: 0xCC, count: 5 << 20), forKey: "huge") } catch { refusal = "\(error)" }
         #expect(refusal.contains("over the limit of \(limit) bytes"), "a clear message: \(refusal)")
-        #expect(throws: StoreError.self, "one value over the limit refuses the whole batch") {
+        expectError(StoreError.self, "valueTooLarge", "one value over the limit refuses the whole batch") {
             try suite.batch { b in
                 try b.set("fine", forKey: "batch-small")
                 try b.set(Data(repeating: 0xDD, count: 5 << 20), forKey: "batch-huge")
             }
         }
-        #expect(throws: StoreError.self, "a value built up in an update is limited too") {
+        expectError(StoreError.self, "valueTooLarge", "a value built up in an update is limited too") {
             try suite.update("grown", as: String.self) { $0 = String(repeating: "g", count: limit) }
         }
         #expect(try store.lastSeq() == afterFit, "nothing was written by a refused value")
@@ -148,8 +148,8 @@ import Concord
         let cli = try ChildRun.syncTool(["set", dir, "app", "x", "nan", "--type", "double"])
         #expect(cli.exited(3), "NaN from the CLI: \(cli)")
         let store = try Store(path: dir)
-        #expect(throws: StoreError.self) { try store.suite("app").set(Double.nan, forKey: "x") }
-        #expect(throws: StoreError.self) { try store.suite("app").set([1.0, .nan], forKey: "y") }
+        expectError(StoreError.self, "unsupportedValue") { try store.suite("app").set(Double.nan, forKey: "x") }
+        expectError(StoreError.self, "unsupportedValue") { try store.suite("app").set([1.0, .nan], forKey: "y") }
         #expect(try store.lastSeq() == 0)
     }
 }

@@ -25,7 +25,7 @@ import Glibc
             #expect(run.exited(4), "\(args[0]) in a directory of mode \(String(mode, radix: 8)): \(run)")
             #expect(run.stderr.contains("writable by group or others") && run.stderr.contains("chmod 700"), "the message says why and what to do: \(run.stderr)")
         }
-        #expect(throws: StoreError.self) { _ = try Store(path: dir) }
+        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
         chmod(dir, 0o700)
         #expect(try StoreContents.list(dir, suite: "app") == ["theme": "dark"], "nothing was changed")
         if mode == 0o777 {
@@ -77,7 +77,7 @@ import Glibc
             #expect(run.exited(4), "\(args[0]) with \(planted): \(run)")
             #expect(run.stderr.contains("not a regular file"), "\(args[0]) with \(planted): \(run.stderr)")
         }
-        #expect(throws: StoreError.self) { _ = try Store(path: dir) }
+        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
         if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere)) == before, "the file the link points at is untouched") }
         if planted == .dataSymlink {
             figure("symlinked store files", "data.mdb, lock.mdb and notify as symlinks (also dangling), a directory or a FIFO named data.mdb: exit 4, \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import Concord
 @testable import SyncToolCore
 
 /// Runs `sync-tool` in-process and captures what it prints.
@@ -105,7 +106,7 @@ struct SyncToolTests {
         #expect(Invocation(["log", dir, "--since", "x"]).status == 3)
         let info = Invocation(["info", dir, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(info.out[0].utf8)) as? [String: Any])
-        #expect(object["format"] as? Int == 1)
+        #expect(object["format"] as? Int == Int(Store.formatVersion))
         #expect(object["records"] as? Int == 3)
         #expect(Invocation(["check", dir]).status == 0)
     }

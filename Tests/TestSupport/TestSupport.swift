@@ -1,4 +1,6 @@
 import Foundation
+import Testing
+import Concord
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -157,5 +159,81 @@ public final class Collector<T: Sendable>: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while count < n && Date() < deadline { usleep(1_000) }
         return count >= n
+    }
+}
+
+/// The name of an error's enum case (`invalidKey`, `typeMismatch`, …).
+public func caseName(_ error: (any Error)?) -> String? {
+    guard let error else { return nil }
+    if let label = Mirror(reflecting: error).children.first?.label { return label }
+    return String(describing: error)
+}
+
+private func suffix(_ comment: Comment?) -> String { comment.map { ": \($0.rawValue)" } ?? "" }
+
+/// Expects `body` to throw an `E` of the enum case named `expected`, so a test checks which error
+/// a user gets, not only its type.
+///
+/// ```swift
+/// expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: "") }
+/// ```
+public func expectError<E: Error>(_ type: E.Type, _ expected: String, _ comment: Comment? = nil,
+                                  sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    do {
+        try body()
+        Issue.record(Comment(rawValue: "expected \(E.self).\(expected), nothing was thrown" + suffix(comment)), sourceLocation: sourceLocation)
+    } catch let error as E {
+        if caseName(error) != expected {
+            Issue.record(Comment(rawValue: "expected \(E.self).\(expected), got \(error)" + suffix(comment)), sourceLocation: sourceLocation)
+        }
+    } catch {
+        Issue.record(Comment(rawValue: "expected \(E.self).\(expected), got \(Swift.type(of: error)): \(error)" + suffix(comment)), sourceLocation: sourceLocation)
+    }
+}
+
+/// A wall clock a test moves by hand (milliseconds since 1970), for `Store.Options.wallClock`.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// var options = Store.Options()
+/// options.wallClock = clock.read
+/// clock.advance(60_000)
+/// ```
+public final class ManualClock: Sendable {
+    private let now: Mutex<UInt64>
+    public init(_ start: UInt64 = 1_800_000_000_000) { now = Mutex(start) }
+    public var milliseconds: UInt64 { now.withLock { $0 } }
+    public func set(_ value: UInt64) { now.withLock { $0 = value } }
+    public func advance(_ ms: UInt64) { now.withLock { $0 += ms } }
+    public func rewind(_ ms: UInt64) { now.withLock { $0 -= ms } }
+    public var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
+}
+
+/// Every error handed to `UnhandledErrors` while the tests run (all test targets share one process,
+/// so one handler collects for all of them; a test finds its own by suite or message).
+///
+/// ```swift
+/// ReportedErrors.install()
+/// // … after a failing non-throwing setter:
+/// #expect(ReportedErrors.of(suite: suite.name).count == 1)
+/// ```
+public enum ReportedErrors {
+    public static let all = Collector<any Error & Sendable>()
+    private static let installed = Mutex(false)
+
+    /// Installs the collecting handler (once per process).
+    public static func install() {
+        let first = installed.withLock { done -> Bool in defer { done = true }; return !done }
+        if first { UnhandledErrors.setHandler { all.append($0) } }
+    }
+
+    /// The wrapper errors reported for `suite`.
+    public static func of(suite: String) -> [WrapperError] {
+        all.values.compactMap { $0 as? WrapperError }.filter { $0.suite == suite }
+    }
+
+    /// The reported errors whose description contains `text`.
+    public static func containing(_ text: String) -> [String] {
+        all.values.map { "\($0)" }.filter { $0.contains(text) }
     }
 }

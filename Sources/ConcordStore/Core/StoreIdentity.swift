@@ -1,8 +1,11 @@
 import LMDB
 
-/// The replica's identity and format in `meta`: stamped once when the store is created, checked on every open.
+/// The replica's identity and format in `meta`: stamped once when the store is created, checked on
+/// every open; a store of an older format is upgraded in place, in one write transaction, so a crash
+/// at any point leaves it in the old format or the new one, never between.
 enum StoreIdentity {
-    /// Reads the format and replica id, stamping them on a new store. Refuses newer formats without writing.
+    /// Reads the format and replica id, stamping them on a new store and upgrading an older one.
+    /// Refuses newer formats without writing.
     static func stamp(env: Environment, meta: Database, path: String) throws -> (ReplicaID, UInt32) {
         func read(_ txn: Transaction) throws -> (ReplicaID, UInt32)? {
             guard let formatBytes = try txn.get(meta, StoreLayout.formatKey) else { return nil }
@@ -16,18 +19,28 @@ enum StoreIdentity {
             }
             return (id, format)
         }
-        if let found = try env.read(read) { return found }
+        if let found = try env.read(read), found.1 == Store.formatVersion { return found }
         return try env.write { txn in
-            if let found = try read(txn) { return found }   // another process created it first
+            if let (id, format) = try read(txn) {   // another process created it first, or it is older
+                if format < Store.formatVersion {
+                    try FormatUpgrade.upgrade(txn, meta: meta, from: format, path: path)
+                    try writeFormat(txn, meta: meta)
+                }
+                return (id, Store.formatVersion)
+            }
             let id = ReplicaID.random()
-            var format = ByteWriter(capacity: 4)
-            format.u32(Store.formatVersion)
-            try txn.put(meta, StoreLayout.formatKey, format.bytes)
+            try writeFormat(txn, meta: meta)
             try txn.put(meta, StoreLayout.replicaKey, id.bytes)
             var created = ByteWriter(capacity: 8)
             created.u64(HybridClock.wallMilliseconds())
             try txn.put(meta, StoreLayout.createdKey, created.bytes)
             return (id, Store.formatVersion)
         }
+    }
+
+    private static func writeFormat(_ txn: Transaction, meta: Database) throws {
+        var format = ByteWriter(capacity: 4)
+        format.u32(Store.formatVersion)
+        try txn.put(meta, StoreLayout.formatKey, format.bytes)
     }
 }

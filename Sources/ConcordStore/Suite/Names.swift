@@ -1,12 +1,12 @@
 /// The rules for suite names and keys.
-public enum Names {
+package enum Names {
     /// Longest suite name, in bytes.
-    public static let maxSuiteNameBytes = 128
+    package static let maxSuiteNameBytes = 128
     /// Longest key, in UTF-8 bytes.
-    public static let maxKeyBytes = 256
+    package static let maxKeyBytes = 256
 
     /// Throws unless `name` is 1–128 bytes of letters, digits, `.`, `_`, `-` (and not `.` or `..`).
-    public static func validateSuite(_ name: String) throws {
+    package static func validateSuite(_ name: String) throws {
         let bytes = name.utf8
         guard !bytes.isEmpty else { throw StoreError.invalidSuiteName(name, reason: "it is empty") }
         guard bytes.count <= maxSuiteNameBytes else {
@@ -25,7 +25,7 @@ public enum Names {
     }
 
     /// Throws unless `key` is 1–256 bytes of UTF-8.
-    public static func validateKey(_ key: String) throws {
+    package static func validateKey(_ key: String) throws {
         let count = key.utf8.count
         guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
         guard count <= maxKeyBytes else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(maxKeyBytes)") }

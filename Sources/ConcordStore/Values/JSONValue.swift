@@ -3,9 +3,9 @@ import Foundation
 /// JSON ⇄ `Value`: objects are dictionaries, arrays arrays, integers `int`, other numbers `double`,
 /// strings `string`, booleans `bool`. `null` has no `Value` and is refused.
 /// Writing renders `data` as base64, `date` as ISO 8601 and `url` as its string.
-public enum JSONValue {
+package enum JSONValue {
     /// Parses one JSON document.
-    public static func parse(_ data: Data) throws -> Value {
+    package static func parse(_ data: Data) throws -> Value {
         var parser = Parser(bytes: [UInt8](data))
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -15,13 +15,13 @@ public enum JSONValue {
     }
 
     /// Parses one JSON document from a string.
-    public static func parse(_ text: String) throws -> Value { try parse(Data(text.utf8)) }
+    package static func parse(_ text: String) throws -> Value { try parse(Data(text.utf8)) }
 
     /// Renders `value` as compact JSON with sorted keys.
-    public static func serialize(_ value: Value) throws -> Data { Data(render(value).utf8) }
+    package static func serialize(_ value: Value) throws -> Data { Data(render(value).utf8) }
 
     /// Renders `value` as compact JSON text with sorted keys.
-    public static func render(_ value: Value) -> String {
+    package static func render(_ value: Value) -> String {
         var out = ""
         write(value, to: &out)
         return out
@@ -51,7 +51,7 @@ public enum JSONValue {
         }
     }
 
-    public static func writeString(_ s: String, to out: inout String) {
+    package static func writeString(_ s: String, to out: inout String) {
         out += "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -69,14 +69,14 @@ public enum JSONValue {
     }
 
     /// A date as ISO 8601 with milliseconds: `2026-11-29T22:42:14.123Z`.
-    public static func formatDate(_ date: Date) -> String {
+    package static func formatDate(_ date: Date) -> String {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return f.string(from: date)
     }
 
     /// Parses ISO 8601, with or without fractional seconds.
-    public static func parseDate(_ text: String) -> Date? {
+    package static func parseDate(_ text: String) -> Date? {
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let d = f.date(from: text) { return d }

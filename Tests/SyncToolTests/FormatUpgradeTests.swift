@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TestSupport
+import Concord
+@testable import SyncToolCore
+
+/// Stores written by the first release (fixtures/stores/format1) open with today's code, which
+/// upgrades them in place, and read exactly as that release printed them.
+@Suite struct FormatUpgradeTests {
+    static let fixtures: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path + "/fixtures/stores/format1"
+    }()
+
+    /// A private copy of a fixture replica (the repository's copy is never opened).
+    static func copy(_ name: String, into tmp: TemporaryDirectory) throws -> String {
+        let dir = tmp.path(name)
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(atPath: fixtures + "/\(name)/data.mdb", toPath: dir + "/data.mdb")
+        return dir
+    }
+
+    static func expected(_ file: String) throws -> [String] {
+        try String(contentsOfFile: fixtures + "/expected/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    @Test(arguments: ["phone", "watch"])
+    func aFormat1ReplicaReadsAsTheFirstReleasePrintedIt(_ name: String) throws {
+        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let dir = try Self.copy(name, into: tmp)
+        for (command, file) in [("list", "list"), ("log", "log"), ("conflicts", "conflicts")] {
+            let run = Invocation([command, dir, "--json"])
+            #expect(run.status == 0, "\(command): \(run.err)")
+            #expect(run.out == (try Self.expected("\(name)-\(file).jsonl")), "\(command) of \(name)")
+        }
+        let info = try #require(try JSONSerialization.jsonObject(with: Data((Invocation(["info", dir, "--json"]).out.first ?? "").utf8)) as? [String: Any])
+        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("\(name)-info.json")).joined().utf8)) as? [String: Any])
+        for field in ["replica", "suites", "records", "tombstones", "journal_entries", "last_seq"] {
+            #expect("\(info[field] ?? "missing")" == "\(before[field] ?? "missing")", "info \(field) of \(name)")
+        }
+        #expect(info["format"] as? Int == Int(Store.formatVersion), "upgraded in place to the current format")
+        #expect(Invocation(["check", dir]).status == 0)
+    }
+
+    @Test func upgradedReplicasKeepTheirCursorsAndSyncOnlyWhatWasPending() throws {
+        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp), watch = try Self.copy("watch", into: tmp)
+        // The fixture's last step wrote ui/accent on the phone after the last sync: exactly that is pending.
+        let plan = Invocation(["sync", phone, watch, "--dry-run", "--json"])
+        #expect(plan.status == 10)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data((plan.out.first ?? "").utf8)) as? [String: Any])
+        #expect(fields["sent_a_to_b"] as? Int == 1, "only the change made after the last sync: \(plan.out)")
+        #expect(fields["sent_b_to_a"] as? Int == 0, "the phone's cursor on the watch survived: \(plan.out)")
+        #expect(Invocation(["sync", phone, watch]).status == 0)
+        #expect(Invocation(["get", watch, "ui", "accent"]).out == ["blue"])
+        // A date written by the first format (seconds since 1970) still reads, and is rewritten in the exact form.
+        let store = try Store(path: phone)
+        let date = try #require(try store.suite("prefs").get("lastOpened", as: Date.self))
+        #expect(JSONValue.formatDate(date) == "2026-11-30T10:15:30.123Z")
+        try store.suite("prefs").set(date, forKey: "lastOpened")
+        #expect(try store.suite("prefs").get("lastOpened", as: Date.self) == date)
+        #expect(try store.check().isSound)
+    }
+
+    @Test func theFirstReleasesConflictsAreStillListedAndClearable() throws {
+        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let phone = try Store(path: try Self.copy("phone", into: tmp))
+        let conflicts = try phone.conflicts()
+        #expect(conflicts.map(\.key) == ["theme", "theme"])
+        #expect(try conflicts.map { try $0.loser.record.value() } == [.string("dark"), .string("system")])
+        #expect(try phone.clearConflicts().count == 2)
+        #expect(try phone.conflicts().isEmpty)
+    }
+}

@@ -3,7 +3,7 @@ import ConcordStore
 import ConcordSync
 import TestSupport
 
-/// DESIGN.md: Clock. A remote version beyond the drift bound is merged (convergence first) and reported;
+/// The architecture document, "Versions and the clock": A remote version beyond the drift bound is merged (convergence first) and reported;
 /// versions stay ordered when a wall clock runs ahead or goes backwards.
 @Suite struct ClockSkewTests {
     static let start: UInt64 = 1_800_000_000_000

@@ -16,7 +16,7 @@ struct LastWriterWinsModel {
     }
 }
 
-/// Property-based convergence (DESIGN.md: Merge, Delta sync): 3–5 replicas take random writes,
+/// Property-based convergence (the architecture document, "Merge" and "Delta sync"): 3–5 replicas take random writes,
 /// deletes and resets on shared and separate keys, random pairs sync in random order — some syncs
 /// repeated, some interrupted between their two directions, some syncing processes killed at a
 /// random moment — and wall clocks that drift and jump back. After a final full round

@@ -3,7 +3,7 @@ import ConcordStore
 import ConcordSync
 import TestSupport
 
-/// DESIGN.md: merge is commutative, associative and idempotent — over records and over whole replica states.
+/// The architecture document, "Merge": merge is commutative, associative and idempotent — over records and over whole replica states.
 @Suite struct MergeAlgebraTests {
     static let replicas = (0..<3).map { i in ReplicaID(bytes: [UInt8](repeating: UInt8(i * 40 + 1), count: 15) + [UInt8(i)])! }
 

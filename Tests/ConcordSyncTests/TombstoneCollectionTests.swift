@@ -3,7 +3,7 @@ import ConcordStore
 import ConcordSync
 import TestSupport
 
-/// DESIGN.md: a tombstone may be dropped only after every known peer has merged past it and a
+/// The architecture document, "Tombstones": a tombstone may be dropped only after every known peer has merged past it and a
 /// retention period (default 30 days) has passed; never earlier.
 @Suite struct TombstoneCollectionTests {
     static let start: UInt64 = 1_800_000_000_000

@@ -5,6 +5,7 @@ let package = Package(
     name: "Concord",
     products: [
         .library(name: "Concord", targets: ["Concord"]),
+        .library(name: "ConcordHub", targets: ["ConcordHub"]),
         .executable(name: "sync-tool", targets: ["sync-tool"]),
         .executable(name: "stress-test", targets: ["stress-test"]),
         .executable(name: "bench", targets: ["bench"]),
@@ -18,6 +19,10 @@ let package = Package(
         .target(name: "ConcordStore", dependencies: ["LMDB"]),
         .target(name: "ConcordSync", dependencies: ["ConcordStore"]),
         .target(name: "Concord", dependencies: ["ConcordStore", "ConcordSync"]),
+
+        // The PostgreSQL hub client (many devices, many accounts): libpq and a small layer over it.
+        .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "ConcordHub", dependencies: ["ConcordSync", "CPostgres"]),
 
         // The CLI: a thin main over a library that tests call directly.
         .target(name: "SyncToolCore", dependencies: ["Concord"]),
@@ -33,12 +38,16 @@ let package = Package(
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord"], path: "Tools/test-helper"),
 
+        // A throwaway PostgreSQL server (initdb in a temporary directory) for the hub's tests, stress test and benchmark.
+        .target(name: "ScratchPostgres", path: "Tools/scratch-postgres"),
+
         .target(name: "TestSupport", dependencies: ["Concord"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "LMDB", "TestSupport"]),
         .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordStore", "ConcordSync", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "TestSupport"]),
+        .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

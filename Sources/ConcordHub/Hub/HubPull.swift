@@ -1,0 +1,157 @@
+import ConcordSync
+
+/// Brings a device the account's changes after its cursor on the hub, in pages of bounded size,
+/// all read from one snapshot of the hub (REPEATABLE READ): each page is a `RemoteBatch` from the
+/// hub's replica id, merged locally by `BatchApplier` in one write transaction (re-journaled for
+/// the device's other peers, conflicts logged, the cursor moved), exactly as a peer's batch is.
+///
+/// Rows the device pushed itself (or wrote) are left out, as a peer leaves out what it received from
+/// the target. The batch carries the hub's cursor on the device (read in the same snapshot), the
+/// line between local records the hub had seen and concurrent ones.
+///
+/// A device whose cursor is behind the account's tombstone-collection horizon may have missed
+/// deletes whose tombstones are gone: before the delta it gets a tombstone for every key it holds
+/// that the hub had merged from it or sent it, and that the hub no longer has (a full resync), so
+/// a device offline past the retention cannot bring deleted keys back.
+struct HubPull {
+    let hub: Hub
+    let store: Store
+    let selection: SyncSelection
+    let applier: BatchApplier
+    let pageSize: Int
+
+    struct Outcome {
+        var report: ApplyReport
+        var pages = 0
+        var rowsRead = 0
+        var resync = false
+    }
+
+    func run(dryRun: Bool) throws -> Outcome {
+        let db = hub.db
+        return try HubError.wrapping {
+            try db.transaction(.snapshot) {
+                let account = try db.execute("SELECT last_seq, horizon_seq FROM concord_hub.accounts WHERE name = $1",
+                                             [.text(hub.account)], operation: "read the account")
+                guard account.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
+                let last = UInt64(max(0, try account.int64(0, 0)))
+                let horizon = UInt64(max(0, try account.int64(0, 1)))
+                let knowledge = try hub.knowledge(of: store.replicaID)
+                let cursors = try store.peerCursors()
+                let start = selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
+                var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID))
+                let behind = selection.scopes.contains { cursors.received(from: hub.replicaID, scope: $0) < horizon }
+                if behind {
+                    outcome.resync = true
+                    let tombstones = try resyncTombstones(cursors: cursors, knowledge: knowledge, horizon: horizon, last: last)
+                    if !tombstones.isEmpty {
+                        let batch = RemoteBatch(source: hub.replicaID, selection: selection, fromSeq: start, toSeq: start,
+                                                entries: tombstones, knowledge: knowledge)
+                        add(try merge(batch, dryRun: dryRun), to: &outcome)
+                    }
+                }
+                let acknowledged = selection.scopes.contains {
+                    knowledge.merged(of: store.replicaID, scope: $0) > acknowledgedByHub(cursors, scope: $0)
+                }
+                guard start < last || acknowledged else { return outcome }
+                var from = start
+                repeat {
+                    var parameters: [PostgresValue] = [.text(hub.account), .int8(Int64(clamping: from)), .int8(Int64(clamping: last)),
+                                                       .int8(Int64(pageSize))]
+                    var filter = ""
+                    if let suites = selection.suites {
+                        parameters.append(.textArray(suites))
+                        filter = "AND suite = ANY($5)"
+                    }
+                    let rows = try db.execute("""
+                        SELECT seq, suite, key, version, value, pushed_by FROM concord_hub.records
+                        WHERE account = $1 AND seq > $2 AND seq <= $3 \(filter) ORDER BY seq LIMIT $4
+                        """, parameters, operation: "pull")
+                    var entries: [RemoteEntry] = []
+                    entries.reserveCapacity(rows.count)
+                    for row in 0..<rows.count {
+                        let entry = try Self.entry(rows, row)
+                        if try rows.bytes(row, 5) == store.replicaID.bytes || entry.record.version.replica == store.replicaID { continue }
+                        entries.append(entry)
+                    }
+                    outcome.rowsRead += rows.count
+                    let to = rows.count == pageSize ? UInt64(max(0, try rows.int64(rows.count - 1, 0))) : last
+                    let batch = RemoteBatch(source: hub.replicaID, selection: selection, fromSeq: from, toSeq: to, entries: entries, knowledge: knowledge)
+                    add(try merge(batch, dryRun: dryRun), to: &outcome)
+                    from = to
+                } while from < last
+                return outcome
+            }
+        }
+    }
+
+    private func merge(_ batch: RemoteBatch, dryRun: Bool) throws -> ApplyReport {
+        dryRun ? try applier.plan(batch) : try applier.apply(batch)
+    }
+
+    private func add(_ page: ApplyReport, to outcome: inout Outcome) {
+        outcome.pages += 1
+        outcome.report.entries += page.entries
+        outcome.report.alreadyMerged += page.alreadyMerged
+        outcome.report.recordsChanged += page.recordsChanged
+        outcome.report.conflicts += page.conflicts
+        outcome.report.skewedVersions += page.skewedVersions
+        outcome.report.maxSkewMilliseconds = max(outcome.report.maxSkewMilliseconds, page.maxSkewMilliseconds)
+        outcome.report.recordsRead += page.recordsRead
+        outcome.report.recordsWritten += page.recordsWritten
+        outcome.report.cursorAdvanced = outcome.report.cursorAdvanced && page.cursorAdvanced
+    }
+
+    private func acknowledgedByHub(_ cursors: PeerCursorTable, scope: SyncScope) -> UInt64 {
+        cursors.cursor(peer: hub.replicaID, scope: scope)?.acknowledged ?? 0
+    }
+
+    /// Tombstones for the keys this device holds alive that the hub had (it merged them from the
+    /// device, or sent them) and has no longer: their tombstones were collected. Each one's version is
+    /// just above the local record's (hlc + 1, the hub's id): it beats that record, and loses to any
+    /// write made after the collected delete.
+    private func resyncTombstones(cursors: PeerCursorTable, knowledge: PeerKnowledge, horizon: UInt64, last: UInt64) throws -> [RemoteEntry] {
+        var filter = ""
+        var parameters: [PostgresValue] = [.text(hub.account)]
+        if let suites = selection.suites {
+            parameters.append(.textArray(suites))
+            filter = "AND suite = ANY($2)"
+        }
+        let rows = try hub.db.execute("SELECT suite, key FROM concord_hub.records WHERE account = $1 \(filter)", parameters, operation: "list the account's keys")
+        var onHub = Set<SuiteKey>(minimumCapacity: rows.count)
+        for row in 0..<rows.count { onHub.insert(SuiteKey(suite: try rows.text(row, 0), key: try rows.text(row, 1))) }
+        var out: [RemoteEntry] = []
+        let device = store.replicaID
+        try store.read { r in
+            try r.scanJournal(after: 0) { entry in
+                guard selection.includes(entry.suite), !entry.record.isTombstone,
+                      cursors.received(from: hub.replicaID, suite: entry.suite) < horizon,
+                      !onHub.contains(SuiteKey(suite: entry.suite, key: entry.key)) else { return true }
+                let hubHadIt = entry.seq <= knowledge.merged(of: device, suite: entry.suite) || entry.source == .sync(peer: hub.replicaID)
+                guard hubHadIt else { return true }
+                let tombstone = Record(version: Version(hlc: entry.record.version.hlc &+ 1, replica: hub.replicaID), encodedValue: nil)
+                out.append(RemoteEntry(seq: last, suite: entry.suite, key: entry.key, record: tombstone))
+                return true
+            }
+        }
+        return out
+    }
+
+    /// A hub row as a remote journal entry; the record is checked to decode (a damaged row is an error, not merged).
+    /// Reads columns seq, suite, key, version, value starting at column `from`.
+    static func entry(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws -> RemoteEntry {
+        let seq = try rows.int64(row, c)
+        let suite = try rows.text(row, c + 1), key = try rows.text(row, c + 2)
+        let version = try rows.bytes(row, c + 3)
+        let value = rows.optionalBytes(row, c + 4)
+        guard version.count == 24, seq > 0 else { throw HubError.damagedRow("\(suite)/\(key) has a version of \(version.count) bytes or seq \(seq)") }
+        var encoded: [UInt8] = [value == nil ? 1 : 0]
+        encoded += version
+        if let value { encoded += value }
+        do {
+            return RemoteEntry(seq: UInt64(seq), suite: suite, key: key, record: try Record.decode(encoded))
+        } catch {
+            throw HubError.damagedRow("\(suite)/\(key): \(error)")
+        }
+    }
+}

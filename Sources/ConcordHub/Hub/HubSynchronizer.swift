@@ -1,0 +1,121 @@
+import ConcordSync
+
+/// What one sync of a device with its hub account did (or, for a dry run, would do).
+///
+/// ```swift
+/// let report = try HubSynchronizer().sync(store, hub)
+/// print("pushed \(report.pushed) (\(report.hubRowsChanged) won), pulled \(report.pulled.recordsChanged)")
+/// ```
+public struct HubSyncReport: Sendable, Equatable {
+    /// Changes sent to the hub (the device's journal entries after the hub's cursor on it).
+    public var pushed = 0
+    /// Hub rows they changed (a pushed record won, or the key was new to the hub).
+    public var hubRowsChanged = 0
+    /// Concurrent writes the push met on the hub (each loser is in the device's conflict log).
+    public var pushConflicts: [Conflict] = []
+    /// What merging the hub's changes into the device did, all pages together; conflicts are in the device's log.
+    public var pulled: ApplyReport
+    /// Pages pulled (each merged in one write transaction).
+    public var pages = 0
+    /// True when the device's cursor was behind the hub's tombstone horizon, so it got a full resync.
+    public var resync = false
+    /// Journal entries read on the device to find what to push.
+    public var journalEntriesRead = 0
+    /// True when nothing was written, on either side.
+    public var dryRun = false
+
+    /// Every concurrent write this sync met, pushing and pulling.
+    public var conflicts: [Conflict] { pushConflicts + pulled.conflicts }
+
+    /// True when neither side had a record the other lacked.
+    public var isInSync: Bool { hubRowsChanged == 0 && pulled.recordsChanged == 0 }
+}
+
+/// Syncs a device's store with its account on a hub: pushes the device's changes the hub has not
+/// merged (one SQL transaction), then pulls the account's changes after the device's cursor (pages,
+/// each one local write transaction). A sync cut anywhere leaves each side with whole steps applied
+/// and cursors that only move forward, so the next sync finishes the job.
+///
+/// ```swift
+/// let hub = try Hub("postgresql://alice@db.example.com/settings")
+/// let report = try HubSynchronizer(selection: try SyncSelection(suites: ["prefs"])).sync(store, hub)
+/// ```
+public struct HubSynchronizer: Sendable {
+    public var selection: SyncSelection
+    /// Rows per pulled page (bounds the memory a pull holds).
+    public var pageSize: Int
+    /// How far ahead of the device's wall clock a merged version may push its clock (nil: the store's option).
+    public var maxClockDriftMilliseconds: UInt64?
+
+    public init(selection: SyncSelection = .all, pageSize: Int = 1000, maxClockDriftMilliseconds: UInt64? = nil) {
+        self.selection = selection
+        self.pageSize = max(1, pageSize)
+        self.maxClockDriftMilliseconds = maxClockDriftMilliseconds
+    }
+
+    /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere.
+    @discardableResult
+    public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+        var report = try push(store, hub, dryRun: dryRun)
+        let pulled = try pull(store, hub, dryRun: dryRun)
+        report.pulled = pulled.pulled
+        report.pages = pulled.pages
+        report.resync = pulled.resync
+        return report
+    }
+
+    /// Sends the hub the device's changes it lacks (one direction).
+    @discardableResult
+    public func push(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        let knowledge = try hub.knowledge(of: store.replicaID)
+        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection)
+        var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
+        report.dryRun = dryRun
+        report.pushed = delta.batch.entries.count
+        report.journalEntriesRead = delta.journalEntriesRead
+        if dryRun {
+            report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
+        } else if !delta.batch.entries.isEmpty || delta.batch.toSeq > delta.batch.fromSeq {
+            let cursors = try store.peerCursors()
+            var conflicts: [Conflict] = []
+            let outcome = try HubPush.push(delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }) { meetings in
+                conflicts = try logConflicts(meetings, store: store, hub: hub)
+            }
+            report.hubRowsChanged = outcome.rowsChanged
+            report.pushConflicts = conflicts
+        }
+        return report
+    }
+
+    /// Logs the loser of each concurrent write a push met in the device's conflict log.
+    private func logConflicts(_ meetings: [HubPush.Meeting], store: Store, hub: Hub) throws -> [Conflict] {
+        try store.write { w in
+            let now = w.wallClockMilliseconds
+            var out: [Conflict] = []
+            for m in meetings {
+                let local = ConflictSide(record: m.entry.record, source: try w.journalSource(seq: m.entry.seq) ?? .sync(peer: hub.replicaID))
+                let remote = ConflictSide(record: m.hubRecord, source: .sync(peer: hub.replicaID))
+                let conflict = Conflict(suite: m.entry.suite, key: m.entry.key, winner: m.pushedWins ? local : remote,
+                                        loser: m.pushedWins ? remote : local, peer: hub.replicaID, detectedMilliseconds: now)
+                try w.logConflict(conflict)
+                out.append(conflict)
+            }
+            return out
+        }
+    }
+
+    /// Merges into the device the account's changes it lacks (one direction).
+    @discardableResult
+    public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        var applier = BatchApplier(store: store)
+        if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
+        let outcome = try HubPull(hub: hub, store: store, selection: selection, applier: applier, pageSize: pageSize).run(dryRun: dryRun)
+        var report = HubSyncReport(pulled: outcome.report)
+        report.pages = outcome.pages
+        report.resync = outcome.resync
+        report.dryRun = dryRun
+        return report
+    }
+}

@@ -1,0 +1,44 @@
+import ConcordSync
+
+/// The hub as a live-sync peer: a connection that LISTENs on the account's channel (every push
+/// NOTIFYs it in its transaction, so the announcement arrives once the change is visible), syncs
+/// with `HubSynchronizer`, and ignores the announcements of this device's own pushes.
+///
+/// ```swift
+/// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: "postgresql://alice@db/settings") }
+/// ```
+public final class HubLivePeer: LiveSyncPeer {
+    public let store: Store
+    public let hub: Hub
+    public let synchronizer: HubSynchronizer
+    /// Called with every round's full report (the loop's events carry a summary).
+    private let onReport: (HubSyncReport) -> Void
+
+    public init(store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
+                onReport: @escaping (HubSyncReport) -> Void = { _ in }) throws {
+        self.store = store
+        self.synchronizer = synchronizer
+        self.onReport = onReport
+        hub = try Hub(url, account: account)
+        // The channel name is "concord_" and the hub's replica id in hex: no user data in the statement.
+        try HubError.wrapping { try hub.db.execute("LISTEN \(hub.channel)", operation: "listen for the account's changes") }
+    }
+
+    public var hubReplicaID: ReplicaID { hub.replicaID }
+
+    public var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }
+
+    public func syncOnce() throws -> LiveSyncRound {
+        let report = try synchronizer.sync(store, hub)
+        onReport(report)
+        return LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
+    }
+
+    public func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
+        let (notifications, woken) = try HubError.wrapping { try hub.db.waitForNotifications(timeout: timeout, wakeDescriptor: wakeDescriptor) }
+        if woken { return .local }
+        if notifications.isEmpty { return .timeout }
+        let me = store.replicaID.description
+        return notifications.contains { !$0.payload.hasSuffix(" " + me) } ? .announced : .ownEcho
+    }
+}

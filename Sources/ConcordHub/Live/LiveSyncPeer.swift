@@ -1,0 +1,53 @@
+import ConcordSync
+
+/// A peer a `LiveSync` holds a session with: it syncs on demand, and waits for the peer to announce
+/// changes while watching a local wake-up descriptor. The hub is one kind of peer; a streaming
+/// session to another replica can be another, driven by the same loop.
+///
+/// ```swift
+/// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: url) }
+/// ```
+public protocol LiveSyncPeer: AnyObject {
+    /// One exchange: send the local changes the peer lacks, merge the peer's changes.
+    func syncOnce() throws -> LiveSyncRound
+    /// Blocks until the peer announces a change, `wakeDescriptor` becomes readable, or `timeout`
+    /// seconds pass. Throws when the connection broke.
+    func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake
+    /// The origin local changes merged from this peer carry (they need no push back).
+    var mergeOrigin: ChangeOrigin { get }
+}
+
+/// Why a `LiveSyncPeer` stopped waiting.
+public enum LiveSyncWake: Sendable, Equatable {
+    /// The peer announced changes (another device pushed).
+    case announced
+    /// The local wake-up descriptor became readable (a local commit, or a stop).
+    case local
+    /// Nothing happened within the timeout (the loop syncs anyway: a heartbeat).
+    case timeout
+    /// Only announcements of this device's own pushes arrived: nothing to do.
+    case ownEcho
+}
+
+/// What one round of a live sync moved.
+public struct LiveSyncRound: Sendable, Equatable {
+    public var pushed: Int
+    public var pulled: Int
+    public var conflicts: [Conflict]
+
+    public init(pushed: Int, pulled: Int, conflicts: [Conflict]) {
+        self.pushed = pushed
+        self.pulled = pulled
+        self.conflicts = conflicts
+    }
+}
+
+/// What a live sync reports as it runs.
+public enum LiveSyncEvent: Sendable {
+    /// A session with the peer is open (first, or after a reconnection).
+    case connected
+    /// A round finished.
+    case synced(LiveSyncRound)
+    /// The session broke or could not be opened; the loop retries after `retryAfter` seconds.
+    case disconnected(error: String, retryAfter: Double)
+}

@@ -1,0 +1,58 @@
+/// An error from PostgreSQL or libpq: what failed, the server's SQLSTATE when it sent one, and
+/// its message. Never holds a password: connection strings in it are redacted (`ConnectionString`).
+///
+/// ```swift
+/// do { try connection.execute("SELECT 1/0") }
+/// catch let error as PostgresError where error.sqlState == "22012" { print("division by zero") }
+/// ```
+public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The server cannot be reached, or it refused the login.
+        case connection
+        /// The server rejected a statement (see `sqlState`).
+        case statement
+        /// The connection broke while a statement ran (the server stopped, the network was cut).
+        case connectionLost
+        /// A result did not have the shape this client expects.
+        case protocolViolation
+    }
+
+    public let kind: Kind
+    /// The five-character SQLSTATE the server sent (`"42501"` for insufficient privilege), if any.
+    public let sqlState: String?
+    /// What went wrong, as the server or libpq said it (passwords removed).
+    public let message: String
+    /// What this client was doing: `"connect to alice@localhost:5432/hub"`, `"push"`.
+    public let operation: String
+
+    package init(_ kind: Kind, sqlState: String? = nil, message: String, operation: String) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message.trimmingTrailingWhitespace()
+        self.operation = operation
+    }
+
+    public var description: String {
+        "\(operation) failed: \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
+    }
+
+    /// True when the server was not reached, refused the login, or went away (retrying later may help).
+    public var isConnectionFailure: Bool {
+        switch kind {
+        case .connection, .connectionLost: true
+        case .statement: sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" } ?? false
+        case .protocolViolation: false
+        }
+    }
+
+    /// SQLSTATE 40001 / 40P01: the transaction lost a serialization race or a deadlock and may be retried.
+    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+}
+
+extension String {
+    func trimmingTrailingWhitespace() -> String {
+        var s = Substring(self)
+        while let last = s.last, last.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}

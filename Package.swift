@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "ConcordHub", dependencies: ["ConcordSync", "CPostgres"]),
 
         // The CLI: a thin main over a library that tests call directly.
-        .target(name: "SyncToolCore", dependencies: ["Concord"]),
+        .target(name: "SyncToolCore", dependencies: ["Concord", "ConcordHub"]),
         .executableTarget(name: "sync-tool", dependencies: ["SyncToolCore"], path: "Tools/sync-tool"),
 
         // The multi-process stress and crash harness.
@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "bench", dependencies: ["Concord", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
-        .executableTarget(name: "concord-test-helper", dependencies: ["Concord"], path: "Tools/test-helper"),
+        .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),
 
         // A throwaway PostgreSQL server (initdb in a temporary directory) for the hub's tests, stress test and benchmark.
         .target(name: "ScratchPostgres", path: "Tools/scratch-postgres"),

@@ -32,13 +32,13 @@ public enum SyncTool {
         SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self,
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
-        SyncCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self,
+        SyncCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
     ]
 
     public static var help: String {
         var out = "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
-        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store error, 10 changes pending (--dry-run)."
+        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 hub unreachable or login refused, 10 changes pending (--dry-run)."
         return out
     }
 

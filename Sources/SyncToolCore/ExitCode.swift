@@ -7,8 +7,10 @@ public enum ExitCode: Int32, Sendable {
     case usage = 2
     /// A bad value for its type, a bad name, over a limit, a bad bundle.
     case invalidInput = 3
-    /// The store cannot be opened, is damaged, or is of a newer format.
+    /// The store cannot be opened, is damaged, or is of a newer format; the hub refused a statement.
     case storeError = 4
+    /// The peer cannot be reached: the hub's server is down or unreachable, or it refused the login.
+    case unreachable = 5
     /// `--dry-run` found changes pending.
     case pending = 10
 }

@@ -20,7 +20,7 @@ public final class Hub {
     public let replicaID: ReplicaID
     /// The NOTIFY channel pushes to this account announce themselves on.
     let channel: String
-    let db: PostgresConnection
+    package let db: PostgresConnection
 
     /// Connects to the hub at `url` (a libpq URI or `key=value` string; empty: the `PG*` environment
     /// variables). `account` defaults to the login role.

@@ -11,7 +11,7 @@ import Foundation
 /// print(try admin.stats().accounts)
 /// ```
 public final class HubAdmin {
-    let db: PostgresConnection
+    package let db: PostgresConnection
 
     public init(_ url: String) throws {
         db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }

@@ -18,18 +18,18 @@ import ConcordSync
 /// ```swift
 /// let outcome = try HubPush.push(delta.batch, to: hub)
 /// ```
-enum HubPush {
-    struct Outcome: Equatable {
+package enum HubPush {
+    package struct Outcome: Equatable {
         /// Hub rows the batch changed (records that won, or keys new to the hub).
-        var rowsChanged = 0
+        package var rowsChanged = 0
         /// The account's last seq after the push.
-        var lastSeq: UInt64 = 0
+        package var lastSeq: UInt64 = 0
         /// Concurrent writes met on the hub.
-        var meetings: [Meeting] = []
+        package var meetings: [Meeting] = []
     }
 
     /// A pushed record met a hub row the device had not seen: one of them loses (last writer wins).
-    struct Meeting: Equatable {
+    package struct Meeting: Equatable {
         let entry: RemoteEntry
         let hubRecord: Record
         var pushedWins: Bool { RecordMerge.precedes(hubRecord, entry.record) }

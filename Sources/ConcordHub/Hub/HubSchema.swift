@@ -22,6 +22,8 @@ enum HubSchema {
           IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'concord_hub_device') THEN
             CREATE ROLE concord_hub_device NOLOGIN;
           END IF;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+          NULL;  -- another database of this server created the shared role at the same moment
         END $$
         """,
         """

@@ -76,7 +76,9 @@ public struct HubSynchronizer: Sendable {
         report.journalEntriesRead = delta.journalEntriesRead
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
-        } else if !delta.batch.entries.isEmpty || delta.batch.toSeq > delta.batch.fromSeq {
+        } else if !delta.batch.entries.isEmpty || delta.batch.toSeq > delta.batch.fromSeq
+                    || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } }) {
+            // Something to send, a cursor to move, or a device the hub has not met yet (it registers).
             let cursors = try store.peerCursors()
             var conflicts: [Conflict] = []
             let outcome = try HubPush.push(delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }) { meetings in

@@ -23,6 +23,7 @@ package final class PostgresConnection {
     /// cannot be reached or refuses the login is a `.connection` error.
     package init(_ connectionString: ConnectionString) throws(PostgresError) {
         self.connectionString = connectionString
+        try Self.validate(connectionString)
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
         let values = ["10", "concord", connectionString.raw]
         let conn: OpaquePointer? = withCStrings(keywords) { k in
@@ -42,6 +43,18 @@ package final class PostgresConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Parses the string as libpq would, without connecting: a malformed one is a `.malformedConnectionString` error.
+    package static func validate(_ connectionString: ConnectionString) throws(PostgresError) {
+        guard !connectionString.raw.isEmpty else { return }
+        var message: UnsafeMutablePointer<CChar>?
+        let options = PQconninfoParse(connectionString.raw, &message)
+        defer { if let options { PQconninfoFree(options) }; if let message { PQfreemem(message) } }
+        guard options != nil else {
+            let reason = message.map { connectionString.scrub(String(cString: $0)) } ?? "libpq could not parse it"
+            throw PostgresError(.malformedConnectionString, message: reason, operation: "read the connection string \(connectionString)")
+        }
+    }
 
     /// The role this connection logged in as.
     package var user: String { String(cString: PQuser(handle)) }

@@ -15,6 +15,8 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         case connectionLost
         /// A result did not have the shape this client expects.
         case protocolViolation
+        /// The connection string does not parse (nothing was sent anywhere).
+        case malformedConnectionString
     }
 
     public let kind: Kind
@@ -41,7 +43,7 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         switch kind {
         case .connection, .connectionLost: true
         case .statement: sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" } ?? false
-        case .protocolViolation: false
+        case .protocolViolation, .malformedConnectionString: false
         }
     }
 

@@ -1,32 +1,44 @@
 import Concord
+import ConcordHub
 
-/// `sync-tool sync DIR_A DIR_B [--suite SUITE]... [--dry-run] [--json]`
+/// `sync-tool sync DIR_A DIR_B|postgresql://… [--suite SUITE]... [--dry-run] [--json] [--watch]`
 struct SyncCommand: Command {
     static let spec = CommandSpec(
-        name: "sync", abstract: "Sync two replicas both ways, so both hold the same records (for the chosen suites).",
-        positionals: [.init(name: "DIR_A", help: "One replica directory."), .init(name: "DIR_B", help: "The other replica directory.")],
+        name: "sync", abstract: "Sync two replicas both ways, or a replica with its account on a hub (postgresql://…).",
+        positionals: [.init(name: "DIR_A", help: "One replica directory."),
+                      .init(name: "DIR_B", help: "The other replica directory, or a hub's libpq URI (postgresql://USER@HOST/DB).")],
         options: [.init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true)],
         flags: [.init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
-                .init(name: "json", help: "Print one JSON object with the counts.")],
+                .init(name: "json", help: "Print one JSON object with the counts."),
+                .init(name: "watch", help: "With a hub: stay connected and sync live (after each local commit and each push announced by the hub).")],
         discussion: """
         Prints the changes sent each way, the records changed, the conflicts (concurrent writes: the \
         losing value is kept in each replica's conflict log, see 'sync-tool conflicts') and clock-skew \
         warnings. Safe to run while other processes write, and alongside other syncs of the same replicas.
+
+        With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
+        ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
         """)
 
     let dirA, dirB: String
     let selection: SyncSelection
-    let dryRun, json: Bool
+    let dryRun, json, watch: Bool
 
     init(_ a: ParsedArguments) throws {
         (dirA, dirB) = (a.positionals[0], a.positionals[1])
         selection = try SyncCommandSupport.selection(a.values("suite"))
         dryRun = a.flag("dry-run")
         json = a.flag("json")
+        watch = a.flag("watch")
+        if watch && !ConnectionString.isHubURL(dirB) { throw CLIError.usage("--watch needs a hub URL (postgresql://…) as the second argument") }
+        if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        if ConnectionString.isHubURL(dirB) {
+            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
+        }
+        return try SyncCommandSupport.mappingErrors {
             let a = try Arguments.openStore(dirA), b = try Arguments.openStore(dirB)
             let report = try Synchronizer(selection: selection).sync(a, b, dryRun: dryRun)
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged

@@ -1,0 +1,58 @@
+import Concord
+import ConcordHub
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("sync-tool hub and sync DIR postgresql://…")
+struct HubCommandTests {
+    @Test("init is idempotent; add-account prints how to connect; two devices sync through the hub; stats and gc report")
+    func endToEnd() throws {
+        let fx = try HubFixture()
+        let again = try run("sync-tool", ["hub", "init", fx.adminURL])
+        #expect(again.status == 0 && again.stdout.contains("nothing changed"))
+        let added = try run("sync-tool", ["hub", "add-account", fx.adminURL, fx.prefix + "carol"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let password = try #require(added.lines.first { $0.contains("password:") }?.split(separator: " ").dropFirst().first.map(String.init))
+        #expect(added.stdout.contains("sync-tool sync DIR 'postgresql://\(fx.prefix)carol@127.0.0.1:\(fx.server.port)/\(fx.database)'"))
+        #expect(!added.stdout.contains(fx.server.adminPassword), "the admin's password is never printed")
+        let url = fx.server.url(database: fx.database, user: fx.prefix + "carol", password: password)
+
+        let phone = fx.path("phone"), laptop = fx.path("laptop")
+        #expect(try run("sync-tool", ["set", phone, "prefs", "theme", "dark"]).status == 0)
+        #expect(try run("sync-tool", ["sync", phone, url, "--dry-run"]).status == 10)
+        let synced = try run("sync-tool", ["sync", phone, url, "--json"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout.contains("\"pushed\":1") && synced.stdout.contains("\"hub_rows_changed\":1"))
+        #expect(try run("sync-tool", ["sync", laptop, url]).status == 0)
+        #expect(try run("sync-tool", ["get", laptop, "prefs", "theme"]).stdout == "dark\n")
+        #expect(try run("sync-tool", ["sync", laptop, url, "--dry-run"]).status == 0)
+
+        let stats = try run("sync-tool", ["hub", "stats", fx.adminURL, "--json"])
+        #expect(stats.status == 0 && stats.stdout.contains("\"accounts\":1") && stats.stdout.contains("\"devices\":2"))
+        let gc = try run("sync-tool", ["hub", "gc", fx.adminURL, "--retention", "0"])
+        #expect(gc.status == 0 && gc.stdout.contains("collected 0 tombstones"))
+    }
+
+    @Test("exit codes: 5 unreachable or login refused (password never printed), 3 bad input, 2 usage, 4 no hub")
+    func exitCodes() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let dir = fx.path("d")
+        let refused = try run("sync-tool", ["sync", dir, fx.server.url(database: fx.database, user: alice.name, password: "wrong-pass-123")])
+        #expect(refused.status == 5)
+        #expect(!refused.stderr.contains("wrong-pass-123") && refused.stderr.contains("***"))
+        let closed = try run("sync-tool", ["sync", dir, "postgresql://x:secretpw@127.0.0.1:1/db"])
+        #expect(closed.status == 5 && !closed.stderr.contains("secretpw"))
+        #expect(try run("sync-tool", ["hub", "stats", "postgresql://127.0.0.1/db?nosuchoption=1"]).status == 3)
+        #expect(try run("sync-tool", ["hub", "add-account", fx.adminURL, "Robert'); DROP"]).status == 3)
+        #expect(try run("sync-tool", ["hub", "add-account", fx.adminURL, alice.name]).status == 3)
+        #expect(try run("sync-tool", ["hub", "frobnicate", fx.adminURL]).status == 2)
+        #expect(try run("sync-tool", ["hub", "gc", fx.adminURL, "--retention", "soon"]).status == 3)
+        #expect(try run("sync-tool", ["sync", dir, fx.path("other"), "--watch"]).status == 2)
+        let bare = try PostgresConnection(ConnectionString(fx.server.url()))
+        try bare.execute("CREATE DATABASE \(fx.database)_empty")
+        let noHub = try run("sync-tool", ["hub", "stats", fx.server.url(database: fx.database + "_empty")])
+        #expect(noHub.status == 4 && noHub.stderr.contains("hub init"))
+    }
+}

@@ -1,0 +1,81 @@
+import Concord
+import ConcordHub
+import Foundation
+import Testing
+import TestSupport
+
+/// Five replicas doing random sets, deletes, resets and increments, syncing through one hub account
+/// in random order, and then concurrently from five processes, converge to last-writer-wins: per key,
+/// the write with the greatest version anywhere. The hub is a peer like another directory.
+@Suite("Hub convergence")
+struct HubConvergenceTests {
+    /// Per key, the greatest-versioned record any replica wrote (written independently of RecordMerge).
+    struct Model {
+        var records: [SuiteKey: Record] = [:]
+        mutating func observe(_ key: SuiteKey, _ record: Record?) {
+            guard let record else { return }
+            if let current = records[key], !(current.version < record.version) { return }
+            records[key] = record
+        }
+    }
+
+    @Test("five replicas in one process, random operations and syncs in random order, small pages", arguments: [UInt64(11), 12, 13])
+    func randomOrder(seed: UInt64) throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        var g = SeededGenerator(seed: seed)
+        let stores = try (0..<5).map { try fx.store("r\($0)") }
+        let hubs = try (0..<5).map { _ in try Hub(alice.url) }
+        var model = Model()
+        let sync = HubSynchronizer(pageSize: 3)
+        for _ in 0..<250 {
+            let r = Int.random(in: 0..<5, using: &g)
+            let suite = try stores[r].suite(["s0", "s1"][Int.random(in: 0..<2, using: &g)])
+            let key = "k\(Int.random(in: 0..<5, using: &g))"
+            func observe(_ k: String) throws { model.observe(SuiteKey(suite: suite.name, key: k), try suite.record(forKey: k)) }
+            switch Int.random(in: 0..<100, using: &g) {
+            case 0..<35: try suite.set("v\(Int.random(in: 0..<100, using: &g))", forKey: key); try observe(key)
+            case 35..<45: try suite.remove(key); try observe(key)
+            case 45..<49: try suite.reset(); for (k, _) in try suite.records() { try observe(k) }
+            case 49..<60:
+                do { try suite.increment("n" + key) } catch StoreError.typeMismatch { try suite.set(0, forKey: "n" + key) }
+                try observe("n" + key)
+            case 60..<70: try sync.push(stores[r], hubs[r])
+            case 70..<80: try sync.pull(stores[r], hubs[r])
+            default: try sync.sync(stores[r], hubs[r])
+            }
+        }
+        for _ in 0..<2 { for r in 0..<5 { try sync.sync(stores[r], hubs[r]) } }
+        for r in 0..<5 { #expect(try contents(stores[r]) == model.records, "seed \(seed): replica \(r) differs from the model") }
+        let fresh = try fx.store("fresh")
+        try sync.sync(fresh, try Hub(alice.url))
+        #expect(try contents(fresh) == model.records, "seed \(seed): the hub holds the model")
+    }
+
+    @Test("five processes at once, each a replica doing random operations and syncs through the hub")
+    func concurrentProcesses() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let children = try (0..<5).map { i in
+            try ChildProcess("concord-test-helper", ["hub-random", fx.path("p\(i)"), alice.url, String(100 + i), "150"])
+        }
+        var model = Model()
+        for (i, child) in children.enumerated() {
+            let result = child.wait(timeout: 240)
+            #expect(result.status == 0, "process \(i): \(result.stderr)")
+            for line in result.lines where line.hasPrefix("W ") {
+                let parts = line.split(separator: " ").map(String.init)
+                let bytes = stride(from: 0, to: parts[3].count, by: 2).map { o -> UInt8 in
+                    let start = parts[3].index(parts[3].startIndex, offsetBy: o)
+                    return UInt8(parts[3][start..<parts[3].index(start, offsetBy: 2)], radix: 16)!
+                }
+                model.observe(SuiteKey(suite: parts[1], key: parts[2]), try Record.decode(bytes))
+            }
+        }
+        let stores = try (0..<5).map { try Store(path: fx.path("p\($0)")) }
+        let sync = HubSynchronizer()
+        for _ in 0..<2 { for s in stores { try sync.sync(s, try Hub(alice.url)) } }
+        #expect(!model.records.isEmpty)
+        for (i, s) in stores.enumerated() { #expect(try contents(s) == model.records, "replica \(i) differs from the model") }
+    }
+}

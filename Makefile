@@ -1,5 +1,6 @@
 # Concord: `make demo` runs a short demo on real temporary stores; `make test` runs the test suite.
-# Both install what they need (liblmdb-dev, libsqlite3-dev for the benchmark) when it is missing.
+# Both install what they need (liblmdb-dev, libsqlite3-dev for the benchmark, libpq-dev and postgresql
+# for the hub) when it is missing.
 
 SWIFT ?= swift
 BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)

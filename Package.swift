@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(name: "sync-tool", dependencies: ["SyncToolCore"], path: "Tools/sync-tool"),
 
         // The multi-process stress and crash harness.
-        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore"], path: "Tools/stress-test"),
+        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres"], path: "Tools/stress-test"),
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Installs the C libraries Concord builds against, when they are missing (Debian/Ubuntu).
+# Installs the C libraries Concord builds against, and the PostgreSQL server the hub's tests run,
+# when they are missing (Debian/Ubuntu).
 set -euo pipefail
 missing=()
 pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
+pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+# The hub's tests, stress test and benchmark start a throwaway PostgreSQL server (initdb + postgres).
+ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests run sync-tool a year ahead
 if [ ${#missing[@]} -gt 0 ]; then

@@ -19,6 +19,15 @@ fi
 cat "$tmp/stress.json"
 echo "stress-test: ok"
 
+echo "stress-test --hub: 15 s, 3 replicas syncing through a PostgreSQL hub, 2 SIGKILLs per second (mid-push and mid-pull)"
+if ! "$bin/stress-test" --hub --seconds 15 --kill-rate 2 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-hub.json" 2> "$tmp/stress-hub.err"; then
+  cat "$tmp/stress-hub.err" "$tmp/stress-hub.json"
+  echo "stress-test --hub: FAILED"
+  exit 1
+fi
+cat "$tmp/stress-hub.json"
+echo "stress-test --hub: ok"
+
 echo "bench --quick (proves the benchmark runs; its timings are not checked)"
 if ! "$bin/bench" --quick > "$tmp/bench.md" 2> "$tmp/bench.err"; then
   cat "$tmp/bench.err"

@@ -21,6 +21,8 @@ final class Coordinator {
     var syncFailures: [String] = []
     var syncLatencies: [Double] = []
     var killedPerReplica: [String: Int] = [:]
+    /// With `--hub`: the hub every sync goes through.
+    let hub: StressHub?
 
     struct WorkerProcess {
         let id: Int
@@ -40,6 +42,7 @@ final class Coordinator {
     init(options: StressOptions) throws {
         self.options = options
         random = SeededRandom(seed: options.seed)
+        hub = options.hub ? try StressHub() : nil
         binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         if let dir = options.directory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -74,7 +77,7 @@ final class Coordinator {
         while Date().timeIntervalSince(started) < options.seconds {
             let now = Date()
             reapSyncs()
-            if replicas.count > 1, now >= nextSync, syncs.count < 2 {
+            if replicas.count > 1 || hub != nil, now >= nextSync, syncs.count < 2 {
                 startSync()
                 nextSync = now.addingTimeInterval(Double.random(in: 0.05...0.3, using: &random))
             }
@@ -154,11 +157,12 @@ final class Coordinator {
 
     private func startSync() {
         let a = replicas.randomElement(using: &random)!
-        var b = replicas.randomElement(using: &random)!
+        var b = hub == nil ? replicas.randomElement(using: &random)! : "hub"
         while b == a { b = replicas.randomElement(using: &random)! }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
-        p.arguments = ["sync", path(a), path(b), "--json"]
+        p.arguments = hub?.syncArguments(path(a)) ?? ["sync", path(a), path(b), "--json"]
+        if let hub { p.environment = hub.environment }
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         do {
@@ -189,14 +193,15 @@ final class Coordinator {
     }
 
     private func finalSyncRound() throws {
-        guard replicas.count > 1 else { return }
-        // Two passes around the ring carry every change to every replica.
+        guard replicas.count > 1 || hub != nil else { return }
+        // Two passes around the ring (or through the hub) carry every change to every replica.
         for _ in 0..<2 {
             for i in replicas.indices {
-                let a = replicas[i], b = replicas[(i + 1) % replicas.count]
+                let a = replicas[i], b = hub == nil ? replicas[(i + 1) % replicas.count] : "hub"
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
-                p.arguments = ["sync", path(a), path(b)]
+                p.arguments = hub?.syncArguments(path(a)) ?? ["sync", path(a), path(b)]
+                if let hub { p.environment = hub.environment }
                 p.standardOutput = FileHandle.nullDevice
                 let err = Pipe()
                 p.standardError = err

@@ -11,10 +11,11 @@ struct StressOptions {
     var mix = OperationMix.standard
     var keep = false
     var directory: String?
+    var hub = false
 
     static let help = """
     Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--json]
-                       [--mix KIND=WEIGHT,...] [--dir PATH] [--keep]
+                       [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub]
 
     Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
     opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
@@ -31,6 +32,8 @@ struct StressOptions {
       --mix LIST             operation weights, e.g. set=50,delete=10,incr=20,reset=1,claim=10
       --dir PATH             where to put the replicas (default: a new temporary directory)
       --keep                 keep the replica directories afterwards
+      --hub                  sync every replica through one account on a PostgreSQL hub this run starts
+                             (needs Debian's postgresql package), instead of between directories
       --json                 print the summary as one JSON object
       -h, --help             show this help
 
@@ -63,6 +66,7 @@ struct StressOptions {
             case "--dir": o.directory = try value("--dir")
             case "--keep": o.keep = true
             case "--json": o.json = true
+            case "--hub": o.hub = true
             default: throw UsageError(description: "unknown argument '\(arguments[i])' (see stress-test --help)")
             }
             i += 1

@@ -33,7 +33,7 @@ let package = Package(
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "bench", dependencies: ["Concord", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
+        .executableTarget(name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),

@@ -9,6 +9,8 @@ enum WorkloadRegistry {
         ChangeLatencyWorkload.self,
         StoredReadWorkload.self,
         SyncMergeWorkload.self,
+        HubSyncWorkload.self,
+        HubScaleWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

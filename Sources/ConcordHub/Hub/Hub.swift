@@ -24,19 +24,24 @@ public final class Hub {
 
     /// Connects to the hub at `url` (a libpq URI or `key=value` string; empty: the `PG*` environment
     /// variables). `account` defaults to the login role.
-    public init(_ url: String, account: String? = nil) throws {
-        let connectionString = ConnectionString(url)
-        let db = try HubError.wrapping { try PostgresConnection(connectionString) }
-        let account = account ?? db.user
+    public convenience init(_ url: String, account: String? = nil) throws {
+        let db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }
+        try self.init(connection: db, account: account)
+    }
+
+    /// A hub session over an open connection (whose current role decides what row-level security shows).
+    package init(connection db: PostgresConnection, account: String? = nil) throws {
+        let role = try HubError.wrapping { try db.execute("SELECT current_user::text").text(0, 0) }
+        let account = account ?? role
         try HubError.wrapping { try HubSchema.check(on: db) }
         let rows = try HubError.wrapping {
             try db.execute("SELECT hub_replica FROM concord_hub.accounts WHERE name = $1", [.text(account)], operation: "find account")
         }
-        guard rows.count == 1 else { throw HubError.accountNotVisible(account: account, role: db.user) }
+        guard rows.count == 1 else { throw HubError.accountNotVisible(account: account, role: role) }
         guard let id = ReplicaID(bytes: try HubError.wrapping { try rows.bytes(0, 0) }) else {
             throw HubError.damagedRow("account \(account) has a hub replica id that is not 16 bytes")
         }
-        (self.connectionString, self.db, self.account) = (connectionString, db, account)
+        (self.connectionString, self.db, self.account) = (db.connectionString, db, account)
         replicaID = id
         channel = "concord_" + id.description
     }

@@ -1,4 +1,5 @@
 import ConcordSync
+import Foundation
 
 /// Brings a device the account's changes after its cursor on the hub, in pages of bounded size,
 /// all read from one snapshot of the hub (REPEATABLE READ): each page is a `RemoteBatch` from the
@@ -50,8 +51,14 @@ struct HubPull {
                         add(try merge(batch, dryRun: dryRun), to: &outcome)
                     }
                 }
-                let acknowledged = selection.scopes.contains {
-                    knowledge.merged(of: store.replicaID, scope: $0) > acknowledgedByHub(cursors, scope: $0)
+                // With nothing to pull, a write only to record how far the hub merged this device
+                // (which local tombstone collection waits for) is made once it lags far or long.
+                let now = UInt64(Date().timeIntervalSince1970 * 1000)
+                let acknowledged = selection.scopes.contains { scope in
+                    let known = knowledge.merged(of: store.replicaID, scope: scope)
+                    let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
+                    let recorded = cursor?.acknowledged ?? 0
+                    return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
                 }
                 guard start < last || acknowledged else { return outcome }
                 var from = start
@@ -100,10 +107,6 @@ struct HubPull {
         outcome.report.recordsRead += page.recordsRead
         outcome.report.recordsWritten += page.recordsWritten
         outcome.report.cursorAdvanced = outcome.report.cursorAdvanced && page.cursorAdvanced
-    }
-
-    private func acknowledgedByHub(_ cursors: PeerCursorTable, scope: SyncScope) -> UInt64 {
-        cursors.cursor(peer: hub.replicaID, scope: scope)?.acknowledged ?? 0
     }
 
     /// Tombstones for the keys this device holds alive that the hub had (it merged them from the

@@ -48,7 +48,7 @@ package enum HubPush {
     /// Pushes `batch` (read from the device's journal for the hub) in one transaction. `pulled(suite)`
     /// is how far the device has merged the hub for that suite; `beforeCommit` gets the concurrent
     /// writes met, while the transaction is still open.
-    static func push(_ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64,
+    package static func push(_ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64,
                      beforeCommit: ([Meeting]) throws -> Void = { _ in }) throws -> Outcome {
         try HubError.wrapping {
             try hub.db.transaction {

@@ -47,6 +47,10 @@ public struct HubSynchronizer: Sendable {
     /// How far ahead of the device's wall clock a merged version may push its clock (nil: the store's option).
     public var maxClockDriftMilliseconds: UInt64?
 
+    /// How many journal entries a device may read and skip (changes it received from the hub)
+    /// before a sync moves the hub's cursor on it without a change to push.
+    static let cursorLag = 1000
+
     public init(selection: SyncSelection = .all, pageSize: Int = 1000, maxClockDriftMilliseconds: UInt64? = nil) {
         self.selection = selection
         self.pageSize = max(1, pageSize)
@@ -76,9 +80,11 @@ public struct HubSynchronizer: Sendable {
         report.journalEntriesRead = delta.journalEntriesRead
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
-        } else if !delta.batch.entries.isEmpty || delta.batch.toSeq > delta.batch.fromSeq
+        } else if !delta.batch.entries.isEmpty || delta.journalEntriesRead >= Self.cursorLag
                     || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } }) {
-            // Something to send, a cursor to move, or a device the hub has not met yet (it registers).
+            // Changes to send, or a device the hub has not met (it registers). Entries the hub sent
+            // (re-journaled here) need no push: the hub's cursor on the device moves with the next
+            // real push, or once the skipped entries cost `cursorLag` reads.
             let cursors = try store.peerCursors()
             var conflicts: [Conflict] = []
             let outcome = try HubPush.push(delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }) { meetings in

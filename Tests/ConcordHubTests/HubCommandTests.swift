@@ -56,3 +56,35 @@ struct HubCommandTests {
         #expect(noHub.status == 4 && noHub.stderr.contains("hub init"))
     }
 }
+
+@Suite("The README's hub walkthrough")
+struct HubReadmeTests {
+    @Test("an owner that is not a superuser (CREATEROLE, owns the database) sets up the hub; two devices sync with PGPASSWORD")
+    func walkthrough() throws {
+        let server = try SharedPostgres.get()
+        let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
+        let root = try PostgresConnection(ConnectionString(server.url()))
+        try root.execute("SELECT set_config('concord.pw', $1, false)", [.text("change-me-\(id)")])
+        try root.execute("DO $$ BEGIN EXECUTE format('CREATE ROLE %I LOGIN CREATEROLE PASSWORD %L', 'hubadmin_\(id)', current_setting('concord.pw')); END $$")
+        try root.execute("CREATE DATABASE settings_\(id) OWNER hubadmin_\(id)")
+        let admin = server.url(database: "settings_\(id)", user: "hubadmin_\(id)", password: "change-me-\(id)")
+        let tmp = try TemporaryDirectory("hub-readme"); defer { tmp.remove() }
+
+        #expect(try run("sync-tool", ["hub", "init", admin]).status == 0)
+        #expect(try run("sync-tool", ["hub", "init", admin]).stdout.contains("nothing changed"))
+        let added = try run("sync-tool", ["hub", "add-account", admin, "alice_\(id)"])
+        #expect(added.status == 0, "\(added.stderr)")
+        let password = try #require(added.lines.first { $0.contains("password:") }?.split(separator: " ").dropFirst().first.map(String.init))
+        let hub = "postgresql://alice_\(id)@127.0.0.1:\(server.port)/settings_\(id)"
+        let env = ["PGPASSWORD": password]
+        #expect(try run("sync-tool", ["set", tmp.path("phone"), "prefs", "theme", "dark"]).status == 0)
+        #expect(try ChildProcess("sync-tool", ["sync", tmp.path("phone"), hub], environment: env).wait().status == 0)
+        #expect(try ChildProcess("sync-tool", ["sync", tmp.path("laptop"), hub], environment: env).wait().status == 0)
+        #expect(try run("sync-tool", ["get", tmp.path("laptop"), "prefs", "theme"]).stdout == "dark\n")
+        let stats = try run("sync-tool", ["hub", "stats", admin, "--json"])
+        #expect(stats.status == 0 && stats.stdout.contains("\"rows\":1"), "\(stats.stderr)")
+        #expect(try run("sync-tool", ["hub", "gc", admin, "--retention", "30"]).status == 0)
+        // Without the password the login is refused: exit 5.
+        #expect(try run("sync-tool", ["sync", tmp.path("laptop"), hub]).status == 5)
+    }
+}

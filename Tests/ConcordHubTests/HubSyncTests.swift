@@ -58,4 +58,35 @@ struct HubSyncTests {
         #expect(conflict.key == "theme" && conflict.winner.record == a)
         #expect(Set([try conflict.winner.record.value(), try conflict.loser.record.value()]) == [.string("from phone"), .string("from laptop")])
     }
+
+    @Test("--suite: a sync limited to some suites moves only them, and a later full sync carries the rest without skipping any")
+    func suiteSelection() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        try phone.suite("prefs").set("dark", forKey: "theme")
+        try phone.suite("ui").set(2, forKey: "columns")
+        let prefsOnly = HubSynchronizer(selection: try SyncSelection(suites: ["prefs"]))
+        #expect(try prefsOnly.sync(phone, try Hub(alice.url)).pushed == 1)
+        try prefsOnly.sync(laptop, try Hub(alice.url))
+        #expect(try laptop.suiteNames() == ["prefs"])
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        #expect(try contents(laptop) == contents(phone))
+    }
+
+    @Test("a dry run writes nothing on either side and says what a sync would do")
+    func dryRun() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        try phone.suite("prefs").set("dark", forKey: "theme")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        try laptop.suite("prefs").set(12, forKey: "size")
+        let before = try contents(laptop)
+        let plan = try HubSynchronizer().sync(laptop, try Hub(alice.url), dryRun: true)
+        #expect(plan.dryRun && plan.pushed == 1 && plan.hubRowsChanged == 1 && plan.pulled.recordsChanged == 1 && !plan.isInSync)
+        #expect(try contents(laptop) == before)
+        #expect(try HubAdmin(fx.adminURL).stats().rows == 1)
+    }
 }

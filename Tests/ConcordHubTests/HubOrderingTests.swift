@@ -61,7 +61,7 @@ struct HubOrderingTests {
         // B's push is queued behind A's lock (the server says so), not merely slow.
         let admin = try PostgresConnection(ConnectionString(fx.adminURL))
         var waiting = false
-        for _ in 0..<500 where !waiting {
+        for _ in 0..<3000 where !waiting {
             let rows = try admin.execute("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", [.int8(Int64(pidB))])
             waiting = rows.count == 1 && (try? rows.bool(0, 0)) == true
             if !waiting { usleep(10_000) }

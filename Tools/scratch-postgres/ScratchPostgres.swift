@@ -22,6 +22,7 @@ public final class ScratchPostgres: @unchecked Sendable {
     private let bin: String
     private let durable: Bool
     private var server: Process?
+    private var watchdog: Process?
     private let lock = NSLock()
 
     public enum StopMode: String, Sendable {
@@ -62,6 +63,27 @@ public final class ScratchPostgres: @unchecked Sendable {
                 port = Int.random(in: 20_000...60_000)
             }
         }
+        try startWatchdog()
+    }
+
+    /// A small shell loop that outlives a killed owner: once this process is gone (SIGKILL, a crash,
+    /// an interrupted run), it stops the server and removes its directory, so no server is orphaned.
+    private func startWatchdog() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let data = directory + "/data"
+        p.arguments = ["-c", """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            pid=$(head -n 1 '\(data)/postmaster.pid' 2>/dev/null)
+            [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+            for i in $(seq 1 100); do [ -f '\(data)/postmaster.pid' ] || break; sleep 0.2; done
+            rm -rf '\(directory)'
+            """]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        watchdog = p
     }
 
     deinit { destroy() }
@@ -122,6 +144,7 @@ public final class ScratchPostgres: @unchecked Sendable {
     /// Stops the server and removes its directory.
     public func destroy() {
         stop(.fast)
+        if let watchdog, watchdog.isRunning { Glibc.kill(watchdog.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: directory)
     }
 

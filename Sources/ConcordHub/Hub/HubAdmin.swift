@@ -129,7 +129,13 @@ public final class HubAdmin {
     }
 }
 
-/// What `HubAdmin.stats()` reports.
+/// What `HubAdmin.stats()` reports: the whole hub, and each account (the first 1,000 by name).
+///
+/// ```swift
+/// let stats = try HubAdmin(url).stats()
+/// print(stats.accounts, "accounts,", stats.rows, "rows,", stats.hubBytes / max(1, stats.accounts), "bytes each")
+/// for a in stats.perAccount where a.horizonSeq > 0 { print(a.name, "collected up to seq", a.horizonSeq) }
+/// ```
 public struct HubStats: Sendable, Equatable {
     public struct Account: Sendable, Equatable {
         public let name: String

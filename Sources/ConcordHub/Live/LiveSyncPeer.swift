@@ -18,6 +18,10 @@ public protocol LiveSyncPeer: AnyObject {
 }
 
 /// Why a `LiveSyncPeer` stopped waiting.
+///
+/// ```swift
+/// if try peer.waitForAnnouncement(timeout: 10, wakeDescriptor: fd) != .ownEcho { _ = try peer.syncOnce() }
+/// ```
 public enum LiveSyncWake: Sendable, Equatable {
     /// The peer announced changes (another device pushed).
     case announced
@@ -30,6 +34,10 @@ public enum LiveSyncWake: Sendable, Equatable {
 }
 
 /// What one round of a live sync moved.
+///
+/// ```swift
+/// if case .synced(let round) = event { print(round.pushed, "up,", round.pulled, "down") }
+/// ```
 public struct LiveSyncRound: Sendable, Equatable {
     public var pushed: Int
     public var pulled: Int
@@ -43,6 +51,10 @@ public struct LiveSyncRound: Sendable, Equatable {
 }
 
 /// What a live sync reports as it runs.
+///
+/// ```swift
+/// let live = try LiveSync(store: store, onEvent: { if case .disconnected(let e, _) = $0 { print("offline:", e) } }) { try makePeer() }
+/// ```
 public enum LiveSyncEvent: Sendable {
     /// A session with the peer is open (first, or after a reconnection).
     case connected

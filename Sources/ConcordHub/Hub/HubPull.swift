@@ -54,14 +54,17 @@ struct HubPull {
                 // With nothing to pull, a write only to record how far the hub merged this device
                 // (which local tombstone collection waits for) is made once it lags far or long.
                 let now = UInt64(Date().timeIntervalSince1970 * 1000)
-                let acknowledged = selection.scopes.contains { scope in
+                var acknowledged = selection.scopes.contains { scope in
                     let known = knowledge.merged(of: store.replicaID, scope: scope)
                     let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
                     let recorded = cursor?.acknowledged ?? 0
                     return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
                 }
                 guard start < last || acknowledged else { return outcome }
-                var from = start
+                // Pages that hold only this device's own pushes change nothing here: they are merged
+                // (a write transaction, to move the cursor past them) only with the next page that
+                // has changes, or once they add up to `cursorLag` rows — not after every push.
+                var from = start, merged = start, skipped = 0
                 repeat {
                     var parameters: [PostgresValue] = [.text(hub.account), .int8(Int64(clamping: from)), .int8(Int64(clamping: last)),
                                                        .int8(Int64(pageSize))]
@@ -78,13 +81,16 @@ struct HubPull {
                     entries.reserveCapacity(rows.count)
                     for row in 0..<rows.count {
                         let entry = try Self.entry(rows, row)
-                        if try rows.bytes(row, 5) == store.replicaID.bytes || entry.record.version.replica == store.replicaID { continue }
+                        if try rows.bytes(row, 5) == store.replicaID.bytes || entry.record.version.replica == store.replicaID { skipped += 1; continue }
                         entries.append(entry)
                     }
                     outcome.rowsRead += rows.count
                     let to = rows.count == pageSize ? UInt64(max(0, try rows.int64(rows.count - 1, 0))) : last
-                    let batch = RemoteBatch(source: hub.replicaID, selection: selection, fromSeq: from, toSeq: to, entries: entries, knowledge: knowledge)
-                    add(try merge(batch, dryRun: dryRun), to: &outcome)
+                    if !entries.isEmpty || skipped >= HubSynchronizer.cursorLag || acknowledged {
+                        let batch = RemoteBatch(source: hub.replicaID, selection: selection, fromSeq: merged, toSeq: to, entries: entries, knowledge: knowledge)
+                        add(try merge(batch, dryRun: dryRun), to: &outcome)
+                        (merged, skipped, acknowledged) = (to, 0, false)
+                    }
                     from = to
                 } while from < last
                 return outcome

@@ -22,7 +22,7 @@ let package = Package(
 
         // The PostgreSQL hub client (many devices, many accounts): libpq and a small layer over it.
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "ConcordHub", dependencies: ["ConcordSync", "CPostgres"]),
+        .target(name: "ConcordHub", dependencies: ["ConcordStore", "ConcordSync", "CPostgres"]),
 
         // The CLI: a thin main over a library that tests call directly.
         .target(name: "SyncToolCore", dependencies: ["Concord", "ConcordHub"]),

@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 
 /// A device's connection to one account on a PostgreSQL hub. The hub is a peer like any other

@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 import Foundation
 

@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 import Foundation
 
@@ -138,7 +139,7 @@ struct HubPull {
                       !onHub.contains(SuiteKey(suite: entry.suite, key: entry.key)) else { return true }
                 let hubHadIt = entry.seq <= knowledge.merged(of: device, suite: entry.suite) || entry.source == .sync(peer: hub.replicaID)
                 guard hubHadIt else { return true }
-                let tombstone = Record(version: Version(hlc: entry.record.version.hlc &+ 1, replica: hub.replicaID), encodedValue: nil)
+                let tombstone = Record(version: Version(hlc: entry.record.version.hlc &+ 1, replica: hub.replicaID), valueBytes: nil)
                 out.append(RemoteEntry(seq: last, suite: entry.suite, key: entry.key, record: tombstone))
                 return true
             }

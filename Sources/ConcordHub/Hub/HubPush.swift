@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 
 /// Merges a device's batch into its account on the hub, in one SQL transaction:
@@ -76,7 +77,7 @@ package enum HubPush {
                 .text(hub.account), .int8(base), .bytea(batch.source.bytes),
                 .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key)),
                 .byteaArray(batch.entries.map { versionBytes($0.record.version) }),
-                .byteaArray(batch.entries.map(\.record.encodedValue)),
+                .byteaArray(batch.entries.map(\.record.valueBytes)),
             ], operation: "push")
             outcome.rowsChanged = upserted.affected
             outcome.lastSeq = UInt64(base + n)
@@ -125,7 +126,7 @@ package enum HubPush {
                     < (e.version, e.value IS NOT NULL, coalesce(e.value, '\\x'::bytea))
                 """, [.text(hub.account), .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key)),
                       .byteaArray(batch.entries.map { versionBytes($0.record.version) }),
-                      .byteaArray(batch.entries.map(\.record.encodedValue))], operation: "plan a push")
+                      .byteaArray(batch.entries.map(\.record.valueBytes))], operation: "plan a push")
             return Int(try rows.int64(0, 0))
         }
     }

@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 
 /// What one sync of a device with its hub account did (or, for a dry run, would do).

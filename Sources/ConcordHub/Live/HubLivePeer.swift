@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 
 /// The hub as a live-sync peer: a connection that LISTENs on the account's channel (every push

@@ -1,3 +1,4 @@
+import ConcordStore
 import ConcordSync
 
 /// A peer a `LiveSync` holds a session with: it syncs on demand, and waits for the peer to announce

@@ -57,6 +57,39 @@ struct HubCommandTests {
     }
 }
 
+@Suite("sync-tool sync DIR postgresql://… --watch")
+struct HubWatchCommandTests {
+    @Test("--watch keeps a directory live: a change pushed by another device arrives, and a local one is pushed, until killed")
+    func watch() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let watched = fx.path("watched"), phone = fx.path("phone")
+        #expect(try run("sync-tool", ["set", watched, "prefs", "seed", "1"]).status == 0)
+        let live = try ChildProcess("sync-tool", ["sync", watched, alice.url, "--watch", "--json"])
+        defer { live.kill() }
+        #expect(try run("sync-tool", ["set", phone, "prefs", "theme", "dark"]).status == 0)
+        #expect(try run("sync-tool", ["sync", phone, alice.url]).status == 0)
+        var arrived = false
+        for _ in 0..<1000 where !arrived {
+            arrived = (try? run("sync-tool", ["get", watched, "prefs", "theme"]).stdout) == "dark\n"
+            if !arrived { usleep(20_000) }
+        }
+        #expect(arrived, "\(live.errorOutput)")
+        #expect(live.waitForLine(timeout: 30) { $0.contains("\"records_changed\":1") })
+        // The watched directory's own change goes up without another command.
+        #expect(try run("sync-tool", ["set", watched, "prefs", "font", "14"]).status == 0)
+        var pushed = false
+        for _ in 0..<1000 where !pushed {
+            _ = try run("sync-tool", ["sync", phone, alice.url])
+            pushed = (try? run("sync-tool", ["get", phone, "prefs", "font"]).stdout) == "14\n"
+            if !pushed { usleep(20_000) }
+        }
+        #expect(pushed)
+        #expect(live.process.isRunning)
+        #expect(!live.errorOutput.contains(alice.url.split(separator: ":")[2].split(separator: "@")[0]), "no password in the log")
+    }
+}
+
 @Suite("The README's hub walkthrough")
 struct HubReadmeTests {
     @Test("an owner that is not a superuser (CREATEROLE, owns the database) sets up the hub; two devices sync with PGPASSWORD")

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// DESIGN.md's trap: seqs handed out by concurrent transactions commit out of order, so a reader
+/// The hub's trap (the architecture document, "The hub"): seqs handed out by concurrent transactions commit out of order, so a reader
 /// that moves its cursor past N can skip a smaller seq committed later.
 @Suite("Hub seqs become visible in order")
 struct HubOrderingTests {

@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Keeps a store in sync with a peer while it runs (DESIGN.md: Live sync): it syncs at once, then
+/// Keeps a store in sync with a peer while it runs (see the architecture document, "Live sync"): it syncs at once, then
 /// after every local commit (woken by the store's change notification, bursts coalesced) and every
 /// change the peer announces, plus a heartbeat round when all is quiet. A broken session is
 /// reopened with capped, jittered backoff; cursors only move forward, so it resumes where it was.

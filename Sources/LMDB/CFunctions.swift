@@ -39,6 +39,23 @@ enum C {
         let rc = mdb_reader_check(env, &dead)
         return (rc, dead)
     }
+    /// Lists the reader slots in use, one line of text per slot (`mdb_reader_list` reports them as text).
+    static func readerList(_ env: Env) -> (Int32, [String]) {
+        final class Lines { var all: [String] = [] }
+        let lines = Lines()
+        let rc = withExtendedLifetime(lines) {
+            mdb_reader_list(env, { message, context in
+                guard let message, let context else { return -1 }
+                Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().all.append(String(cString: message))
+                return 0
+            }, Unmanaged.passUnretained(lines).toOpaque())
+        }
+        return (rc, lines.all)
+    }
+    static func envCopy(_ env: Env, toFile fd: Int32, _ flags: UInt32) -> Int32 {
+        if let code = FaultInjection.take(.copyEnvironment) { return code }
+        return mdb_env_copyfd2(env, fd, flags)
+    }
 
     static func txnBegin(_ env: Env, _ flags: UInt32, _ txn: inout Txn?) -> Int32 {
         if flags & UInt32(MDB_RDONLY) == 0, let code = FaultInjection.take(.beginTransaction) { return code }

@@ -61,6 +61,10 @@ package final class Environment: @unchecked Sendable {
     /// Set when remapping failed after LMDB had released the old map: any further LMDB call that reads
     /// the map would crash, so every transaction is refused instead.
     private let lostMap = Atomic<Bool>(false)
+    /// Reader slots of dead processes that opening this environment freed (`mdb_reader_check`).
+    package let staleReadersClearedAtOpen: Int
+    /// What to run once the environment is closed (`whenClosed`).
+    private let closeActions = Mutex<[@Sendable () -> Void]>([])
 
     private init(path: String, options: Options) throws {
         ForkGuard.install()
@@ -89,13 +93,14 @@ package final class Environment: @unchecked Sendable {
             C.envClose(env)
             throw error
         }
+        let (checkRC, dead) = C.readerCheck(env)
+        self.staleReadersClearedAtOpen = checkRC == 0 ? Int(dead) : 0
         self.pageSize = pageSize
         self.handle = env
         self.path = path
         self.options = options
         self.forkGeneration = ForkGuard.generation
         region.withLock { $0 = locateMap() }
-        _ = try? clearStaleReaders()
     }
 
     /// Refuses a data file shorter than the pages its newest meta page says are in use: LMDB would
@@ -181,6 +186,18 @@ package final class Environment: @unchecked Sendable {
         guard ForkGuard.generation == forkGeneration else { return }
         for txn in readPool.withLock({ $0 }) { C.txnAbort(txn.raw) }
         C.envClose(handle)
+        for action in closeActions.withLock({ $0 }) { action() }
+    }
+
+    /// Runs `action` right after this environment is closed (when its last reference goes), for
+    /// whatever must wait until no process-local handle refers to the files, such as removing them.
+    /// Never runs in a child forked after the environment was opened.
+    ///
+    /// ```swift
+    /// env.whenClosed { try? FileManager.default.removeItem(atPath: directory) }
+    /// ```
+    package func whenClosed(_ action: @escaping @Sendable () -> Void) {
+        closeActions.withLock { $0.append(action) }
     }
 
     // MARK: - One environment per directory per process

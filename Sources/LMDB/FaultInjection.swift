@@ -19,6 +19,7 @@ package enum FaultInjection {
         case commit             // mdb_txn_commit (the writes and the fsyncs)
         case setMapSize         // mdb_env_set_mapsize (map growth)
         case openEnvironment    // mdb_env_open
+        case copyEnvironment    // mdb_env_copyfd2 (a backup)
     }
 
     struct Fault {

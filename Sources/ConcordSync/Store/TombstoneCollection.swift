@@ -1,13 +1,24 @@
 import ConcordStore
 import LMDB
 
-/// What `Store.collectTombstones` did.
+/// What `Store.collectTombstones` did: what it removed, what it kept, and why.
 ///
 /// ```swift
 /// let report = try store.collectTombstones()
 /// print("\(report.collected) of \(report.tombstones) tombstones dropped, \(report.keptForPeers) wait for peers")
+/// for (peer, count) in report.heldBackByPeer { print(peer, "has not merged", count, "deletes yet") }
 /// ```
 public struct TombstoneCollectionReport: Sendable, Equatable {
+    /// A tombstone: the key a delete (or reset) removed, and when.
+    public struct Tombstone: Hashable, Sendable {
+        /// The suite of the deleted key.
+        public let suite: String
+        /// The deleted key.
+        public let key: String
+        /// When it was deleted: its version's time, in milliseconds since 1970.
+        public let deletedMilliseconds: UInt64
+    }
+
     /// Tombstones looked at.
     public let tombstones: Int
     /// Tombstones dropped (their record and journal entry).
@@ -16,6 +27,14 @@ public struct TombstoneCollectionReport: Sendable, Equatable {
     public let keptForRetention: Int
     /// Kept because a known peer has not merged past them yet.
     public let keptForPeers: Int
+    /// The tombstones dropped, in key order.
+    public let removed: [Tombstone]
+    /// For each peer holding tombstones back: how many of the tombstones old enough to go it has not
+    /// merged yet. A peer that will never sync again holds them until it is forgotten (`forgetPeer`).
+    public let heldBackByPeer: [ReplicaID: Int]
+    /// When the first tombstone kept for the retention period becomes old enough (milliseconds since
+    /// 1970), or nil when none was kept for it.
+    public let nextCollectableMilliseconds: UInt64?
 }
 
 extension Store {
@@ -41,7 +60,9 @@ extension Store {
             let peers = cursors.peers
             let now = w.wallClockMilliseconds
             var seen = 0, keptForRetention = 0, keptForPeers = 0
-            var doomed: [(suite: String, key: String)] = []
+            var doomed: [TombstoneCollectionReport.Tombstone] = []
+            var heldBack: [ReplicaID: Int] = [:]
+            var oldestKept: UInt64?
             try w.txn.scan(w.layout.records) { key, value in
                 guard StoredRow.isTombstone(value) else { return true }
                 guard let (suite, k) = StoreLayout.splitRecordKey(key) else {
@@ -53,24 +74,36 @@ extension Store {
                 }
                 seen += 1
                 let deletedAt = row.record.version.milliseconds
-                guard deletedAt <= now, now - deletedAt >= retentionMilliseconds else { keptForRetention += 1; return true }
-                var everyPeerHasIt = true
+                guard deletedAt <= now, now - deletedAt >= retentionMilliseconds else {
+                    keptForRetention += 1
+                    oldestKept = min(oldestKept ?? deletedAt, deletedAt)
+                    return true
+                }
+                var lacking: [ReplicaID] = []
                 var source: ChangeSource?, sourceRead = false   // read only when a cursor does not settle it
                 for peer in peers {
                     if row.record.version.replica == peer { continue }
                     if cursors.acknowledged(by: peer, suite: suite) >= row.seq { continue }
                     if !sourceRead { (source, sourceRead) = (try w.journalSource(seq: row.seq), true) }
                     if source == .sync(peer: peer) { continue }
-                    everyPeerHasIt = false
-                    break
+                    lacking.append(peer)
                 }
-                guard everyPeerHasIt else { keptForPeers += 1; return true }
-                doomed.append((suite, k))
+                guard lacking.isEmpty else {
+                    keptForPeers += 1
+                    for peer in lacking { heldBack[peer, default: 0] += 1 }
+                    return true
+                }
+                doomed.append(.init(suite: suite, key: k, deletedMilliseconds: deletedAt))
                 return true
             }
-            for (suite, key) in doomed { try w.dropTombstone(suite: suite, key: key) }
+            for tombstone in doomed { try w.dropTombstone(suite: tombstone.suite, key: tombstone.key) }
             return TombstoneCollectionReport(tombstones: seen, collected: doomed.count,
-                                             keptForRetention: keptForRetention, keptForPeers: keptForPeers)
+                                             keptForRetention: keptForRetention, keptForPeers: keptForPeers,
+                                             removed: doomed, heldBackByPeer: heldBack,
+                                             nextCollectableMilliseconds: oldestKept.map { deletedAt in
+                                                 let (sum, overflow) = deletedAt.addingReportingOverflow(retentionMilliseconds)
+                                                 return overflow ? .max : sum
+                                             })
         }
     }
 }

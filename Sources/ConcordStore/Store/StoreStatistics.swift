@@ -1,0 +1,165 @@
+import Foundation
+import LMDB
+
+/// What a replica takes on disk and in memory, for sizing a deployment: the map and how much of it is
+/// used, LMDB's free pages, reader slots, the largest suites and the shape of the records tree.
+///
+/// ```swift
+/// let stats = try store.statistics()
+/// print("\(stats.map.usedBytes) of \(stats.map.mapBytes) bytes used, \(stats.map.freePages) pages free")
+/// for suite in stats.largestSuites { print(suite.name, suite.records, suite.bytes) }
+/// ```
+public struct StoreStatistics: Sendable, Equatable {
+    /// The memory map and the data file.
+    public struct Map: Sendable, Equatable {
+        /// The size of the memory map, in bytes; it doubles when a write finds it full.
+        public let mapBytes: Int
+        /// The largest the map may grow to, in bytes.
+        public let maxMapBytes: Int
+        /// The size of a page, in bytes.
+        public let pageSize: Int
+        /// Pages in use in the data file, free ones included.
+        public let pagesUsed: Int
+        /// Pages on LMDB's free list: reusable by later writes, so the file does not grow for them.
+        public let freePages: Int
+        /// The size of `data.mdb`, in bytes.
+        public let fileBytes: Int
+        /// The size of `lock.mdb` (the reader table), in bytes.
+        public let lockFileBytes: Int
+        /// How many pages the map holds.
+        public var mapPages: Int { mapBytes / pageSize }
+        /// The bytes of the pages in use.
+        public var usedBytes: Int { pagesUsed * pageSize }
+    }
+
+    /// LMDB's reader slots: one per thread or pooled transaction of every process that has read.
+    public struct Readers: Sendable, Equatable {
+        /// Slots held by a process.
+        public let inUse: Int
+        /// Slots reading a snapshot now (an old snapshot keeps the pages it sees from being reused).
+        public let reading: Int
+        /// The most slots there are; a process that finds them all taken cannot read.
+        public let max: Int
+        /// Slots of processes that no longer exist, found now.
+        public let stale: Int
+        /// Slots of dead processes this process freed when it opened the replica.
+        public let staleFreedAtOpen: Int
+        /// The processes holding slots, and the snapshot (transaction id) each reads, if any.
+        public let slots: [Slot]
+
+        /// One reader slot.
+        public struct Slot: Sendable, Equatable {
+            /// The process holding it.
+            public let processID: Int32
+            /// The snapshot it reads, or nil when it is idle.
+            public let transactionID: Int?
+            /// Whether the process still exists.
+            public let processIsAlive: Bool
+        }
+    }
+
+    /// The size of one suite.
+    public struct SuiteUsage: Sendable, Equatable {
+        /// The suite's name.
+        public let name: String
+        /// Its records, tombstones included.
+        public let records: Int
+        /// Its tombstones (deleted keys kept so deletes sync).
+        public let tombstones: Int
+        /// The bytes of its records' keys and values as stored.
+        public let bytes: Int
+    }
+
+    /// Entries, tree depth and pages of one of the replica's databases.
+    public struct DatabaseUsage: Sendable, Equatable {
+        /// The database's name (`records`, `journal`, `meta`, `peers`, `conflicts`, or LMDB's free list).
+        public let name: String
+        /// Its entries.
+        public let entries: Int
+        /// The depth of its B-tree.
+        public let depth: Int
+        /// The pages it takes.
+        public let pages: Int
+    }
+
+    /// The replica's directory.
+    public let directory: String
+    /// The replica's identity.
+    public let replicaID: ReplicaID
+    /// The memory map and the data file.
+    public let map: Map
+    /// The reader slots.
+    public let readers: Readers
+    /// How many suites hold records.
+    public let suites: Int
+    /// The largest suites by bytes, largest first (as many as asked for).
+    public let largestSuites: [SuiteUsage]
+    /// Records of every suite, tombstones included.
+    public let records: Int
+    /// Tombstones of every suite.
+    public let tombstones: Int
+    /// Entries in the change journal (one per key, superseded ones compacted away).
+    public let journalEntries: Int
+    /// The depth of the records' B-tree: the pages a lookup reads.
+    public let recordsDepth: Int
+    /// Every database of the replica, and LMDB's free list.
+    public let databases: [DatabaseUsage]
+}
+
+extension Store {
+    /// Map size and usage, free pages, reader slots, the largest suites and the journal's size
+    /// (reads every record once, in one snapshot; writers are not blocked).
+    ///
+    /// ```swift
+    /// let stats = try store.statistics(largestSuites: 5)
+    /// if stats.readers.stale > 0 { print("a dead process still holds a reader slot") }
+    /// ```
+    ///
+    /// - Parameter largestSuites: How many suites to list, largest first. The default is 10.
+    /// - Returns: The figures, all taken from one read snapshot (reader slots just after it).
+    public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
+        let layout = core.layout
+        let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts]
+        let (env, suites) = try core.read { txn in
+            (try core.env.statistics(of: named, in: txn), try Self.suiteUsage(txn, layout.records, path: directory))
+        }
+        let slots = try mapLMDBErrors(path: directory) { try core.env.readerSlots() }
+            .map { StoreStatistics.Readers.Slot(processID: $0.processID, transactionID: $0.transactionID, processIsAlive: $0.processIsAlive) }
+        let usage = suites.map { StoreStatistics.SuiteUsage(name: $0.key, records: $0.value.records, tombstones: $0.value.tombstones, bytes: $0.value.bytes) }
+            .sorted { ($0.bytes, $1.name) > ($1.bytes, $0.name) }
+        let databases = env.databases.map { name, s in StoreStatistics.DatabaseUsage(name: name, entries: s.entries, depth: s.depth, pages: s.pages) }
+            .sorted { $0.name < $1.name }
+        return StoreStatistics(
+            directory: directory, replicaID: replicaID,
+            map: .init(mapBytes: env.mapBytes, maxMapBytes: core.env.options.maxMapSize, pageSize: env.pageSize,
+                       pagesUsed: env.pagesUsed, freePages: env.freePages,
+                       fileBytes: Self.fileSize(directory + "/data.mdb"), lockFileBytes: Self.fileSize(directory + "/lock.mdb")),
+            readers: .init(inUse: slots.count, reading: slots.filter { $0.transactionID != nil }.count, max: env.maxReaders,
+                           stale: slots.filter { !$0.processIsAlive }.count, staleFreedAtOpen: core.env.staleReadersClearedAtOpen,
+                           slots: slots),
+            suites: usage.count, largestSuites: Array(usage.prefix(max(0, largestSuites))),
+            records: usage.reduce(0) { $0 + $1.records }, tombstones: usage.reduce(0) { $0 + $1.tombstones },
+            journalEntries: env.databases[layout.journal.name]?.entries ?? 0,
+            recordsDepth: env.databases[layout.records.name]?.depth ?? 0,
+            databases: databases)
+    }
+
+    /// Records, tombstones and bytes per suite, from one scan of the records.
+    private static func suiteUsage(_ txn: Transaction, _ records: Database, path: String) throws -> [String: (records: Int, tombstones: Int, bytes: Int)] {
+        var out: [String: (records: Int, tombstones: Int, bytes: Int)] = [:]
+        try txn.scan(records) { key, value in
+            guard let (suite, _) = StoreLayout.splitRecordKey(key) else {
+                throw StoreError.damaged(path: path, reason: "a record key that is not suite\\0key")
+            }
+            out[suite, default: (0, 0, 0)].records += 1
+            if StoredRow.isTombstone(value) { out[suite, default: (0, 0, 0)].tombstones += 1 }
+            out[suite, default: (0, 0, 0)].bytes += key.count + value.count
+            return true
+        }
+        return out
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+}

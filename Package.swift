@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "Concord", targets: ["Concord"]),
         .library(name: "ConcordHub", targets: ["ConcordHub"]),
+        .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
         .executable(name: "sync-tool", targets: ["sync-tool"]),
         .executable(name: "stress-test", targets: ["stress-test"]),
         .executable(name: "bench", targets: ["bench"]),
@@ -19,6 +20,9 @@ let package = Package(
         .target(name: "ConcordStore", dependencies: ["LMDB"]),
         .target(name: "ConcordSync", dependencies: ["ConcordStore"]),
         .target(name: "Concord", dependencies: ["ConcordStore", "ConcordSync"]),
+
+        // Helpers for users testing their own code: temporary stores, a manual clock, waiting for a change.
+        .target(name: "ConcordTesting", dependencies: ["Concord"]),
 
         // The PostgreSQL hub client (many devices, many accounts): libpq and a small layer over it.
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -41,13 +45,14 @@ let package = Package(
         // A throwaway PostgreSQL server (initdb in a temporary directory) for the hub's tests, stress test and benchmark.
         .target(name: "ScratchPostgres", path: "Tools/scratch-postgres"),
 
-        .target(name: "TestSupport", dependencies: ["Concord"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Concord", "ConcordTesting"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "LMDB", "TestSupport"]),
         .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordStore", "ConcordSync", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "TestSupport"]),
         .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),
+        .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,11 +5,8 @@ import TestSupport
 
 @Suite("Change journal and observation")
 struct ObservationTests {
-    let tmp: TemporaryDirectory
-    init() throws { tmp = try TemporaryDirectory() }
-
     @Test func callbacksSeeLocalChangesInOrderWithOrigin() throws {
-        let store = try Store(path: tmp.path("r"))
+        let store = try Store.temporary()
         let suite = try store.suite("app")
         let seen = Collector<Change>()
         let token = try suite.observe { seen.append($0) }
@@ -30,7 +27,7 @@ struct ObservationTests {
     }
 
     @Test func registeredDefaultsComeBackAfterDeleteAndReset() throws {
-        let store = try Store(path: tmp.path("r"))
+        let store = try Store.temporary()
         let suite = try store.suite("app")
         try suite.register(defaults: ["theme": "light"])
         let seen = Collector<Change>()
@@ -49,7 +46,7 @@ struct ObservationTests {
     }
 
     @Test func releasingTheTokenStopsDelivery() throws {
-        let store = try Store(path: tmp.path("r"))
+        let store = try Store.temporary()
         let suite = try store.suite("app")
         let seen = Collector<Change>()
         var token: ObservationToken? = try suite.observe { seen.append($0) }
@@ -69,7 +66,7 @@ struct ObservationTests {
     }
 
     @Test func theAsyncSequenceDeliversAndEndsOnCancellation() async throws {
-        let store = try Store(path: tmp.path("r"))
+        let store = try Store.temporary()
         let suite = try store.suite("app")
         let received = Collector<Change>()
         let subscribed = Collector<Bool>()
@@ -97,7 +94,7 @@ struct ObservationTests {
         var options = Store.Options()
         options.observerBufferLimit = 16
         options.durability = .none
-        let store = try Store(path: tmp.path("r"), options: options)
+        let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
         var iterator = suite.changes().makeAsyncIterator()
         _ = iterator   // subscribed, never consumed while writing
@@ -116,7 +113,7 @@ struct ObservationTests {
     @Test func compactionKeepsTheJournalOKeysAndDeliversEveryLatestChange() throws {
         var options = Store.Options()
         options.durability = .none
-        let store = try Store(path: tmp.path("r"), options: options)
+        let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
         let seq0 = try store.lastSeq()
         for round in 0..<1000 {
@@ -135,8 +132,8 @@ struct ObservationTests {
     }
 
     @Test func aWatcherProcessReceivesEveryChangeFromThreeConcurrentWriters() throws {
-        let dir = tmp.path("r")
-        _ = try Store(path: dir)
+        let store = try Store.temporary()
+        let dir = store.directory
         let watcher = try ChildProcess("sync-tool", ["watch", dir, "--json", "--count", "900", "--timeout", "120"])
         usleep(300_000)   // let it subscribe
         let writers = try (0..<3).map { w in try ChildProcess("concord-test-helper", ["write", dir, "app", "w\(w)", "300"]) }
@@ -161,14 +158,11 @@ struct ObservationTests {
     }
 
     @Test func observersInThisProcessSeeOtherProcessesChanges() throws {
-        let dir = tmp.path("r")
-        let store = try Store(path: dir)
-        let seen = Collector<Change>()
-        let token = try store.observe { seen.append($0) }
-        #expect(try run("sync-tool", ["set", dir, "app", "k", "v"]).status == 0)
-        #expect(seen.wait(for: 1, timeout: 10))
-        #expect(seen.values.first?.origin == .otherProcess)
-        #expect(seen.values.first?.value == .string("v"))
-        withExtendedLifetime(token) {}
+        let store = try Store.temporary()
+        let expectation = try store.suite("app").expectChange(of: "k")
+        #expect(try run("sync-tool", ["set", store.directory, "app", "k", "v"]).status == 0)
+        let change = try expectation.wait(timeout: .seconds(10))
+        #expect(change.origin == .otherProcess)
+        #expect(change.value == .string("v"))
     }
 }

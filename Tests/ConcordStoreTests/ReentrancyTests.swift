@@ -6,13 +6,11 @@ import TestSupport
 /// A store call from inside an `update` closure runs inside the store's write transaction: it would
 /// deadlock (a second write) or read a stale snapshot. It throws a clear error instead.
 @Suite(.timeLimit(.minutes(1))) struct ReentrancyTests {
-    let tmp: TemporaryDirectory
     let store: Store
     let suite: Suite
 
     init() throws {
-        tmp = try TemporaryDirectory()
-        store = try Store(path: tmp.path("r"))
+        store = try Store.temporary()
         suite = try store.suite("app")
     }
 
@@ -76,7 +74,7 @@ import TestSupport
     }
 
     @Test func aSecondReplicaMayBeUsedInsideTheClosure() throws {
-        let elsewhere = try Store(path: tmp.path("elsewhere")).suite("app")
+        let elsewhere = try Store.temporary().suite("app")
         try suite.update("count", as: Int.self) { n in
             try elsewhere.set("copied", forKey: "k")   // another directory: another write lock
             n = 1

@@ -5,13 +5,9 @@ import TestSupport
 
 @Suite("Suites: defaults, deletes, resets, batches, atomic updates")
 struct SuiteTests {
-    let tmp: TemporaryDirectory
     let store: Store
 
-    init() throws {
-        tmp = try TemporaryDirectory()
-        store = try Store(path: tmp.path("r"))
-    }
+    init() throws { store = try Store.temporary() }
 
     @Test func registeredDefaultsAreFallbacksNeverStored() throws {
         let suite = try store.suite("app")

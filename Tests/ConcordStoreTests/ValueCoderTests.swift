@@ -357,8 +357,7 @@ struct ValueCoderTests {
         #expect(read.history == legacy.history)
 
         // The same through a real store: the value the bridge made, stored as the first release stored it.
-        let tmp = try TemporaryDirectory()
-        let suite = try Store(path: tmp.path("r")).suite("legacy")
+        let suite = try Store.temporary().suite("legacy")
         try suite.set(old, forKey: "legacy")
         #expect(try decoder.decode(Legacy.self, from: #require(try suite.value(forKey: "legacy"))) == read)
     }
@@ -478,8 +477,7 @@ struct ValueCoderTests {
     }
 
     @Test func encodedValuesGoThroughARealStore() throws {
-        let tmp = try TemporaryDirectory()
-        let suite = try Store(path: tmp.path("r")).suite("coder")
+        let suite = try Store.temporary().suite("coder")
         let window = Window(width: 640, title: "Ünïcode 🌍", scale: -0.0, visible: true, tags: ["x"], frame: .init(x: 1, y: -1),
                             opened: Date(timeIntervalSince1970: 1_700_000_000.5), icon: Data([1]), home: URL(string: "https://a.example/p")!, flags: [:])
         try suite.set(try encoder.encode(window), forKey: "window")
@@ -494,8 +492,7 @@ struct ValueCoderTests {
     @Test func currentDatesReadBackEqualFromAStore() throws {
         // `Date` holds seconds since 2001; the first format stored seconds since 1970, and converting
         // lost the last bit of about half of today's dates. The value codec now stores what `Date` holds.
-        let tmp = try TemporaryDirectory()
-        let suite = try Store(path: tmp.path("r")).suite("dates")
+        let suite = try Store.temporary().suite("dates")
         let date = Date(timeIntervalSinceReferenceDate: 817_791_217.037_089_2)
         try suite.set(try encoder.encode(date), forKey: "now")
         #expect(try decoder.decode(Date.self, from: #require(try suite.value(forKey: "now"))) == date)

@@ -5,13 +5,9 @@ import TestSupport
 
 @Suite("Typed values")
 struct ValueTests {
-    let tmp: TemporaryDirectory
     let suite: ConcordStore.Suite
 
-    init() throws {
-        tmp = try TemporaryDirectory()
-        suite = try Store(path: tmp.path("r")).suite("group.example.app")
-    }
+    init() throws { suite = try Store.temporary().suite("group.example.app") }
 
     @Test func everyTypeRoundTripsWithEdgeValues() throws {
         let date = Date(timeIntervalSince1970: 1_700_000_000.123)

@@ -1,32 +1,11 @@
 import Foundation
 import Testing
 import Concord
+@_exported import ConcordTesting
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// A fresh directory under the system's temporary directory, for one test's stores.
-///
-/// ```swift
-/// let tmp = try TemporaryDirectory()
-/// defer { tmp.remove() }
-/// let store = try Store(path: tmp.path("replica"))
-/// ```
-public struct TemporaryDirectory: Sendable {
-    public let root: String
-
-    public init(_ label: String = "concord") throws {
-        var template = Array((NSTemporaryDirectory() + "/\(label)-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        root = String(cString: made)
-    }
-
-    /// A path inside the directory (not created).
-    public func path(_ name: String) -> String { root + "/" + name }
-
-    public func remove() { try? FileManager.default.removeItem(atPath: root) }
-}
 
 /// Finds the package's built executables (`sync-tool`, `concord-test-helper`, …).
 public enum Binaries {
@@ -189,24 +168,6 @@ public func expectError<E: Error>(_ type: E.Type, _ expected: String, _ comment:
     } catch {
         Issue.record(Comment(rawValue: "expected \(E.self).\(expected), got \(Swift.type(of: error)): \(error)" + suffix(comment)), sourceLocation: sourceLocation)
     }
-}
-
-/// A wall clock a test moves by hand (milliseconds since 1970), for `Store.Options.wallClock`.
-///
-/// ```swift
-/// let clock = ManualClock()
-/// var options = Store.Options()
-/// options.wallClock = clock.read
-/// clock.advance(60_000)
-/// ```
-public final class ManualClock: Sendable {
-    private let now: Mutex<UInt64>
-    public init(_ start: UInt64 = 1_800_000_000_000) { now = Mutex(start) }
-    public var milliseconds: UInt64 { now.withLock { $0 } }
-    public func set(_ value: UInt64) { now.withLock { $0 = value } }
-    public func advance(_ ms: UInt64) { now.withLock { $0 += ms } }
-    public func rewind(_ ms: UInt64) { now.withLock { $0 -= ms } }
-    public var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
 }
 
 /// Every error handed to `UnhandledErrors` while the tests run (all test targets share one process,

@@ -1,0 +1,132 @@
+import Dispatch
+import Synchronization
+import Concord
+
+/// A change a test waits for. Observation starts when the expectation is made, so a change committed
+/// right after — by this process, another process or a sync — is never missed; then wait for it,
+/// blocking (`wait(timeout:)`) or async (`value(timeout:)`, which never blocks a thread).
+///
+/// ```swift
+/// let expectation = try suite.expectChange(of: "theme") { $0.value == .string("dark") }
+/// try runOtherProcess("set", "theme", "dark")
+/// let change = try expectation.wait(timeout: .seconds(5))
+/// #expect(change.origin == .otherProcess)
+/// ```
+public final class ChangeExpectation: Sendable {
+    /// The suite observed.
+    public let suite: String
+    /// The key observed.
+    public let key: String
+    private let inbox: Inbox
+    private let token: ObservationToken
+
+    init(suite: Suite, key: String, where predicate: @escaping @Sendable (Change) -> Bool) throws {
+        self.suite = suite.name
+        self.key = key
+        let inbox = Inbox()
+        self.inbox = inbox
+        token = try suite.observe(key, onError: { inbox.finish(.failure($0)) }) { change in
+            if predicate(change) { inbox.finish(.success(change)) }
+        }
+    }
+
+    deinit { token.cancel() }
+
+    /// Waits on this thread for the first matching change (or one that arrived already).
+    ///
+    /// ```swift
+    /// let change = try expectation.wait(timeout: .seconds(5))
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: The first change that matched.
+    /// - Throws: `ChangeTimeout` when none arrived in time; the `StoreError` observation failed with.
+    public func wait(timeout: Duration) throws -> Change {
+        guard let outcome = inbox.wait(until: .now() + timeout.dispatchInterval) else {
+            throw ChangeTimeout(suite: suite, key: key, timeout: timeout)
+        }
+        return try outcome.get()
+    }
+
+    /// Waits, suspending the task rather than blocking a thread, for the first matching change
+    /// (or one that arrived already).
+    ///
+    /// ```swift
+    /// let change = try await expectation.value(timeout: .seconds(5))
+    /// ```
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Returns: The first change that matched.
+    /// - Throws: `ChangeTimeout` when none arrived in time; `CancellationError` when the task was
+    ///   cancelled; the `StoreError` observation failed with.
+    public func value(timeout: Duration) async throws -> Change {
+        let (suite, key, inbox) = (self.suite, self.key, self.inbox)
+        return try await withThrowingTaskGroup(of: Change.self) { group in
+            group.addTask { try await inbox.arrival() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw ChangeTimeout(suite: suite, key: key, timeout: timeout)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+}
+
+/// Where the first matching change (or the observation's error) lands, and who waits for it.
+private final class Inbox: Sendable {
+    private struct State {
+        var outcome: Result<Change, StoreError>?
+        var waiters: [Int: CheckedContinuation<Change, any Error>] = [:]
+        var nextWaiter = 0
+    }
+    private let state = Mutex(State())
+    private let arrived = DispatchSemaphore(value: 0)
+
+    /// Keeps the first outcome and wakes every waiter.
+    func finish(_ outcome: Result<Change, StoreError>) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Change, any Error>]? in
+            guard s.outcome == nil else { return nil }
+            s.outcome = outcome
+            defer { s.waiters.removeAll() }
+            return Array(s.waiters.values)
+        }
+        guard let waiters else { return }   // a later change: the first one stays
+        for waiter in waiters { waiter.resume(with: outcome.mapError { $0 }) }
+        arrived.signal()
+    }
+
+    /// Blocks until the outcome is there (nil when `deadline` passed first).
+    func wait(until deadline: DispatchTime) -> Result<Change, StoreError>? {
+        if let outcome = state.withLock({ $0.outcome }) { return outcome }
+        guard arrived.wait(timeout: deadline) == .success else { return state.withLock { $0.outcome } }
+        arrived.signal()   // pass the wake-up on to the next blocked waiter
+        return state.withLock { $0.outcome }
+    }
+
+    /// Suspends until the outcome is there; ends with `CancellationError` when the task is cancelled.
+    func arrival() async throws -> Change {
+        let id = state.withLock { s -> Int in defer { s.nextWaiter += 1 }; return s.nextWaiter }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Change, any Error>) in
+                let ready = state.withLock { s -> Result<Change, any Error>? in
+                    if let outcome = s.outcome { return outcome.mapError { $0 } }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.waiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+extension Duration {
+    /// The duration as Dispatch counts time.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(min(seconds, Int64(Int.max / 1_000_000_000 - 1))) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,66 @@
+import Synchronization
+
+/// A wall clock a test sets and moves by hand, in milliseconds since 1970, for the versions a store
+/// stamps (`Store.Options.wallClock`): tombstone retention, clock skew and "last writer wins" become
+/// things a test decides instead of waits for. The store's own clock still never goes backwards.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let store = try Store.temporary(clock: clock)
+/// try store.suite("app").remove("draft")
+/// clock.advance(days: 31)
+/// #expect(try store.collectTombstones().collected == 1)
+/// ```
+public final class ManualClock: Sendable {
+    private let now: Mutex<UInt64>
+
+    /// A clock reading `start` (milliseconds since 1970). The default is 2027-01-15 08:00:00 UTC.
+    ///
+    /// ```swift
+    /// let clock = ManualClock(1_800_000_000_000)
+    /// ```
+    public init(_ start: UInt64 = 1_800_000_000_000) { now = Mutex(start) }
+
+    /// The time it reads now, in milliseconds since 1970.
+    ///
+    /// ```swift
+    /// let before = clock.milliseconds
+    /// ```
+    public var milliseconds: UInt64 { now.withLock { $0 } }
+
+    /// Sets the time, forwards or backwards.
+    ///
+    /// ```swift
+    /// clock.set(1_900_000_000_000)
+    /// ```
+    public func set(_ milliseconds: UInt64) { now.withLock { $0 = milliseconds } }
+
+    /// Moves the time forwards by `milliseconds`.
+    ///
+    /// ```swift
+    /// clock.advance(60_000)   // a minute later
+    /// ```
+    public func advance(_ milliseconds: UInt64) { now.withLock { $0 += milliseconds } }
+
+    /// Moves the time forwards by whole days.
+    ///
+    /// ```swift
+    /// clock.advance(days: 30)
+    /// ```
+    public func advance(days: UInt64) { advance(days * 86_400_000) }
+
+    /// Moves the time backwards by `milliseconds` (a wall clock that was stepped back).
+    ///
+    /// ```swift
+    /// clock.rewind(5_000)
+    /// ```
+    public func rewind(_ milliseconds: UInt64) { now.withLock { $0 -= milliseconds } }
+
+    /// The clock as `Store.Options.wallClock` takes it.
+    ///
+    /// ```swift
+    /// var options = Store.Options()
+    /// options.wallClock = clock.read
+    /// ```
+    public var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
+}

@@ -1,0 +1,24 @@
+import Concord
+
+extension Store {
+    /// An isolated store for one test: `Store.temporary(options:)` whose versions are stamped with
+    /// `clock`'s time, so the test decides what time it is.
+    ///
+    /// ```swift
+    /// let clock = ManualClock()
+    /// let store = try Store.temporary(clock: clock)
+    /// try store.suite("app").set(1, forKey: "n")
+    /// #expect(try store.suite("app").record(forKey: "n")?.version.milliseconds == clock.milliseconds)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - clock: The wall clock the store reads.
+    ///   - options: Any other options. The default is the default options.
+    /// - Returns: The new, empty store; its directory goes when the store is no longer used.
+    /// - Throws: `StoreError.io` when the directory cannot be created.
+    public static func temporary(clock: ManualClock, options: Options = Options()) throws -> Store {
+        var options = options
+        options.wallClock = clock.read
+        return try temporary(options: options)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestSupport
+import Concord
+import ConcordTesting
+
+/// The README's testing and operations examples, as code that must compile and behave as it says.
+@Suite struct ReadmeOperationsAndTestingExamplesTests {
+    /// "Your code" in the README's test.
+    func saveDraft(_ text: String, in suite: Suite) async throws {
+        try await Task.detached { try suite.set(text, forKey: "draft") }.value
+    }
+
+    @Test func draftsAreForgottenAfterAMonth() async throws {
+        let clock = ManualClock()
+        let store = try Store.temporary(clock: clock)
+        let suite = try store.suite("app")
+
+        let saved = try suite.expectChange(of: "draft")
+        try await saveDraft("hello", in: suite)
+        #expect(try await saved.value(timeout: .seconds(5)).value == .string("hello"))
+
+        try suite.remove("draft")
+        clock.advance(days: 31)
+        #expect(try store.collectTombstones().collected == 1)
+    }
+
+    @Test func backupsAndSizes() throws {
+        let store = try Store.temporary()
+        try store.suite("app").set("dark", forKey: "theme")
+        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+
+        let backup = try store.backup(to: tmp.path("settings-2026-12-01"), compact: true)
+        let lastSeq = try store.lastSeq()
+        #expect(backup.records == 1 && backup.lastSeq == lastSeq)
+        #expect(backup.replicaID == store.replicaID, "the backup is the same replica")
+        #expect(try Store(path: tmp.path("settings-2026-12-01")).suite("app").get("theme", as: String.self) == "dark")
+        #expect(throws: StoreError.self) { try store.backup(to: tmp.path("settings-2026-12-01")) }
+
+        let stats = try store.statistics()
+        #expect(stats.map.usedBytes <= stats.map.mapBytes && stats.map.freePages >= 0)
+        #expect(stats.readers.inUse <= stats.readers.max)
+        #expect(stats.largestSuites.first?.name == "app")
+    }
+}

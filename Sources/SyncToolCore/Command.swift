@@ -33,12 +33,13 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
+        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self,
     ]
 
     public static var help: String {
         var out = "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
-        for c in commands { out += "  " + c.spec.name.padding(toLength: 10, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
-        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 hub unreachable or login refused, 10 changes pending (--dry-run)."
+        for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
+        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 hub unreachable or login refused, 10 changes pending (--dry-run)."
         return out
     }
 
@@ -50,6 +51,15 @@ public enum SyncTool {
         }
         if name == "--help" || name == "-h" || name == "help" {
             io.out(help)
+            return ExitCode.ok.rawValue
+        }
+        if name == "--version" || name == "-V" {
+            let rest = arguments.dropFirst()
+            guard rest.allSatisfy({ $0 == "--json" }) else {
+                io.err("sync-tool: unexpected argument '\(printable(rest.first { $0 != "--json" }!))' after \(name) (only --json)")
+                return ExitCode.usage.rawValue
+            }
+            io.out(rest.isEmpty ? SyncToolVersion.text : SyncToolVersion.json)
             return ExitCode.ok.rawValue
         }
         guard let type = commands.first(where: { $0.spec.name == name }) else {

@@ -4,12 +4,16 @@ public struct CommandSpec: Sendable {
         let name: String
         let help: String
         var optional = false
+        /// The values it takes, when it is one of a few (shell completion offers them).
+        var choices: [String] = []
     }
     public struct Option: Sendable {
         let name: String
         let valueName: String
         let help: String
         var repeating = false
+        /// The values it takes, when it is one of a few (shell completion offers them).
+        var choices: [String] = []
     }
     public struct Flag: Sendable {
         let name: String

@@ -6,7 +6,7 @@ import Foundation
 struct HubCommand: Command {
     static let spec = CommandSpec(
         name: "hub", abstract: "Set up and look after a PostgreSQL hub that devices of many accounts sync through.",
-        positionals: [.init(name: "ACTION", help: "init, add-account, stats or gc."),
+        positionals: [.init(name: "ACTION", help: "init, add-account, stats or gc.", choices: Action.allCases.map(\.rawValue)),
                       .init(name: "URL", help: "The hub database's libpq URI, as its owner (postgresql://USER@HOST/DB)."),
                       .init(name: "NAME", help: "add-account: the account (a role): 1-48 of a-z, 0-9, _.", optional: true)],
         options: [.init(name: "retention", valueName: "DAYS", help: "gc: collect tombstones deleted more than DAYS ago (default 30).")],
@@ -19,7 +19,7 @@ struct HubCommand: Command {
                      was away longer gets a full resync instead of a delta, so deleted keys stay deleted.
         """)
 
-    enum Action: String { case initialize = "init", addAccount = "add-account", stats, gc }
+    enum Action: String, CaseIterable { case initialize = "init", addAccount = "add-account", stats, gc }
 
     let action: Action
     let url: String

@@ -8,7 +8,8 @@ struct SetCommand: Command {
                       .init(name: "SUITE", help: "The suite name."),
                       .init(name: "KEY", help: "The key."),
                       .init(name: "VALUE", help: "The value, as text of --type.")],
-        options: [.init(name: "type", valueName: "TYPE", help: "string (default), int, double, bool, data (base64), date (ISO 8601), url, json.")])
+        options: [.init(name: "type", valueName: "TYPE", help: "string (default), int, double, bool, data (base64), date (ISO 8601), url, json.",
+                        choices: ValueText.types)])
 
     let dir, suite, key, value, type: String
 

@@ -69,3 +69,8 @@ show reset "$app" group.example.widget
 show suites "$app"
 show info "$app"
 show check "$app"
+
+step "Operations: a hot backup (the same replica, checked), what the replica takes, old deletes collected"
+show backup "$app" "$tmp/backup" --compact
+show stat "$app" --top 3
+show gc "$app" --retention 0

@@ -14,8 +14,16 @@ import Concord
 /// ```
 public final class ChangeExpectation: Sendable {
     /// The suite observed.
+    ///
+    /// ```swift
+    /// print(expectation.suite)   // "app"
+    /// ```
     public let suite: String
     /// The key observed.
+    ///
+    /// ```swift
+    /// print(expectation.key)     // "theme"
+    /// ```
     public let key: String
     private let inbox: Inbox
     private let token: ObservationToken

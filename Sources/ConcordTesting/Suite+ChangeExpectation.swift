@@ -2,7 +2,9 @@ import Concord
 
 extension Suite {
     /// Starts observing `key` now and returns what to wait on for its next change (that satisfies
-    /// `predicate`, when given). Make it before causing the change, then wait.
+    /// `predicate`, when given). Make it before causing the change, then wait. Observers receive each
+    /// key's latest value: a value overwritten before it was delivered may never be seen, so wait for
+    /// the last one a test writes.
     ///
     /// ```swift
     /// let expectation = try suite.expectChange(of: "theme")

@@ -49,20 +49,22 @@ public struct Stored<Value: StorableValue>: StoreProperty {
         self.init(key, in: suite)
     }
 
-    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is stored.
+    /// A property backed by `name` in `suite`; `wrappedValue` is what reads return when nothing is
+    /// stored. With `policy`, writes declare how concurrent changes of the key merge.
     ///
     /// ```swift
     /// @Stored("username", in: suite) var username = "Guest"
+    /// @Stored("launchCount", in: suite, policy: .counter) var launchCount = 0   // $launchCount.update { $0 += 1 }
     /// ```
-    public init(wrappedValue: Value, _ name: String, in suite: Suite) {
-        self.init(Key(name, default: wrappedValue), in: suite)
+    public init(wrappedValue: Value, _ name: String, in suite: Suite, policy: MergePolicy? = nil) {
+        self.init(Key(name, default: wrappedValue, policy: policy), in: suite)
     }
 
     /// The stored value, else the registered default, else the key's default. Setting writes through.
     public var wrappedValue: Value {
         @inlinable get { reference.value(default: key.defaultValue) }
         nonmutating set {
-            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+            do { try reference.set(newValue, declaring: key.policy) } catch { reference.reportUnthrown(error) }
         }
     }
 
@@ -78,7 +80,7 @@ extension Stored where Value: ExpressibleByNilLiteral {
     /// ```swift
     /// @Stored("lastOpened", in: suite) var lastOpened: Date?
     /// ```
-    public init(_ name: String, in suite: Suite) {
-        self.init(Key(name, default: nil), in: suite)
+    public init(_ name: String, in suite: Suite, policy: MergePolicy? = nil) {
+        self.init(Key(name, default: nil, policy: policy), in: suite)
     }
 }

@@ -19,22 +19,22 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     public func get() -> Value { reference.value(default: key.defaultValue) }
 
     /// Stores `value` durably; throws a `WrapperError` (and changes nothing) when it cannot.
-    public func set(_ value: Value) throws { try reference.set(value) }
+    public func set(_ value: Value) throws { try reference.set(value, declaring: key.policy) }
 
     /// The value, readable and writable (writes report errors like the wrapper's setter does).
     public var value: Value {
         get { get() }
         nonmutating set {
-            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+            do { try reference.set(newValue, declaring: key.policy) } catch { reference.reportUnthrown(error) }
         }
     }
 
     /// A get/set pair for this key.
     public var binding: StoreBinding<Value> {
-        let reference = self.reference, defaultValue = key.defaultValue
+        let reference = self.reference, defaultValue = key.defaultValue, policy = key.policy
         return StoreBinding(get: { reference.value(default: defaultValue) },
                             set: { newValue in
-                                do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+                                do { try reference.set(newValue, declaring: policy) } catch { reference.reportUnthrown(error) }
                             })
     }
 
@@ -64,7 +64,7 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// `body` may run more than once and must not touch the store itself.
     @discardableResult
     public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
-        try reference.update(default: key.defaultValue, body)
+        try reference.update(default: key.defaultValue, declaring: key.policy, body)
     }
 
     /// The last error reading, writing or observing this key met, if any.

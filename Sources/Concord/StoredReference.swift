@@ -183,13 +183,16 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         case keep
         case set(ConcordStore.Value)
         case remove
+        /// A read-modify-write's result (nil: remove): under a merge policy, the change is what merges.
+        case update(ConcordStore.Value?)
     }
 
     /// Stores `value` durably (`nil` of an optional removes the key). Observers are told after the commit.
-    public func set(_ value: Value) throws {
+    /// With `policy`, the key's merge policy is declared in the same transaction (`Key(…, policy:)`).
+    public func set(_ value: Value, declaring policy: MergePolicy? = nil) throws {
         let stored: ConcordStore.Value?
         do { stored = try value.storedValue() } catch { throw recordThrown(.write, error) }
-        try transact(stored == nil ? .remove : .write) { _ in (stored.map(Write.set) ?? .remove, ()) }
+        try transact(stored == nil ? .remove : .write, declaring: policy) { _ in (stored.map(Write.set) ?? .remove, ()) }
     }
 
     /// Removes the stored value (a tombstone, so the delete syncs); reads fall back to the defaults.
@@ -202,13 +205,15 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
     /// call the store (that throws `StoreError.reentrantCall`), and it may run more than once (again
     /// from the start, when the store's map had to grow), so it should only compute from its argument.
+    /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
+    /// added and removed members), so concurrent updates on other replicas combine with it.
     ///
     /// ```swift
     /// let count = try reference.update(default: 0) { n in n += 1; return n }
     /// ```
     @discardableResult
-    public func update<R>(default defaultValue: Value, _ body: (inout Value) throws -> R) throws -> R {
-        try transact(.write) { stored in
+    public func update<R>(default defaultValue: Value, declaring policy: MergePolicy? = nil, _ body: (inout Value) throws -> R) throws -> R {
+        try transact(.write, declaring: policy) { stored in
             var current: Value
             if let stored {
                 current = try Value(storedValue: stored)
@@ -218,31 +223,31 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
                 current = defaultValue
             }
             let result = try body(&current)
-            return (try current.storedValue().map(Write.set) ?? .remove, result)
+            return (.update(try current.storedValue()), result)
         }
     }
 
     /// Runs `body` in one write transaction with the stored value (`nil` when absent) and applies
-    /// the write it returns. Observers are told after the commit, when something was written.
+    /// the write it returns (after declaring `policy` for the key, when given). Observers are told
+    /// after the commit, when something was written.
     @discardableResult
-    func transact<R>(_ operation: WrapperError.Operation,
+    func transact<R>(_ operation: WrapperError.Operation, declaring policy: MergePolicy? = nil,
                      _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)) throws -> R {
         let suiteName = suite.name, key = self.key
         let outcome: (R, UInt64?)
         state.withLock { $0.writesInFlight += 1 }
         do {
             outcome = try suite.store.write { w -> (R, UInt64?) in
+                if let policy { try w.declare(policy, suite: suiteName, key: key, isPrefix: false) }
                 let (write, result) = try body(try w.value(suite: suiteName, key: key))
+                let wrote: Bool
                 switch write {
-                case .keep:
-                    return (result, nil)
-                case .set(let value):
-                    try w.set(value, suite: suiteName, key: key)
-                    return (result, w.lastSeq)
-                case .remove:
-                    guard try w.remove(suite: suiteName, key: key) != nil else { return (result, nil) }
-                    return (result, w.lastSeq)
+                case .keep: wrote = false
+                case .set(let value): wrote = try w.set(value, suite: suiteName, key: key) != nil
+                case .remove: wrote = try w.remove(suite: suiteName, key: key) != nil
+                case .update(let value): wrote = try w.update(suite: suiteName, key: key, to: value)
                 }
+                return (result, wrote ? w.lastSeq : nil)
             }
         } catch {
             finishWrite(committed: nil)

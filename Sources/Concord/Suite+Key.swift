@@ -11,7 +11,7 @@ extension Suite {
         get { reference(for: key).value(default: key.defaultValue) }
         nonmutating set {
             let reference = reference(for: key)
-            do { try reference.set(newValue) } catch { reference.reportUnthrown(error) }
+            do { try reference.set(newValue, declaring: key.policy) } catch { reference.reportUnthrown(error) }
         }
     }
 
@@ -30,7 +30,7 @@ extension Suite {
 
     /// Stores `value` under `key` durably (`nil` of an optional key removes it).
     public func set<Value>(_ value: Value, for key: Key<Value>) throws {
-        try reference(for: key).set(value)
+        try reference(for: key).set(value, declaring: key.policy)
     }
 
     /// Removes the stored value of `key`; reads return the default again.
@@ -50,7 +50,7 @@ extension Suite {
     /// ```
     @discardableResult
     public func update<Value, R>(_ key: Key<Value>, _ body: (inout Value) throws -> R) throws -> R {
-        try reference(for: key).update(default: key.defaultValue, body)
+        try reference(for: key).update(default: key.defaultValue, declaring: key.policy, body)
     }
 
     /// Registers `value` as the default of `key` in this process (never stored, never synced);

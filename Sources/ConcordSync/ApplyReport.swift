@@ -26,6 +26,8 @@ public struct ApplyReport: Sendable, Equatable {
     public var recordsRead = 0
     /// Records written to the target.
     public var recordsWritten = 0
+    /// Records the target's schema migrations changed on the way in (values written at an older schema).
+    public var recordsMigrated = 0
     /// False when the batch starts after what the target had merged of the source (an earlier batch is
     /// missing): its entries were merged, but the cursor stays, so the gap is sent again next time.
     public var cursorAdvanced = true

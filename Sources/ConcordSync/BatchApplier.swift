@@ -2,11 +2,14 @@ import ConcordStore
 /// Merges a batch of remote journal entries into a replica in one write transaction
 /// (see the architecture document, "Sync"): all of the batch or none of it.
 ///
-/// For each entry after the replica's cursor on the source it keeps the greater record,
+/// For each entry after the replica's cursor on the source it stores what `RecordMerge` makes of the
+/// local and remote records (the greater plain record, or a policy record's combination),
 /// re-journals what changed as coming from the source (so changes travel A→B→C and observers see
 /// origin `.sync(peer:)`), advances the clock within the allowed drift (reporting versions beyond it),
-/// and logs the loser of every concurrent write. In the same transaction it moves the cursor on the
-/// source and records how far the source had merged this replica.
+/// and logs the loser of every concurrent overwrite (concurrent increments or additions combine and
+/// are not conflicts). A suite this process opened with a schema has its migrations applied to what
+/// the batch brought in. In the same transaction it moves the cursor on the source and records how
+/// far the source had merged this replica.
 ///
 /// ```swift
 /// let applier = BatchApplier(store: phone)
@@ -36,14 +39,19 @@ package struct BatchApplier: Sendable {
             var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, now: now, drift: drift)
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
+            var stored: [String: [String]] = [:]
             for decision in decisions {
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
-                if decision.store {
-                    try w.storeMerged(decision.entry.record, suite: decision.entry.suite, key: decision.entry.key,
+                if let record = decision.record {
+                    try w.storeMerged(record, suite: decision.entry.suite, key: decision.entry.key,
                                       from: batch.source, replacingSeq: decision.replacingSeq)
                     report.recordsWritten += 1
+                    stored[decision.entry.suite, default: []].append(decision.entry.key)
                 }
                 if let conflict = decision.conflict { try w.logConflict(conflict) }
+            }
+            for (suite, keys) in stored.sorted(by: { $0.key < $1.key }) {
+                if let schema = w.schemas.entry(suite: suite) { report.recordsMigrated += try schema.migrateIncoming(w, suite, keys) }
             }
             for scope in batch.selection.scopes where cursors.received(from: batch.source, scope: scope) >= batch.fromSeq {
                 try w.advancePeerCursor(peer: batch.source, scope: scope, received: batch.toSeq, acknowledged: nil)
@@ -80,7 +88,8 @@ package struct BatchApplier: Sendable {
 
     struct Decision {
         let entry: RemoteEntry
-        let store: Bool
+        /// What to store for the key (the remote record, or its merge with the local one); nil: nothing.
+        let record: Record?
         let conflict: Conflict?
         /// The journal seq of the local record the entry replaces (read while deciding, so storing it
         /// needs no second lookup), or nil when the key is new here.
@@ -114,25 +123,29 @@ package struct BatchApplier: Sendable {
             report.recordsRead += 1
             guard let local = try rows.storedRecord(suite: entry.suite, key: entry.key) else {
                 report.recordsChanged += 1
-                decisions.append(Decision(entry: entry, store: true, conflict: nil))
+                decisions.append(Decision(entry: entry, record: remote, conflict: nil))
                 continue
             }
             guard local.record != remote else {
-                decisions.append(Decision(entry: entry, store: false, conflict: nil, replacingSeq: local.seq))
+                decisions.append(Decision(entry: entry, record: nil, conflict: nil, replacingSeq: local.seq))
                 continue
             }
-            let remoteWins = RecordMerge.precedes(local.record, remote)
-            if remoteWins { report.recordsChanged += 1 }
+            let merged = RecordMerge.merge(local.record, remote)
+            let changed = merged != local.record
+            if changed { report.recordsChanged += 1 }
             var conflict: Conflict?
-            if try isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows) {
-                let localSide = ConflictSide(record: local.record, source: try rows.journalSource(seq: local.seq) ?? .sync(peer: target))
-                let remoteSide = ConflictSide(record: remote, source: .sync(peer: source))
+            if let lost = RecordMerge.overwrite(local.record, remote),
+               try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows) {
+                let localSource = try rows.journalSource(seq: local.seq) ?? .sync(peer: target)
+                let localLost = lost.loser == (local.record.isPlain ? local.record : local.record.state?.baseRecord)
+                let localSide = ConflictSide(record: localLost ? lost.loser : lost.winner, source: localSource)
+                let remoteSide = ConflictSide(record: localLost ? lost.winner : lost.loser, source: .sync(peer: source))
                 conflict = Conflict(suite: entry.suite, key: entry.key,
-                                    winner: remoteWins ? remoteSide : localSide, loser: remoteWins ? localSide : remoteSide,
+                                    winner: localLost ? remoteSide : localSide, loser: localLost ? localSide : remoteSide,
                                     peer: source, detectedMilliseconds: now)
                 report.conflicts.append(conflict!)
             }
-            decisions.append(Decision(entry: entry, store: remoteWins, conflict: conflict, replacingSeq: local.seq))
+            decisions.append(Decision(entry: entry, record: changed ? merged : nil, conflict: conflict, replacingSeq: local.seq))
         }
         return (report, decisions)
     }

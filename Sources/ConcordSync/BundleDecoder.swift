@@ -95,7 +95,7 @@ extension SyncBundle {
             try validSuite(suite, "the suite of \(what)")
             guard selection.includes(suite) else { throw BundleError(.malformed, "\(what) is in suite \(quoted(suite)), which the bundle does not cover") }
             let key = try r.string(width: 2, what)
-            do { try Names.validateKey(key) } catch { throw BundleError(.malformed, "the key of \(what) is invalid: \(error)") }
+            do { try Names.validateKey(key, inSuite: suite) } catch { throw BundleError(.malformed, "the key of \(what) is invalid: \(error)") }
             guard keys.insert(SuiteKey(suite: suite, key: key)).inserted else {
                 throw BundleError(.malformed, "\(what): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
             }

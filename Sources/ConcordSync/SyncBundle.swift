@@ -2,8 +2,9 @@ import ConcordStore
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
-/// Format version 2, every integer big-endian (version 1, the first release's, has the same layout;
-/// version 2 says its records may hold values only this release reads, such as exact dates):
+/// Format version 3, every integer big-endian (versions 1 and 2 have the same layout: version 2 says
+/// its records may hold exact dates, version 3 that they may be policy records — flags 2, a counter's,
+/// max's, min's or set's state — which a format-2 reader cannot merge):
 /// ```
 /// magic "CONCORDB" (8) | format version u16 | flags u16 (0) | total length u64 (the whole file)
 /// source replica (16) | from seq u64 | to seq u64 | created ms u64
@@ -12,7 +13,7 @@ import ConcordStore
 /// entry count u64 | per entry: seq u64, suite length u8, suite, key length u16, key, record length u32, record
 /// CRC-32 u32 of every byte before it
 /// ```
-/// A record is the store's record encoding (flags, hlc, replica, value), byte for byte.
+/// A record is the store's record encoding (flags, hlc, replica, value or policy state), byte for byte.
 ///
 /// ```swift
 /// let bundle = SyncBundle(batch: delta.batch, createdMilliseconds: now)
@@ -23,7 +24,7 @@ package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
     package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    package static let formatVersion: UInt16 = 2
+    package static let formatVersion: UInt16 = 3
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle.
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4
     /// The smallest possible entry: seq, a 1-byte suite, a 1-byte key, a tombstone record.

@@ -88,8 +88,8 @@ public enum SyncTool {
 
     static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
-        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch: .invalidInput
-        case .newerFormat, .damaged, .insecure, .io, .storage, .reentrantCall: .storeError
+        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch: .invalidInput
+        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall: .storeError
         }
     }
 }

@@ -47,13 +47,16 @@ enum BundleFixtureRecipes {
         magic[0] = UInt8(ascii: "D")                            // "DONCORDB"
         var first = good
         first[versionOffset + 1] = 1                            // format version 1: what the first release wrote
+        var second = good
+        second[versionOffset + 1] = 2                           // format version 2: exact dates, no policy records
         var newer = good
-        newer[versionOffset + 1] = 3                            // format version 3
+        newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1)   // a format newer than this Concord reads
         var huge = good
         for i in 0..<8 { huge[entryCountOffset + i] = [0, 0, 1, 0, 0, 0, 0, 0][i] }   // 2^40 entries
         return [
             ("valid.bundle", good, nil),
             ("valid-format1.bundle", resealed(first), nil),
+            ("valid-format2.bundle", resealed(second), nil),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .wrongMagic),

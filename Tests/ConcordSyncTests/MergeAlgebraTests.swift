@@ -28,10 +28,10 @@ import TestSupport
         var g = SeededGenerator(seed: seed)
         for round in 0..<5_000 {
             let a = Self.record(&g), b = Self.record(&g), c = Self.record(&g)
-            #expect(RecordMerge.winner(a, b) == RecordMerge.winner(b, a), "seed \(seed) round \(round): commutative")
-            #expect(RecordMerge.winner(RecordMerge.winner(a, b), c) == RecordMerge.winner(a, RecordMerge.winner(b, c)), "seed \(seed) round \(round): associative")
-            #expect(RecordMerge.winner(a, a) == a, "seed \(seed) round \(round): idempotent")
-            let w = RecordMerge.winner(a, b)
+            #expect(RecordMerge.merge(a, b) == RecordMerge.merge(b, a), "seed \(seed) round \(round): commutative")
+            #expect(RecordMerge.merge(RecordMerge.merge(a, b), c) == RecordMerge.merge(a, RecordMerge.merge(b, c)), "seed \(seed) round \(round): associative")
+            #expect(RecordMerge.merge(a, a) == a, "seed \(seed) round \(round): idempotent")
+            let w = RecordMerge.merge(a, b)
             #expect(w == a || w == b)
             #expect(w.version == max(a.version, b.version), "the greater version wins")
         }
@@ -55,8 +55,8 @@ import TestSupport
         let older = try Record(version: Version(hlc: 10 << 16, replica: Self.replicas[0]), value: .string("x"))
         let delete = Record(version: Version(hlc: 11 << 16, replica: Self.replicas[1]), valueBytes: nil)
         let newer = try Record(version: Version(hlc: 12 << 16, replica: Self.replicas[0]), value: .string("y"))
-        #expect(RecordMerge.winner(older, delete) == delete)
-        #expect(RecordMerge.winner(delete, newer) == newer)
+        #expect(RecordMerge.merge(older, delete) == delete)
+        #expect(RecordMerge.merge(delete, newer) == newer)
         #expect(RecordMerge.merge(nil, delete) == delete)
         #expect(RecordMerge.merge(nil, nil) == nil)
     }
@@ -65,7 +65,7 @@ import TestSupport
         let v = Version(hlc: 5 << 16, replica: Self.replicas[2])
         let tomb = Record(version: v, valueBytes: nil)
         let one = try Record(version: v, value: .int(1)), two = try Record(version: v, value: .int(2))
-        #expect(RecordMerge.winner(tomb, one) == one && RecordMerge.winner(one, tomb) == one)
-        #expect(RecordMerge.winner(one, two) == RecordMerge.winner(two, one))
+        #expect(RecordMerge.merge(tomb, one) == one && RecordMerge.merge(one, tomb) == one)
+        #expect(RecordMerge.merge(one, two) == RecordMerge.merge(two, one))
     }
 }

@@ -74,7 +74,8 @@ struct Worker {
                 return nil   // someone holds an unexpired lease
             }
             let until = now + Self.leaseMilliseconds
-            return (try w.set(.dictionary(["holder": .int(worker), "until": .int(Int(until))]), suite: Self.choiceSuite, key: key), until)
+            guard let version = try w.set(.dictionary(["holder": .int(worker), "until": .int(Int(until))]), suite: Self.choiceSuite, key: key) else { return nil }
+            return (version, until)
         }
         guard let (version, until) = claim else {
             log.log(["claim-lost", key, latency()])

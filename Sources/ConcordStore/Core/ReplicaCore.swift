@@ -13,6 +13,7 @@ package final class ReplicaCore: Sendable {
     package let options: Store.Options
     let signal: ChangeSignal
     package let defaults = DefaultsRegistry()
+    package let schemas = RegisteredSchemas()
     package let hub: ChangeHub
     /// The thread inside a write transaction of this replica, if any (`pthread_t`, 0 for none):
     /// a store call from that thread would deadlock (a second write) or read a stale snapshot.

@@ -72,4 +72,20 @@ extension ReplicaRows {
             return try body(s, k, row)
         }
     }
+
+    /// Visits the records of `suite` whose key starts with `keyPrefix`, in key order, until `body` returns false.
+    package func scanRecords(suite: String, keyPrefix: String, _ body: (_ key: String, _ row: StoredRow) throws -> Bool) throws {
+        let prefix = StoreLayout.recordKey(suite: suite, key: keyPrefix)
+        try txn.scan(layout.records, from: prefix) { key, value in
+            guard key.starts(with: prefix) else { return false }
+            guard let (_, k) = StoreLayout.splitRecordKey(key) else {
+                throw StoreError.damaged(path: path, reason: "a record key that is not suite\\0key")
+            }
+            let row: StoredRow
+            do { row = try StoredRow.decode(value) } catch {
+                throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
+            }
+            return try body(k, row)
+        }
+    }
 }

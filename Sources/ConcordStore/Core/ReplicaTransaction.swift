@@ -1,11 +1,15 @@
 import LMDB
 
-/// The write core: every change to a replica — a local set, delete or reset, an atomic update, a
-/// merged remote record — goes through one of these, inside one LMDB write transaction.
+/// The write core: every change to a replica — a local set, delete or reset, an atomic update or
+/// increment, a merged remote record, a migration — goes through one of these, inside one LMDB
+/// write transaction.
 ///
 /// It keeps each record, its one journal entry, the clock and the sequence number in step, and
-/// checks what it is given (the key, the value's size and encodability). Every change appends a
-/// journal entry and deletes the entry it supersedes, so the journal holds one entry per key.
+/// checks what it is given (the key, the value's size and encodability, the suite's schema). Every
+/// change appends a journal entry and deletes the entry it supersedes, so the journal holds one
+/// entry per key. A local write follows the key's merge policy (its declaration, else the policy
+/// its record reads by, else last-writer-wins); plain last-writer-wins keys take the same short path
+/// as before policies existed (`ReplicaTransaction+Policies.swift` has the rest).
 package final class ReplicaTransaction: ReplicaRows {
     package let txn: Transaction
     package let layout: StoreLayout
@@ -14,12 +18,20 @@ package final class ReplicaTransaction: ReplicaRows {
     package let replica: ReplicaID
     /// The wall clock (milliseconds since 1970) read when this transaction began.
     package let wallClockMilliseconds: UInt64
-    private let options: Store.Options
+    let options: Store.Options
+    /// The schemas this process registered for the replica's suites.
+    package let schemas: RegisteredSchemas
     private let localSource: ChangeSource
     private var state: ReplicaState
     private let initialState: ReplicaState
     /// How many records this transaction changed.
     package private(set) var changeCount = 0
+    /// Per suite, what the reserved suite declares (read once per transaction).
+    var declarationCache: [String: (hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])] = [:]
+    /// Suites whose stored schema version was checked against this process's in this transaction.
+    var checkedSchemas: Set<String> = []
+    /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
+    var isMigrating = false
 
     init(txn: Transaction, core: ReplicaCore, nowMilliseconds: UInt64) throws {
         self.txn = txn
@@ -27,6 +39,7 @@ package final class ReplicaTransaction: ReplicaRows {
         self.path = core.path
         self.replica = core.replicaID
         self.options = core.options
+        self.schemas = core.schemas
         self.localSource = .process(token: ReplicaCore.processToken)
         self.wallClockMilliseconds = nowMilliseconds
         self.state = try ReplicaState.load(txn, core.layout)
@@ -38,34 +51,51 @@ package final class ReplicaTransaction: ReplicaRows {
 
     // MARK: - Local writes
 
-    /// Stores `value` under `key` of `suite` with a fresh version that wins over what this replica held.
+    /// Stores `value` under `key` of `suite` with a fresh version that wins over what this replica
+    /// held, as the key's policy does it: a counter takes it as its new value (taking back the
+    /// increments it had seen), a max or min key as a proposal, a set as its new members.
+    ///
+    /// - Returns: The version written, or nil when nothing was (a max proposal below the current value).
     @discardableResult
-    package func set(_ value: Value, suite: String, key: String) throws -> Version {
-        try Names.validateKey(key)
-        let bytes = try ValueCodec.encode(value, key: key)
-        guard bytes.count <= options.maxValueBytes else {
-            throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
+    package func set(_ value: Value, suite: String, key: String) throws -> Version? {
+        try checkWritable(suite: suite)
+        try Names.validateKey(key, inSuite: suite)
+        let bytes = try encodeChecked(value, key: key)
+        let existing = try existingRow(suite: suite, key: key)
+        let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
+        if policy == .lww, existing?.isPolicy != true {
+            return try writePlain(suite: suite, key: key, valueBytes: bytes, existing: existing)
         }
-        return try writeLocal(suite: suite, key: key, valueBytes: bytes)
+        return try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
+            try self.applySet(value, bytes: bytes, to: &state, at: version, policy: policy, suite: suite, key: key)
+        }
     }
 
-    /// Deletes `key` of `suite` with a tombstone (so the delete syncs); returns its version, or nil
-    /// when the key held no value (nothing is written then).
+    /// Deletes `key` of `suite` (a tombstone, or for a policy record a removal that takes back what
+    /// it had seen), so the delete syncs; returns its version, or nil when the key held no value.
     @discardableResult
     package func remove(suite: String, key: String) throws -> Version? {
-        try Names.validateKey(key)
-        guard let existing = try record(suite: suite, key: key), !existing.isTombstone else { return nil }
-        return try writeLocal(suite: suite, key: key, valueBytes: nil)
+        try checkWritable(suite: suite)
+        try Names.validateKey(key, inSuite: suite)
+        guard let existing = try existingRow(suite: suite, key: key), !existing.isTombstone else { return nil }
+        guard existing.isPolicy else { return try writePlain(suite: suite, key: key, valueBytes: nil, existing: existing) }
+        guard try !record(of: existing, suite: suite, key: key).isTombstone else { return nil }
+        let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
+        return try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
+            state.replaceWhole(with: nil, at: version)
+            return true
+        }
     }
 
-    /// Tombstones every key of `suite` that holds a value; returns how many.
+    /// Removes every key of `suite` that holds a value; returns how many.
     package func resetSuite(_ suite: String) throws -> Int {
+        try checkWritable(suite: suite)
         var live: [String] = []
         try scanRecords(suite: suite) { _, key, row in
             if !row.record.isTombstone { live.append(key) }
             return true
         }
-        for key in live { try writeLocal(suite: suite, key: key, valueBytes: nil) }
+        for key in live { try remove(suite: suite, key: key) }
         return live.count
     }
 
@@ -77,27 +107,101 @@ package final class ReplicaTransaction: ReplicaRows {
         }
     }
 
-    private func writeLocal(suite: String, key: String, valueBytes: [UInt8]?) throws -> Version {
-        let recordKey = StoreLayout.recordKey(suite: suite, key: key)
-        let existing = try rowHeader(recordKey, suite: suite, key: key)
-        let (hlc, clock) = HybridClock.localWrite(nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existing?.hlc,
+    /// Refuses a local write to the reserved suite, or to a suite this replica holds at a newer
+    /// schema version than the one this process registered for it.
+    func checkWritable(suite: String) throws {
+        guard !isMigrating else { return }
+        if suite == ReservedSuite.name { throw StoreError.reservedSuite(suite) }
+        guard let registered = schemas.entry(suite: suite), !checkedSchemas.contains(suite) else { return }
+        if let stored = try schemaVersion(suite: suite), stored > registered.version {
+            throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
+        }
+        checkedSchemas.insert(suite)
+    }
+
+    func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
+        let bytes = try ValueCodec.encode(value, key: key)
+        guard bytes.count <= options.maxValueBytes else {
+            throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
+        }
+        return bytes
+    }
+
+    /// The fresh version of a local write of a key whose record has `existingHLC`, and the clock after it.
+    func nextVersion(existingHLC: UInt64?) -> (Version, clock: UInt64) {
+        let (hlc, clock) = HybridClock.localWrite(nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
                                                   maxDriftMilliseconds: options.maxClockDriftMilliseconds)
+        return (Version(hlc: hlc, replica: replica), clock)
+    }
+
+    /// Writes a plain record (a value, or a tombstone for nil) with a fresh version.
+    func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?) throws -> Version {
+        let (version, clock) = nextVersion(existingHLC: existing?.hlc)
         state.clock = clock
-        let version = Version(hlc: hlc, replica: replica)
-        try put(recordKey, suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
+        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
                 source: localSource, replacingSeq: existing?.seq)
         return version
     }
 
-    // MARK: - Merges
+    /// Writes a policy record with a fresh version, made by `body` from the record held (a plain
+    /// record is lifted into a state whose base it is). When the policy changes, the value the key
+    /// had is carried over as the new base first, so no value is lost. Nothing is written when the
+    /// state did not change.
+    func writePolicy(suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
+                     _ body: (inout PolicyState, Version) throws -> Bool) throws -> Version? {
+        let current = try existing.map { try record(of: $0, suite: suite, key: key) }
+        var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
+        let (version, clock) = nextVersion(existingHLC: existing?.hlc)
+        var changed = policyState.policy != policy
+        do {
+            if policyState.policy != policy {
+                let before = try policyState.value()
+                if try policyState.value(as: policy) != before {
+                    policyState.replaceWhole(with: try before.map { try ValueCodec.encode($0, key: key) }, at: version)
+                }
+            }
+        } catch let error as ValueDecodingError {
+            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+        }
+        policyState.policy = policy
+        if try body(&policyState, version) { changed = true }
+        guard changed else { return nil }
+        let written = Record(version: version, state: policyState)
+        let size = written.encoded.count - Record.headerSize
+        guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        state.clock = clock
+        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource, replacingSeq: existing?.seq)
+        return version
+    }
 
-    /// Stores a remote `record` that the merge decided wins, journaled as coming from `peer`.
-    /// `replacingSeq` is the journal seq of the local row it replaces (read while deciding), or nil
-    /// when the key is new here.
+    // MARK: - Merges and migrations
+
+    /// Stores a remote `record` that the merge decided on (the remote record, or the combination of
+    /// it with the local one), journaled as coming from `peer`. `replacingSeq` is the journal seq of
+    /// the local row it replaces (read while deciding), or nil when the key is new here.
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: suite)
+        if suite == ReservedSuite.name { (declarationCache, checkedSchemas) = ([:], []) }
         try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, record,
                 source: .sync(peer: peer), replacingSeq: replacingSeq)
+    }
+
+    /// Stores `record` as this replica's own change made by a migration (a record moved to a renamed
+    /// key, or one whose version is derived from the record it replaces, so that every replica
+    /// migrating the same record writes the same one).
+    package func storeMigrated(_ record: Record, suite: String, key: String) throws {
+        try Names.validateKey(key, inSuite: suite)
+        let existing = try existingRow(suite: suite, key: key)
+        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingSeq: existing?.seq)
+    }
+
+    /// Runs `body` as a migration: it may write the reserved suite and a suite whose stored schema
+    /// is not yet this process's.
+    package func migrating<R>(_ body: () throws -> R) rethrows -> R {
+        let was = isMigrating
+        isMigrating = true
+        defer { isMigrating = was }
+        return try body()
     }
 
     /// Advances the clock after seeing a remote `hlc`, never beyond `maxDriftMilliseconds` ahead of
@@ -111,21 +215,36 @@ package final class ReplicaTransaction: ReplicaRows {
 
     /// Forgets a tombstone: its row and its journal entry (tombstone collection decides when that is safe).
     package func dropTombstone(suite: String, key: String) throws {
-        guard let row = try storedRecord(suite: suite, key: key), row.record.isTombstone else { return }
+        guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain, row.record.isTombstone else { return }
         try txn.delete(layout.records, StoreLayout.recordKey(suite: suite, key: key))
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
     }
 
     // MARK: - Rows and journal
 
-    /// The seq and hlc of the row under `recordKey`, checked, without copying its value.
-    private func rowHeader(_ recordKey: [UInt8], suite: String, key: String) throws -> (seq: UInt64, hlc: UInt64)? {
-        guard let bytes = try txn.get(layout.records, recordKey) else { return nil }
+    /// A row read before a local write: its seq and header, and its bytes for when the record is needed whole.
+    struct ExistingRow {
+        let seq: UInt64
+        let hlc: UInt64
+        let isTombstone: Bool
+        let isPolicy: Bool
+        let bytes: [UInt8]
+    }
+
+    /// The row under `key` of `suite`, its header checked, without decoding its value.
+    func existingRow(suite: String, key: String) throws -> ExistingRow? {
+        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: key)) else { return nil }
         var reader = ByteReader(bytes)
         do {
             let (seq, header) = try StoredRow.readHeader(&reader)
-            return (seq, header.hlc)
+            return ExistingRow(seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, bytes: bytes)
         } catch {
+            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+        }
+    }
+
+    func record(of row: ExistingRow, suite: String, key: String) throws -> Record {
+        do { return try StoredRow.decode(row.bytes).record } catch {
             throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }

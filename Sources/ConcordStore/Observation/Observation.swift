@@ -68,7 +68,7 @@ extension Suite {
     /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
     public func observe(_ key: String? = nil, onError: (@Sendable (StoreError) -> Void)? = nil,
                         _ handler: @escaping @Sendable (Change) -> Void) throws -> ObservationToken {
-        if let key { try Names.validateKey(key) }
+        if let key { try Names.validateKey(key, inSuite: name) }
         return try core.observe(suite: name, key: key, onError: onError, handler)
     }
 }
@@ -116,7 +116,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> AsyncIterator {
         let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream(bufferingPolicy: .bufferingNewest(limit))
         if let key {
-            do { try Names.validateKey(key) } catch {
+            do { try Names.validateKey(key, inSuite: suite) } catch {
                 continuation.finish(throwing: error)
                 return AsyncIterator(base: stream.makeAsyncIterator())
             }

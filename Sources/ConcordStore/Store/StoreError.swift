@@ -30,6 +30,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A store call was made from inside an `update`, `batch` or `claim` closure (or another write
     /// transaction) of the same replica, on the same thread: it would deadlock or read a stale value.
     case reentrantCall(path: String)
+    /// A write to the reserved suite (`_concord`), which holds policy declarations and schema versions.
+    case reservedSuite(String)
+    /// An operation or value the key's merge policy does not take (`increment` on a set, a `Bool` on a max key).
+    case policyMismatch(suite: String, key: String, policy: MergePolicy, reason: String)
+    /// The replica holds the suite at a newer schema version than this program's: it refuses to write
+    /// old-shape values. Nothing was written.
+    case newerSchema(suite: String, stored: Int, supported: Int)
+    /// A migration step failed (a conversion threw); nothing of the migration was written.
+    case migrationFailed(suite: String, version: Int, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -47,6 +56,14 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .storage(code, operation, message): return "\(operation) failed: \(message) (code \(code))"
         case let .reentrantCall(path):
             return "a store call on \(path) was made inside an update, batch or claim closure of the same store; the closure runs inside the store's write transaction, so it may only change the value it is given — make other store calls before or after it"
+        case let .reservedSuite(name):
+            return "suite \(quoted(name)) is reserved for merge-policy declarations and schema versions and cannot be written directly; declare a policy with Suite.declare or 'sync-tool policy', a schema with Store.suite(_:schema:)"
+        case let .policyMismatch(suite, key, policy, reason):
+            return "key \(quoted(key)) in suite \(quoted(suite)) has the \(policy) merge policy: \(reason)"
+        case let .newerSchema(suite, stored, supported):
+            return "suite \(quoted(suite)) is at schema version \(stored) in this replica, newer than this program's \(supported); it refuses to write values of the older shape — upgrade the program (nothing was written)"
+        case let .migrationFailed(suite, version, key, reason):
+            return "the migration of suite \(quoted(suite)) to schema version \(version) failed at key \(quoted(key)): \(reason) (nothing was migrated)"
         }
     }
 

@@ -24,10 +24,12 @@ package enum Names {
         guard name != ".", name != ".." else { throw StoreError.invalidSuiteName(name, reason: "'.' and '..' are not suite names") }
     }
 
-    /// Throws unless `key` is 1–256 bytes of UTF-8.
-    package static func validateKey(_ key: String) throws {
+    /// Throws unless `key` is 1–256 bytes of UTF-8 (up to `ReservedSuite.maxKeyBytes` in the reserved
+    /// suite, whose keys name a suite and a key).
+    package static func validateKey(_ key: String, inSuite suite: String? = nil) throws {
         let count = key.utf8.count
+        let limit = suite == ReservedSuite.name ? ReservedSuite.maxKeyBytes : maxKeyBytes
         guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
-        guard count <= maxKeyBytes else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(maxKeyBytes)") }
+        guard count <= limit else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(limit)") }
     }
 }

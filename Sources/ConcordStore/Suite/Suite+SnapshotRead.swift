@@ -12,7 +12,7 @@ extension Suite {
     /// Reads the stored value of `key` (registered defaults not included) and the commit stamp
     /// of the snapshot it came from, in one read transaction.
     package func snapshotRead(forKey key: String) throws -> SnapshotRead {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: name)
         let recordKey = StoreLayout.recordKey(suite: name, key: key)
         let (bytes, snapshot) = try core.read { txn in (try txn.get(core.layout.records, recordKey), txn.snapshotID) }
         guard let bytes else { return SnapshotRead(value: nil, snapshot: snapshot) }

@@ -51,7 +51,9 @@ public struct Suite: Sendable {
         guard let bytes = try storedRowBytes(forKey: key) else { return nil }
         var reader = ByteReader(bytes)
         do {
-            if try StoredRow.readHeader(&reader).header.isTombstone { return nil }
+            let header = try StoredRow.readHeader(&reader).header
+            if header.isTombstone { return nil }
+            if header.isPolicy { return try StoredRow.decode(bytes).record.value() }
             return try ValueCodec.decodeRest(&reader)
         } catch {
             throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
@@ -72,7 +74,7 @@ public struct Suite: Sendable {
 
     /// The bytes of the row stored for `key`, if any.
     private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: name)
         let recordKey = StoreLayout.recordKey(suite: name, key: key)
         return try core.read { txn in try txn.get(core.layout.records, recordKey) }
     }
@@ -195,7 +197,9 @@ public struct Suite: Sendable {
 
     /// Reads, changes and writes `key` in one write transaction, so concurrent updates from any
     /// process never lose one another. `body` sees the stored value (or the registered default);
-    /// setting it to `nil` deletes the key.
+    /// setting it to `nil` deletes the key. Under a merge policy the change is what syncs — a
+    /// counter's difference as an increment, a set's added and removed members — so concurrent
+    /// updates on other replicas combine with it.
     ///
     /// `body` runs inside the store's write transaction: it must not call the store (that throws
     /// `StoreError.reentrantCall`), and it may run more than once — again from the start, when the
@@ -206,22 +210,21 @@ public struct Suite: Sendable {
     /// ```
     @discardableResult
     public func update<T: StorableValue, R>(_ key: String, as type: T.Type = T.self, _ body: (inout T?) throws -> R) throws -> R {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: name)
         return try core.write { w in
             let existing = try w.value(suite: name, key: key)
             var current: T?
             if let start = existing ?? registeredDefault(forKey: key) { current = try convert(start, key: key) }
             let result = try body(&current)
-            if let stored = try storedForm(of: current, key: key) {
-                try w.set(stored, suite: name, key: key)
-            } else if existing != nil {
-                try w.remove(suite: name, key: key)
-            }
+            try w.update(suite: name, key: key, to: try storedForm(of: current, key: key))
             return result
         }
     }
 
-    /// Atomically adds `amount` to the integer under `key` (absent counts as the registered default, or 0).
+    /// Atomically adds `amount` (negative to subtract) to the integer under `key`; absent counts as
+    /// the registered default, or 0. On a `counter` key it is this replica's contribution, and every
+    /// replica's increments add up when they sync; on an `lww` key it is atomic in this replica and
+    /// last-writer-wins across replicas.
     ///
     /// ```swift
     /// let launches = try suite.increment("launchCount")
@@ -229,15 +232,54 @@ public struct Suite: Sendable {
     ///
     /// - Returns: The new value.
     /// - Throws: `StoreError.typeMismatch` when the key holds something else than an `Int`;
-    ///   `StoreError.unsupportedValue` when the sum overflows.
+    ///   `.policyMismatch` on a `set` key; `.unsupportedValue` when the sum overflows.
     @discardableResult
     public func increment(_ key: String, by amount: Int = 1) throws -> Int {
-        try update(key, as: Int.self) { value in
-            let (sum, overflow) = (value ?? 0).addingReportingOverflow(amount)
-            guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "incrementing by \(amount) overflows Int") }
-            value = sum
-            return sum
+        try Names.validateKey(key, inSuite: name)
+        let start = registeredDefault(forKey: key)
+        return try core.write { w in try w.increment(suite: name, key: key, by: amount, start: start) }
+    }
+
+    // MARK: - Merge policies
+
+    /// Declares how concurrent changes of `key` merge when replicas sync (`nil` removes the
+    /// declaration). The declaration is stored in the replica and syncs with the data; of two
+    /// different declarations made concurrently, the later one wins everywhere.
+    ///
+    /// ```swift
+    /// try suite.declare(.counter, forKey: "launchCount")
+    /// try suite.declare(.set, forKey: "tags")
+    /// ```
+    ///
+    /// A key with values already stored keeps its value when its policy changes: it becomes the
+    /// counter's starting value, the max's current value, the set's members.
+    public func declare(_ policy: MergePolicy?, forKey key: String) throws {
+        try core.write { w in try w.declare(policy, suite: name, key: key, isPrefix: false) }
+    }
+
+    /// Declares the policy of every key of the suite that starts with `prefix` (a key's own
+    /// declaration, then the longest matching prefix, decide).
+    ///
+    /// ```swift
+    /// try suite.declare(.max, forKeysWithPrefix: "highScore.")
+    /// ```
+    public func declare(_ policy: MergePolicy?, forKeysWithPrefix prefix: String) throws {
+        try core.write { w in try w.declare(policy, suite: name, key: prefix, isPrefix: true) }
+    }
+
+    /// The policy a write of `key` follows now: its declaration (or its longest declared prefix's),
+    /// else the policy its stored record merges by, else `.lww`.
+    public func policy(forKey key: String) throws -> MergePolicy {
+        try Names.validateKey(key, inSuite: name)
+        return try core.snapshot { s in
+            if name != ReservedSuite.name, let declared = try s.declaredPolicy(suite: name, key: key) { return declared }
+            return try s.record(suite: name, key: key)?.policy ?? .lww
         }
+    }
+
+    /// The policies declared for keys and key prefixes of this suite.
+    public func policyDeclarations() throws -> [PolicyDeclaration] {
+        try core.snapshot { s in try s.policyDeclarations(suite: name) }
     }
 
     // MARK: - Mapping
@@ -274,13 +316,13 @@ public struct SuiteBatch {
 
     /// Sets `key` to `value` when the batch commits (an optional's `nil` removes it).
     public mutating func set<T: StorableValue>(_ value: T, forKey key: String) throws {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: suite.name)
         operations.append((key, try suite.storedForm(of: value, key: key)))
     }
 
     /// Removes `key` when the batch commits.
     public mutating func remove(_ key: String) throws {
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: suite.name)
         operations.append((key, nil))
     }
 }

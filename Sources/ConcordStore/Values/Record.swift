@@ -1,20 +1,32 @@
-/// One stored record: a value or a tombstone, with the version that wrote it.
-/// Merging keeps the record with the greater version; a tombstone is a record like any other.
+/// One stored record: a value, a tombstone, or the state of a key with a merge policy, with the
+/// version that wrote it. Plain records merge by last-writer-wins; a policy record carries what its
+/// policy needs to combine concurrent changes (see `MergePolicy`) and says so in its own bytes.
 ///
 /// ```swift
 /// if let record = try suite.record(forKey: "theme") {
-///     print(record.version, record.isTombstone ? "deleted" : try record.value()!.typeName)
+///     print(record.version, record.policy, record.isTombstone ? "deleted" : try record.value()!.typeName)
 /// }
 /// ```
 public struct Record: Hashable, Sendable {
-    /// The version that wrote this record.
+    /// The version that wrote this record (for a policy record: its latest write, the greatest
+    /// version in it).
     public let version: Version
-    /// The value's bytes in the value codec's encoding, or `nil` for a tombstone.
+    /// A plain record's value bytes in the value codec's encoding; `nil` for a tombstone or a policy record.
     package let valueBytes: [UInt8]?
+    /// A policy record's state; `nil` for a plain record.
+    package let state: PolicyState?
 
     package init(version: Version, valueBytes: [UInt8]?) {
         self.version = version
         self.valueBytes = valueBytes
+        self.state = nil
+    }
+
+    /// A policy record.
+    package init(version: Version, state: PolicyState) {
+        self.version = version
+        self.valueBytes = nil
+        self.state = state
     }
 
     /// A record holding `value` (or a tombstone for `nil`).
@@ -28,39 +40,54 @@ public struct Record: Hashable, Sendable {
         self.init(version: version, valueBytes: try value.map { v throws(StoreError) in try ValueCodec.encode(v) })
     }
 
-    /// Whether this record is a deletion.
-    public var isTombstone: Bool { valueBytes == nil }
+    /// Whether this record holds no value: a deletion, or a policy record whose parts add up to
+    /// nothing (a removed counter no replica has incremented since, an emptied removed set).
+    public var isTombstone: Bool {
+        guard let state else { return valueBytes == nil }
+        return (try? state.value()) == nil
+    }
 
-    /// The decoded value, or `nil` for a tombstone.
+    /// The merge policy the record reads by: `.lww` for a plain record.
+    public var policy: MergePolicy { state?.policy ?? .lww }
+
+    /// Whether this is a plain last-writer-wins record (a value or a tombstone).
+    package var isPlain: Bool { state == nil }
+
+    /// The decoded value — for a policy record, what its parts add up to — or `nil` when it holds none.
     ///
     /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
     public func value() throws(ValueDecodingError) -> Value? {
+        if let state { return try state.value() }
         guard let valueBytes else { return nil }
         return try ValueCodec.decode(valueBytes)
     }
 
-    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][value…]
+    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][value… | policy state…]
+    // flags: 0 a value, 1 a tombstone (nothing follows), 2 a policy state (`PolicyState`'s encoding follows).
 
     /// The bytes of the fixed part: flags, hlc and replica.
     package static let headerSize = 25
 
     /// The record's bytes, identical on every replica that holds it.
     package var encoded: [UInt8] {
-        var out = ByteWriter(capacity: Self.headerSize + (valueBytes?.count ?? 0))
+        var out = ByteWriter(capacity: Self.headerSize + (valueBytes?.count ?? 64))
         encode(into: &out)
         return out.bytes
     }
 
     package func encode(into out: inout ByteWriter) {
-        out.u8(valueBytes == nil ? 1 : 0)
+        out.u8(state != nil ? 2 : (valueBytes == nil ? 1 : 0))
         out.u64(version.hlc)
         out.append(version.replica.bytes)
         if let valueBytes { out.append(valueBytes) }
+        state?.encode(into: &out)
     }
 
     /// The fixed part of an encoded record. After `read`, the reader is at the value.
     package struct Header {
         package let isTombstone: Bool
+        /// Whether a policy state follows (flags 2).
+        package let isPolicy: Bool
         package let hlc: UInt64
         /// Where the 16 replica bytes start in the reader's bytes.
         let replicaOffset: Int
@@ -68,23 +95,25 @@ public struct Record: Hashable, Sendable {
         /// Reads and checks the header (a tombstone must end there); nothing is copied.
         package static func read(_ reader: inout ByteReader) throws(ValueDecodingError) -> Header {
             let flags = try reader.u8()
-            guard flags <= 1 else { throw ValueDecodingError("unknown record flags \(flags)") }
+            guard flags <= 2 else { throw ValueDecodingError("unknown record flags \(flags)") }
             let hlc = try reader.u64()
             let replicaOffset = reader.offset
             _ = try reader.take(16)
             if flags == 1 {
                 guard reader.isAtEnd else { throw ValueDecodingError("a tombstone followed by \(reader.remaining) bytes") }
             }
-            return Header(isTombstone: flags == 1, hlc: hlc, replicaOffset: replicaOffset)
+            return Header(isTombstone: flags == 1, isPolicy: flags == 2, hlc: hlc, replicaOffset: replicaOffset)
         }
     }
 
-    /// Reads a record from the rest of `reader`; its value is checked to decode unless `validateValue` is false.
+    /// Reads a record from the rest of `reader`; its value (or policy state's values) is checked to decode
+    /// unless `validateValue` is false.
     package static func decode(_ reader: inout ByteReader, validateValue: Bool = true) throws(ValueDecodingError) -> Record {
         let header = try Header.read(&reader)
         let replica = ReplicaID(bytes: Array(reader.bytes[header.replicaOffset..<header.replicaOffset + 16]))!
         let version = Version(hlc: header.hlc, replica: replica)
         if header.isTombstone { return Record(version: version, valueBytes: nil) }
+        if header.isPolicy { return Record(version: version, state: try PolicyState.decode(&reader, validateValues: validateValue)) }
         let payload = Array(try reader.take(reader.remaining))
         if validateValue { _ = try ValueCodec.decode(payload) }
         return Record(version: version, valueBytes: payload)

@@ -21,7 +21,7 @@ struct SetCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let parsed = try ValueText.parse(value, type: type)
         try Names.validateSuite(suite)
-        try Names.validateKey(key)
+        try Names.validateKey(key, inSuite: suite)
         let store = try Arguments.openStore(dir, create: true)
         if let version = try store.suite(suite).set(parsed, forKey: key) {
             SkewWarning.check(version, store: store, io: io)

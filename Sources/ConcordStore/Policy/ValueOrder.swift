@@ -1,0 +1,58 @@
+/// The total order max/min keys and set members follow: numbers by value, strings by their UTF-8
+/// bytes, dates by time; values of different types by type (`int`, `double`, `date`, `string`, then
+/// the rest), and values that compare equal (`0.0` and `-0.0`) by their encoded bytes. Every replica
+/// orders alike, so merges that pick an extreme are deterministic.
+///
+/// ```swift
+/// ValueOrder.compare(.int(2), .int(10)) < 0        // true
+/// ValueOrder.isComparable(.bool(true))              // false: max/min refuse it
+/// ```
+package enum ValueOrder {
+    /// Whether max and min accept the value: `Int`, `Double`, `String` or `Date`.
+    package static func isComparable(_ value: Value) -> Bool {
+        switch value {
+        case .int, .double, .string, .date: true
+        default: false
+        }
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b`.
+    package static func compare(_ a: Value, _ b: Value) -> Int {
+        let (ra, rb) = (rank(a), rank(b))
+        if ra != rb { return ra < rb ? -1 : 1 }
+        let natural: Int
+        switch (a, b) {
+        case let (.int(x), .int(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case let (.double(x), .double(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case let (.date(x), .date(y)):
+            let (s, t) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
+            natural = s < t ? -1 : (s > t ? 1 : 0)
+        case let (.string(x), .string(y)): natural = bytes(Array(x.utf8), Array(y.utf8))
+        case let (.bool(x), .bool(y)): natural = x == y ? 0 : (x ? 1 : -1)
+        case let (.url(x), .url(y)): natural = bytes(Array(x.absoluteString.utf8), Array(y.absoluteString.utf8))
+        case let (.data(x), .data(y)): natural = bytes(Array(x), Array(y))
+        default: natural = 0
+        }
+        if natural != 0 { return natural }
+        // Equal by value (or collections): the encoded bytes decide, so the order is total.
+        return bytes((try? ValueCodec.encode(a)) ?? [], (try? ValueCodec.encode(b)) ?? [])
+    }
+
+    private static func rank(_ value: Value) -> Int {
+        switch value {
+        case .int: 0
+        case .double: 1
+        case .date: 2
+        case .string: 3
+        case .bool: 4
+        case .url: 5
+        case .data: 6
+        case .array: 7
+        case .dictionary: 8
+        }
+    }
+
+    private static func bytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a == b ? 0 : (a.lexicographicallyPrecedes(b) ? -1 : 1)
+    }
+}

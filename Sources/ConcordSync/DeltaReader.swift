@@ -18,9 +18,10 @@ package struct Delta: Sendable {
 /// number of entries after the cursor, not with the size of the store.
 ///
 /// Entries the target is known to hold already are left out (still counted as read): plain records
-/// the source received from the target, and those the target wrote itself — the target's record for
-/// that key is that version or newer. A policy record may be a combination holding changes the
-/// target lacks, so it is always sent (merging it again changes nothing).
+/// the source received from the target, and those the target wrote itself that reached the source
+/// by a sync — the target's record for that key is that version or newer. A policy record may be a
+/// combination holding changes the target lacks, and a schema migration may have moved a record the
+/// target wrote to another key: those are always sent (merging them again changes nothing).
 ///
 /// ```swift
 /// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
@@ -43,10 +44,11 @@ package enum DeltaReader {
                 read += 1
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
-                // A plain record the target sent or wrote is one it holds (or something newer); a policy
-                // record may combine it with changes the target lacks, so it always goes.
-                if let target, entry.record.isPlain {
-                    if entry.source == .sync(peer: target) || entry.record.version.replica == target { return true }
+                // A plain record the target sent, or wrote and that came here by a sync, is one it holds (or
+                // something newer). A policy record may combine it with changes the target lacks, and a
+                // migration here may have moved or rewritten a record the target wrote: those always go.
+                if let target, entry.record.isPlain, case .sync(let peer) = entry.source {
+                    if peer == target || entry.record.version.replica == target { return true }
                 }
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
                 return true

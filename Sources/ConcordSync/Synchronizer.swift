@@ -34,9 +34,11 @@ public struct Synchronizer: Sendable {
         // B has now merged A through the end of A's batch: A records that with B's batch.
         let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
         // If nothing was written to B between its snapshot and the merge, B's entries after the snapshot
-        // are only A's changes re-journaled: A's cursor on B may skip them rather than read them next time.
+        // are only A's changes re-journaled (or combined with B's snapshot, which A merges too): A's
+        // cursor on B may skip them rather than read them next time — unless B's schema migrated what
+        // it received, which A has not seen.
         var batchB = fromB.batch
-        if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq {
+        if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq, aToB.recordsMigrated == 0 {
             batchB = RemoteBatch(source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
                                  entries: batchB.entries, knowledge: batchB.knowledge)
         }

@@ -39,6 +39,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case newerSchema(suite: String, stored: Int, supported: Int)
     /// A migration step failed (a conversion threw); nothing of the migration was written.
     case migrationFailed(suite: String, version: Int, key: String, reason: String)
+    /// A schema that cannot be applied (a migration to a version above the schema's, twice the same version).
+    case invalidSchema(suite: String, reason: String)
 
     public var description: String {
         switch self {
@@ -62,6 +64,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             return "key \(quoted(key)) in suite \(quoted(suite)) has the \(policy) merge policy: \(reason)"
         case let .newerSchema(suite, stored, supported):
             return "suite \(quoted(suite)) is at schema version \(stored) in this replica, newer than this program's \(supported); it refuses to write values of the older shape — upgrade the program (nothing was written)"
+        case let .invalidSchema(suite, reason):
+            return "the schema given for suite \(quoted(suite)) is invalid: \(reason)"
         case let .migrationFailed(suite, version, key, reason):
             return "the migration of suite \(quoted(suite)) to schema version \(version) failed at key \(quoted(key)): \(reason) (nothing was migrated)"
         }

@@ -82,10 +82,11 @@ extension Store {
                 var lacking: [ReplicaID] = []
                 var source: ChangeSource?, sourceRead = false   // read only when a cursor does not settle it
                 for peer in peers {
-                    if row.record.version.replica == peer { continue }
                     if cursors.acknowledged(by: peer, suite: suite) >= row.seq { continue }
                     if !sourceRead { (source, sourceRead) = (try w.journalSource(seq: row.seq), true) }
                     if source == .sync(peer: peer) { continue }
+                    // The peer's own tombstone, merged here by a sync (a migration here may write one in its name).
+                    if row.record.version.replica == peer, case .sync? = source { continue }
                     lacking.append(peer)
                 }
                 guard lacking.isEmpty else {

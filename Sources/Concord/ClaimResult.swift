@@ -2,16 +2,25 @@
 ///
 /// ```swift
 /// switch try focus.claim(.editor, ifCurrent: nil) {
-/// case .claimed: startEditing()
+/// case .claimed(let lease): startEditing(until: lease.expires)
 /// case .refused(let holder): print("busy:", holder as Any)
 /// }
 /// ```
-public enum ClaimResult<Choice: Hashable & Sendable>: Hashable, Sendable {
-    /// The choice is now the claimed one.
-    case claimed
+public enum ClaimResult<Choice: StorableValue & Hashable>: Hashable, Sendable {
+    /// The choice is now the claimed one, held by this process under this lease.
+    case claimed(Lease<Choice>)
     /// The current choice was not the expected one; nothing was written. `current` is what it was.
     case refused(current: Choice?)
 
     /// Whether the claim succeeded.
-    public var succeeded: Bool { self == .claimed }
+    public var succeeded: Bool {
+        if case .claimed = self { return true }
+        return false
+    }
+
+    /// The lease a successful claim holds.
+    public var lease: Lease<Choice>? {
+        if case .claimed(let lease) = self { return lease }
+        return nil
+    }
 }

@@ -11,8 +11,9 @@
 /// try form.$focused.claim(.email, ifCurrent: nil)       // compare-and-set, atomic across processes
 /// ```
 ///
-/// Setting moves the choice unconditionally; a failed write changes nothing, is kept as the
-/// key's `lastError` and goes to `UnhandledErrors`. `$name` is the `ExclusiveChoice`.
+/// Setting moves the choice unconditionally (held by this process); a failed write changes nothing,
+/// is kept as the key's `lastError` and goes to `UnhandledErrors`. `$name` is the `ExclusiveChoice`,
+/// with `claim`, `renew`, `release`, `changes`, `observe` and `observeLoss`.
 @propertyWrapper
 public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
     /// The choice behind the property.
@@ -23,13 +24,13 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
         self.choice = choice
     }
 
-    /// A property holding the choice under `key` of `suite`.
+    /// A property holding the choice under `key` of `suite` (with `lease`, held for that long unless renewed).
     ///
     /// ```swift
     /// @Exclusive("login.focus", in: suite) var focused: Field?
     /// ```
-    public init(_ key: String, in suite: Suite) {
-        self.init(ExclusiveChoice(key, in: suite))
+    public init(_ key: String, in suite: Suite, lease: Duration? = nil) {
+        self.init(ExclusiveChoice(key, in: suite, lease: lease))
     }
 
     /// What is chosen now; setting moves the choice.
@@ -40,6 +41,6 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
         }
     }
 
-    /// The choice, with `claim`, `release`, `changes` and `observe`.
+    /// The choice, with `claim`, `renew`, `release`, `changes`, `observe` and `observeLoss`.
     public var projectedValue: ExclusiveChoice<Choice> { choice }
 }

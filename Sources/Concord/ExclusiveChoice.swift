@@ -1,83 +1,196 @@
+import Foundation
+
 /// One optional choice under one key that says which of several things is current — the analog
 /// of SwiftUI's `@FocusState` with an enum (one value, not several `Bool`s that drift apart),
 /// shared by every process that has the replica open.
 ///
-/// Across processes it is a lease: `claim(_:ifCurrent:)` is a compare-and-set inside one write
-/// transaction, so when several processes race for it, exactly one succeeds.
+/// A choice is held under a lease: `claim(_:ifCurrent:)` is a compare-and-set inside one write
+/// transaction that records the claiming process (its replica, a random token, its pid and start
+/// time) and, with a `lease` duration, when it expires. A holder that does not `renew` in time, or
+/// whose process is gone, no longer counts: the choice reads as `nil` and the next claim succeeds.
+/// `observeLoss` tells a holder when it lost the choice (taken, released, expired, or replaced by a sync).
 ///
 /// ```swift
 /// enum Pane: String, StorableValue { case editor, sidebar, search }
 ///
-/// let focus = ExclusiveChoice<Pane>("focus", in: suite)
+/// let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(30))
 /// if try focus.claim(.editor, ifCurrent: nil).succeeded {
-///     defer { _ = try? focus.release(.editor) }
-///     edit()
+///     let watch = try focus.observeLoss { lease in stopEditing(lease.choice) }
+///     defer { _ = try? focus.release(.editor); watch.cancel() }
+///     edit()                        // call focus.renew() more often than every 30 s
 /// }
-/// for try await change in focus.changes { print("focus moved to", change.value as Any) }
 /// ```
 ///
-/// `nil` means nothing is chosen. Registered defaults are ignored (they are per process, so
-/// processes would disagree about who holds the choice). A choice is held until it is released
-/// or moved: it does not expire when the process that claimed it exits.
+/// What is exclusive: among the processes of one replica, at most one live holder at a time —
+/// a claim only succeeds over no choice, an expired lease, a holder whose process is gone (checked
+/// on this machine), or the choice named in `ifCurrent`. Across replicas the choice is a
+/// last-writer-wins value like any other: two replicas apart may each grant it; when they sync,
+/// the later claim holds it everywhere and the other holder's loss observer is told. Expiry is
+/// judged by each replica's wall clock. Registered defaults are ignored (they are per process).
 public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
-    /// The shared per-key reference holding the choice.
-    public let reference: StoredReference<Choice?>
+    /// The shared per-key reference holding the lease.
+    public let reference: StoredReference<Lease<Choice>?>
+    /// How long a claim holds without a renewal (nil: until released or moved; a dead holder still loses it).
+    public let leaseDuration: Duration?
 
-    /// A choice under `key` of `suite`.
+    /// A choice under `key` of `suite`; with `lease`, a claim holds for that long unless renewed.
     ///
     /// ```swift
-    /// let focus = ExclusiveChoice<Pane>("focus", in: suite)
+    /// let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(30))
     /// ```
-    public init(_ key: String, in suite: Suite) {
+    public init(_ key: String, in suite: Suite, lease: Duration? = nil) {
         reference = .shared(suite: suite, key: key)
+        leaseDuration = lease
     }
 
-    /// What is chosen now, or `nil`. A stored value of another type reads as `nil` and is reported.
+    private var suite: Suite { reference.suite }
+    private var now: UInt64 { suite.store.options.wallClock() }
+
+    /// What is chosen now, or `nil` (nothing, an expired lease, a holder that is gone). A stored
+    /// value of another type reads as `nil`.
     public var current: Choice? {
-        if case .stored(let choice) = reference.lookup() { return choice }
-        return nil
+        guard case .stored(let lease?) = reference.lookup(), lease.isLive(now: now, in: suite.store.replicaID) else { return nil }
+        return lease.choice
     }
 
-    /// Makes `choice` current if the current choice is `expected` (`nil`: nothing chosen),
-    /// atomically across processes. Nothing is written when it is refused, or when `choice`
-    /// is already current.
+    /// The lease that holds the choice now (with the version that granted it), or nil.
+    public var currentLease: Lease<Choice>? {
+        guard let record = try? suite.record(forKey: reference.key), let value = try? record.value(),
+              var lease = try? Lease<Choice>(storedValue: value), lease.isLive(now: now, in: suite.store.replicaID) else { return nil }
+        lease.version = record.version
+        return lease
+    }
+
+    /// Makes `choice` current, held by this process, if the current choice is `expected` (`nil`:
+    /// nothing chosen, or a lease that no longer counts), atomically across processes. Nothing is
+    /// written when it is refused, or when this process already holds `choice` with no expiry.
     ///
-    /// - Returns: `.claimed`, or `.refused(current:)` with what was current instead.
-    /// - Throws: `WrapperError` when the store cannot be read or written.
+    /// - Returns: `.claimed(lease)`, or `.refused(current:)` with what was current instead.
+    /// - Throws: `WrapperError` when the store cannot be read or written, or holds another type.
     @discardableResult
     public func claim(_ choice: Choice, ifCurrent expected: Choice?) throws -> ClaimResult<Choice> {
-        try reference.transact(.write) { stored in
-            let current = try stored.map { try Choice(storedValue: $0) }
-            guard current == expected else { return (.keep, .refused(current: current)) }
-            guard current != choice, let encoded = try choice.storedValue() else { return (.keep, .claimed) }
-            return (.set(encoded), .claimed)
+        try write { w, held in
+            guard held?.choice == expected else { return (.refused(current: held?.choice), false) }
+            if let held, held.choice == choice, held.isHeldByThisProcess, leaseDuration == nil, held.expiresMilliseconds == nil {
+                return (.claimed(held), false)
+            }
+            return (.claimed(try grant(choice, in: w)), true)
         }
     }
 
-    /// Makes `choice` current (or clears it with `nil`) whatever was current.
-    public func select(_ choice: Choice?) throws {
-        try reference.set(choice)
+    /// Extends this process's lease by the lease duration. Returns the renewed lease, or nil when
+    /// this process no longer holds the choice (it expired, was taken, or released): it lost it.
+    @discardableResult
+    public func renew() throws -> Lease<Choice>? {
+        try write { w, held in
+            guard let held, held.isHeldByThisProcess else { return (nil, false) }
+            return (try grant(held.choice, in: w), true)
+        }
     }
 
-    /// Clears the choice if `choice` is current; returns whether it was.
+    /// Makes `choice` current, held by this process, whatever was current (`nil` clears it).
+    public func select(_ choice: Choice?) throws {
+        try write { w, _ in
+            guard let choice else { return ((), try w.remove(suite: suite.name, key: reference.key) != nil) }
+            _ = try grant(choice, in: w)
+            return ((), true)
+        }
+    }
+
+    /// Clears the choice if `choice` is current and this process holds it (or it was stored without
+    /// a holder); returns whether it did.
     @discardableResult
     public func release(_ choice: Choice) throws -> Bool {
-        try reference.transact(.remove) { stored in
-            guard try stored.map({ try Choice(storedValue: $0) }) == choice else { return (.keep, false) }
-            return (.remove, true)
+        try write { w, held in
+            guard let held, held.choice == choice, held.holder == nil || held.isHeldByThisProcess else { return (false, false) }
+            return (try w.remove(suite: suite.name, key: reference.key) != nil, true)
         }
     }
 
     /// Every move of the choice from the moment iteration starts (`value` is the new choice;
-    /// moves in quick succession may arrive as one change with the latest choice).
-    public var changes: StoredChanges<Choice?> {
-        StoredChanges(reference: reference, defaultValue: nil, registeredDefaults: false)
-    }
+    /// moves in quick succession may arrive as one change with the latest choice). A lease that
+    /// expires is no change; `observeLoss` tells its holder.
+    public var changes: ExclusiveChanges<Choice> { ExclusiveChanges(choice: self) }
 
     /// Calls `handler` with the new choice after every move, until the token is cancelled or released.
     public func observe(_ handler: @escaping @Sendable (Choice?) -> Void) throws -> ObservationToken {
-        try reference.suite.observe(reference.key) { change in
-            handler(StoredChange<Choice?>(change, default: nil, registeredDefaults: false).value)
+        try suite.observe(reference.key) { change in handler(self.choice(in: change)) }
+    }
+
+    /// Calls `handler` with the lease this process held when it stops holding the choice: another
+    /// process or replica took it, it was released or cleared, or it expired without a renewal
+    /// (told at the expiry). Until the token is cancelled or released.
+    ///
+    /// ```swift
+    /// let watch = try focus.observeLoss { lease in print("lost", lease.choice) }
+    /// ```
+    public func observeLoss(_ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
+        try LeaseLossWatch.start(self, handler)
+    }
+
+    // MARK: - Inside the write transaction
+
+    /// Runs `body` in one write transaction with the lease that counts now (nil when none does).
+    private func write<R>(_ body: (ReplicaTransaction, Lease<Choice>?) throws -> (R, wrote: Bool)) throws -> R {
+        let suiteName = suite.name, key = reference.key
+        return try reference.withWrite(.write) { w in
+            var held: Lease<Choice>?
+            if let record = try w.record(suite: suiteName, key: key), let value = try w.value(suite: suiteName, key: key) {
+                do { held = try Lease<Choice>(storedValue: value) } catch let mismatch as ValueMismatch {
+                    throw StoreError.typeMismatch(suite: suiteName, key: key, stored: mismatch.stored, requested: mismatch.requested)
+                }
+                held?.version = record.version
+                if held?.isLive(now: w.wallClockMilliseconds, in: w.replica) == false { held = nil }
+            }
+            return try body(w, held)
         }
+    }
+
+    /// Stores a lease of `choice` for this process, expiring a lease duration from now.
+    private func grant(_ choice: Choice, in w: ReplicaTransaction) throws -> Lease<Choice> {
+        let expires = leaseDuration.map { w.wallClockMilliseconds + Self.milliseconds($0) }
+        var lease = Lease(choice: choice, holder: .thisProcess(on: w.replica), expiresMilliseconds: expires)
+        guard let value = try lease.storedValue() else { throw StoreError.unsupportedValue(key: reference.key, reason: "the choice stores nothing") }
+        lease.version = try w.set(value, suite: suite.name, key: reference.key)
+        return lease
+    }
+
+    /// The choice a change stored, if its lease counts now.
+    func choice(in change: Change) -> Choice? {
+        guard let value = change.value, let lease = try? Lease<Choice>(storedValue: value),
+              lease.isLive(now: now, in: suite.store.replicaID) else { return nil }
+        return lease.choice
+    }
+
+    static func milliseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds) / 1_000_000_000_000_000)
+    }
+}
+
+/// The moves of an exclusive choice, as an `AsyncSequence` of `StoredChange<Choice?>` (see
+/// `ExclusiveChoice.changes`).
+public struct ExclusiveChanges<Choice: StorableValue & Hashable>: AsyncSequence, Sendable {
+    public typealias Element = StoredChange<Choice?>
+    public typealias Failure = StoreError
+    let choice: ExclusiveChoice<Choice>
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ChangeStream.AsyncIterator
+        let choice: ExclusiveChoice<Choice>
+
+        public mutating func next() async throws(StoreError) -> StoredChange<Choice?>? {
+            guard let change = try await base.next() else { return nil }
+            return StoredChange(change, value: choice.choice(in: change))
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> StoredChange<Choice?>? {
+            guard let change = try await base.next(isolation: actor) else { return nil }
+            return StoredChange(change, value: choice.choice(in: change))
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: choice.reference.suite.changes(for: choice.reference.key).makeAsyncIterator(), choice: choice)
     }
 }

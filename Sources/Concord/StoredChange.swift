@@ -18,6 +18,15 @@ public struct StoredChange<Value: StorableValue>: Sendable {
     /// Set when the stored value has another type; `value` is then the default.
     public let error: WrapperError?
 
+    /// A change whose value the caller read from it (an exclusive choice's lease).
+    init(_ change: Change, value: Value) {
+        origin = change.origin
+        seq = change.seq
+        isSet = change.value != nil
+        self.value = value
+        error = nil
+    }
+
     init(_ change: Change, default defaultValue: Value, registeredDefaults: Bool = true) {
         origin = change.origin
         seq = change.seq

@@ -234,19 +234,27 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     func transact<R>(_ operation: WrapperError.Operation, declaring policy: MergePolicy? = nil,
                      _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)) throws -> R {
         let suiteName = suite.name, key = self.key
+        return try withWrite(operation) { w in
+            if let policy { try w.declare(policy, suite: suiteName, key: key, isPrefix: false) }
+            let (write, result) = try body(try w.value(suite: suiteName, key: key))
+            switch write {
+            case .keep: return (result, false)
+            case .set(let value): return (result, try w.set(value, suite: suiteName, key: key) != nil)
+            case .remove: return (result, try w.remove(suite: suiteName, key: key) != nil)
+            case .update(let value): return (result, try w.update(suite: suiteName, key: key, to: value))
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction of the write core; `body` says whether it wrote this key.
+    /// Observers are told after the commit, when it did. Errors are kept as `lastError` and thrown
+    /// as `WrapperError`s.
+    func withWrite<R>(_ operation: WrapperError.Operation, _ body: (ReplicaTransaction) throws -> (R, wrote: Bool)) throws -> R {
         let outcome: (R, UInt64?)
         state.withLock { $0.writesInFlight += 1 }
         do {
             outcome = try suite.store.write { w -> (R, UInt64?) in
-                if let policy { try w.declare(policy, suite: suiteName, key: key, isPrefix: false) }
-                let (write, result) = try body(try w.value(suite: suiteName, key: key))
-                let wrote: Bool
-                switch write {
-                case .keep: wrote = false
-                case .set(let value): wrote = try w.set(value, suite: suiteName, key: key) != nil
-                case .remove: wrote = try w.remove(suite: suiteName, key: key) != nil
-                case .update(let value): wrote = try w.update(suite: suiteName, key: key, to: value)
-                }
+                let (result, wrote) = try body(w)
                 return (result, wrote ? w.lastSeq : nil)
             }
         } catch {

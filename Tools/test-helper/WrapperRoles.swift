@@ -13,7 +13,8 @@ import Concord
 /// - `claim-racer DIR SUITE NAME ROUNDS`: a long-lived racer for the exclusive-choice race. Prints
 ///   `ready` once it observes the key `go`; whenever `go` reaches a round R it has not raced yet,
 ///   claims `lease-R` as NAME with `claim(NAME, ifCurrent: nil)` at once and prints
-///   `round R won` or `round R lost HOLDER`. Exits after round ROUNDS.
+///   `round R won` or `round R lost HOLDER`. Exits once `go` passes ROUNDS, so every racer stays alive
+///   (and its leases count) until all have raced.
 enum WrapperRoles {
     static func run(_ role: String, _ args: [String]) throws -> Int32? {
         switch role {
@@ -79,13 +80,13 @@ private final class ClaimRacer: Sendable {
 
     /// Races every round not raced yet, up to `round` (announcements may coalesce).
     private func race(upTo round: Int) {
-        let pending = raced.withLock { last -> ClosedRange<Int>? in
-            guard round > last else { return nil }
-            defer { last = round }
-            return (last + 1)...round
+        let pending = raced.withLock { last -> [Int]? in
+            let upTo = min(round, rounds)
+            guard upTo > last else { return nil }
+            defer { last = upTo }
+            return Array((last + 1)...upTo)
         }
-        guard let pending else { return }
-        for r in pending {
+        for r in pending ?? [] {
             do {
                 let lease = ExclusiveChoice<String>("lease-\(r)", in: suite)
                 switch try lease.claim(name, ifCurrent: nil) {
@@ -97,6 +98,6 @@ private final class ClaimRacer: Sendable {
                 say("round \(r) error \(error)")
             }
         }
-        if round >= rounds { finished.signal() }
+        if round > rounds { finished.signal() }
     }
 }

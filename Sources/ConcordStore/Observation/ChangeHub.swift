@@ -147,7 +147,7 @@ package final class ChangeHub: Sendable {
 public final class ObservationToken: Sendable {
     private let cancelAction: Mutex<(@Sendable () -> Void)?>
 
-    init(cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
+    package init(cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
 
     /// Stops delivery; calling it again does nothing.
     public func cancel() {

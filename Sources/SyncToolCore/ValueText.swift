@@ -70,7 +70,8 @@ enum ValueText {
         return out
     }
 
-    /// The JSON fields describing one record: suite, key, type, value (or deleted), version.
+    /// The JSON fields describing one record: suite, key, type, value (or deleted), version, and the
+    /// merge policy it reads by when it is not lww.
     static func recordFields(suite: String, key: String, record: Record) throws -> [(String, String)] {
         var fields: [(String, String)] = [("suite", json(suite)), ("key", json(key))]
         if let value = try record.value() {
@@ -81,6 +82,7 @@ enum ValueText {
             fields.append(("deleted", "true"))
         }
         fields.append(("version", json(record.version.description)))
+        if record.policy != .lww { fields.append(("policy", json(record.policy.rawValue))) }
         return fields
     }
 }

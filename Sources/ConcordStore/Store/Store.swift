@@ -91,6 +91,16 @@ public final class Store: Sendable {
         return try core.journalEntries(after: seq, suite: suite, limit: limit)
     }
 
+    /// The merge policies declared in this replica for keys and key prefixes of `suite` (or of every suite).
+    ///
+    /// ```swift
+    /// for d in try store.policyDeclarations() { print(d.suite, d.key, d.isPrefix ? "prefix" : "key", d.policy) }
+    /// ```
+    public func policyDeclarations(suite: String? = nil) throws -> [PolicyDeclaration] {
+        if let suite { try Names.validateSuite(suite) }
+        return try core.snapshot { s in try s.policyDeclarations(suite: suite) }
+    }
+
     /// The seq of the newest journal entry (0 for a new store).
     public func lastSeq() throws -> UInt64 { try core.snapshot { $0.lastSeq } }
 

@@ -279,7 +279,7 @@ public struct Suite: Sendable {
 
     /// The policies declared for keys and key prefixes of this suite.
     public func policyDeclarations() throws -> [PolicyDeclaration] {
-        try core.snapshot { s in try s.policyDeclarations(suite: name) }
+        try store.policyDeclarations(suite: name)
     }
 
     // MARK: - Mapping

@@ -58,7 +58,9 @@ final class Coordinator {
     var stopPath: String { root + "/stop" }
 
     func run() throws -> StressSummary {
-        for replica in replicas { _ = try Store(path: path(replica)) }
+        for replica in replicas {
+            try Store(path: path(replica)).suite(Worker.counterSuite).declare(.counter, forKey: Worker.globalCounter)
+        }
         var id = 0
         for replica in replicas {
             for p in 0..<options.processes {

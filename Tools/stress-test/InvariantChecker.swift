@@ -12,6 +12,9 @@ struct CheckResults {
     var conflicts = 0
     var details: [String] = []
     var acknowledged = 0
+    /// The global counter's acknowledged increments and its final value.
+    var globalIncrements = 0
+    var globalCounter = 0
 
     var ok: Bool { lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0 }
 
@@ -44,6 +47,7 @@ struct InvariantChecker {
         try checkConvergence(stores, &r)
         try checkWrites(stores, &r)
         try checkCounters(stores, &r)
+        try checkGlobalCounter(stores, &r)
         checkExclusive(&r)
         return r
     }
@@ -128,35 +132,44 @@ struct InvariantChecker {
         }
     }
 
-    /// At most one holder of each exclusive choice at any time: walking claims and releases in version
-    /// order, a claim never lands on an unexpired lease of another holder, and only the holder releases.
+    /// At most one holder of each exclusive choice at any time. Walking each key's claims in version
+    /// order, a claim may only land when the previous claim's lease had expired (its time is past the
+    /// lease's end), or its holder had released it (a release only succeeds while holding), or its
+    /// holder was killed holding it (its claim is the last thing it logged: a dead holder loses the
+    /// choice at once).
     private func checkExclusive(_ r: inout CheckResults) {
-        struct Event { let version: Version; let worker: Int; let claim: Bool; let until: UInt64; let lastInLog: Bool }
-        var byKey: [String: [Event]] = [:]
-        for op in operations where op.kind == .claim || op.kind == .release {
+        var byKey: [String: [(version: Version, op: LoggedOperation)]] = [:]
+        for op in operations where op.kind == .claim {
             guard let hlc = UInt64(op.fields[1], radix: 16), let id = ReplicaID(hex: op.fields[2]) else { continue }
-            let until = op.kind == .claim ? UInt64(op.fields[3]) ?? 0 : 0
-            byKey[op.fields[0], default: []].append(Event(version: Version(hlc: hlc, replica: id), worker: op.worker,
-                                                          claim: op.kind == .claim, until: until, lastInLog: op.lastInLog))
+            byKey[op.fields[0], default: []].append((Version(hlc: hlc, replica: id), op))
         }
-        for (key, events) in byKey {
-            var holder: (worker: Int, until: UInt64, lastInLog: Bool)?
-            for e in events.sorted(by: { $0.version < $1.version }) {
-                if e.claim {
-                    // A holder whose claim is the last thing it logged may have released and been killed
-                    // before logging the release; only a holder known to be alive and holding counts.
-                    if let h = holder, h.until > e.version.milliseconds, !h.lastInLog {
-                        r.exclusiveViolations += 1
-                        r.note("\(key): worker \(e.worker) claimed at \(e.version) while worker \(h.worker) held it until \(h.until)")
-                    }
-                    holder = (e.worker, e.until, e.lastInLog)
-                } else {
-                    if holder?.worker != e.worker {
-                        r.exclusiveViolations += 1
-                        r.note("\(key): worker \(e.worker) released at \(e.version) without holding it")
-                    }
-                    holder = nil
-                }
+        for (key, claims) in byKey {
+            let ordered = claims.sorted { $0.version < $1.version }
+            for (previous, next) in zip(ordered, ordered.dropFirst()) {
+                let until = UInt64(previous.op.fields[3]) ?? 0
+                guard next.version.milliseconds < until, !previous.op.released, !previous.op.lastInLog else { continue }
+                r.exclusiveViolations += 1
+                r.note("\(key): worker \(next.op.worker) claimed at \(next.version) while worker \(previous.op.worker) held it until \(until)")
+            }
+        }
+    }
+
+    /// The counter every worker of every replica increments: in every replica, after the final sync
+    /// round, it equals the number of acknowledged increments — plus at most one unlogged increment
+    /// per killed worker (killed between its commit and its log line), never fewer.
+    private func checkGlobalCounter(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        let acknowledged = operations.filter { $0.kind == .incrGlobal }.count
+        let kills = killedPerReplica.values.reduce(0, +)
+        r.globalIncrements = acknowledged
+        for (name, store) in stores {
+            let value = try store.suite(Worker.counterSuite).get(Worker.globalCounter, as: Int.self) ?? 0
+            r.globalCounter = value
+            if value < acknowledged {
+                r.lostWrites += acknowledged - value
+                r.note("\(name): \(Worker.globalCounter) is \(value), fewer than the \(acknowledged) acknowledged increments")
+            } else if value > acknowledged + kills {
+                r.doubleCounted += value - acknowledged - kills
+                r.note("\(name): \(Worker.globalCounter) is \(value): \(acknowledged) acknowledged, only \(kills) kills")
             }
         }
     }

@@ -3,10 +3,11 @@ import Foundation
 /// One operation a worker saw acknowledged, as it logs it (outside the store) — one line each.
 ///
 /// `set KEY VERSION_HEX REPLICA VALUE LATENCY_US`, `del KEY VERSION_HEX REPLICA LATENCY_US`,
-/// `incr KEY NEWVALUE LATENCY_US`, `reset COUNT LATENCY_US`,
-/// `claim KEY VERSION_HEX REPLICA UNTIL_MS LATENCY_US`, `release KEY VERSION_HEX REPLICA LATENCY_US`, `claim-lost KEY LATENCY_US`.
+/// `incr KEY NEWVALUE LATENCY_US`, `incr-global KEY NEWVALUE LATENCY_US`, `reset COUNT LATENCY_US`,
+/// `claim KEY VERSION_HEX REPLICA UNTIL_MS LATENCY_US`, `release KEY LATENCY_US` (the claim just before
+/// it was released by its holder), `claim-lost KEY LATENCY_US`.
 struct LoggedOperation {
-    enum Kind: String { case set, del, incr, reset, claim, release, claimLost = "claim-lost" }
+    enum Kind: String { case set, del, incr, incrGlobal = "incr-global", reset, claim, release, claimLost = "claim-lost" }
     let worker: Int
     let kind: Kind
     let fields: [String]
@@ -14,6 +15,8 @@ struct LoggedOperation {
     /// Whether this is the last operation its worker logged before it was stopped or killed: a worker
     /// killed right after committing its next operation (say, a release) leaves that one unlogged.
     var lastInLog = false
+    /// For a claim: whether its holder logged releasing it right after (so it held the choice until then).
+    var released = false
 
     /// Parses a worker's log; a line cut short by a SIGKILL (no final newline) is ignored.
     static func parse(file: String, worker: Int) -> [LoggedOperation] {
@@ -26,6 +29,9 @@ struct LoggedOperation {
             return LoggedOperation(worker: worker, kind: kind, fields: Array(parts[1..<(parts.count - 1)]), latencyMicroseconds: latency)
         }
         if !operations.isEmpty { operations[operations.count - 1].lastInLog = true }
+        for i in operations.indices.dropLast() where operations[i].kind == .claim {
+            operations[i].released = operations[i + 1].kind == .release && operations[i + 1].fields.first == operations[i].fields.first
+        }
         return operations
     }
 }

@@ -52,6 +52,7 @@ struct StressSummary {
         out += line("lost writes", checks.lostWrites)
         out += line("diverged keys", checks.divergedKeys)
         out += line("double-counted increments", checks.doubleCounted)
+        out += "  global counter: \(checks.globalCounter) in every replica for \(checks.globalIncrements) acknowledged increments\n"
         out += line("exclusive-choice violations", checks.exclusiveViolations)
         out += line("replicas failing check", checks.damagedReplicas)
         out += line("conflict-log entries inconsistent with the records (of \(checks.conflicts) logged)", checks.inconsistentConflicts)
@@ -68,6 +69,7 @@ struct StressSummary {
             "\"acknowledged_operations\":\(checks.acknowledged)",
             "\"lost_writes\":\(checks.lostWrites)", "\"diverged_keys\":\(checks.divergedKeys)",
             "\"double_counted\":\(checks.doubleCounted)", "\"exclusive_violations\":\(checks.exclusiveViolations)",
+            "\"global_counter\":\(checks.globalCounter)", "\"global_increments\":\(checks.globalIncrements)",
             "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"conflicts_logged\":\(checks.conflicts)",
             "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)",
         ]

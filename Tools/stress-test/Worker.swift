@@ -11,7 +11,9 @@ struct Worker {
     static let counterSuite = "counters"
     static let choiceSuite = "choice"
     static let keySpace = 64
-    static let leaseMilliseconds: UInt64 = 200
+    static let leaseMilliseconds = 200
+    /// A counter every worker of every replica increments (declared `.counter` in every replica).
+    static let globalCounter = "count-global"
 
     let directory: String
     let replica: String
@@ -52,6 +54,10 @@ struct Worker {
                 let counter = "count-\(replica)"
                 let value = try store.suite(Self.counterSuite).increment(counter)
                 log.log(["incr", counter, String(value), latency()])
+                let globalStarted = DispatchTime.now().uptimeNanoseconds
+                let global = try store.suite(Self.counterSuite).increment(Self.globalCounter)
+                log.log(["incr-global", Self.globalCounter, String(global),
+                         String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - globalStarted) / 1000)])
             case .reset:
                 let removed = try store.suite(Self.dataSuite).reset()
                 log.log(["reset", String(removed), latency()])
@@ -62,36 +68,19 @@ struct Worker {
         }
     }
 
-    /// Claims this replica's exclusive choice (compare-and-set in one write transaction, with a lease
-    /// so a killed holder does not hold it forever), holds it briefly, and releases it if still the holder.
+    /// Claims this replica's exclusive choice with the lease API (a killed holder loses it at once, a
+    /// silent one when its lease expires), holds it briefly, and releases it if it still holds it.
     private func claimAndRelease(store: Store, log: OperationLogWriter, random: inout SeededRandom, started: UInt64) throws {
         let key = "focus-\(replica)"
-        func latency() -> String { String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - started) / 1000) }
-        let claim = try store.write { w -> (Version, UInt64)? in
-            let now = store.options.wallClock()
-            if let current = try w.record(suite: Self.choiceSuite, key: key), let value = try current.value(),
-               case .dictionary(let lease) = value, case .int(let until)? = lease["until"], UInt64(until) > now {
-                return nil   // someone holds an unexpired lease
-            }
-            let until = now + Self.leaseMilliseconds
-            guard let version = try w.set(.dictionary(["holder": .int(worker), "until": .int(Int(until))]), suite: Self.choiceSuite, key: key) else { return nil }
-            return (version, until)
-        }
-        guard let (version, until) = claim else {
-            log.log(["claim-lost", key, latency()])
+        func latency(since start: UInt64) -> String { String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1000) }
+        let focus = ExclusiveChoice<Int>(key, in: try store.suite(Self.choiceSuite), lease: .milliseconds(Self.leaseMilliseconds))
+        guard let lease = try focus.claim(worker, ifCurrent: nil).lease, let version = lease.version, let until = lease.expiresMilliseconds else {
+            log.log(["claim-lost", key, latency(since: started)])
             return
         }
-        log.log(["claim", key, String(version.hlc, radix: 16), version.replica.description, String(until), latency()])
+        log.log(["claim", key, String(version.hlc, radix: 16), version.replica.description, String(until), latency(since: started)])
         usleep(UInt32.random(in: 1_000...20_000, using: &random))
         let releaseStarted = DispatchTime.now().uptimeNanoseconds
-        let released = try store.write { w -> Version? in
-            guard let current = try w.record(suite: Self.choiceSuite, key: key), let value = try current.value(),
-                  case .dictionary(let lease) = value, lease["holder"] == .int(worker), current.version == version else { return nil }
-            return try w.remove(suite: Self.choiceSuite, key: key)
-        }
-        if let released {
-            log.log(["release", key, String(released.hlc, radix: 16), released.replica.description,
-                     String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - releaseStarted) / 1000)])
-        }
+        if try focus.release(worker) { log.log(["release", key, latency(since: releaseStarted)]) }
     }
 }

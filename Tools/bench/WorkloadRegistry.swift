@@ -11,6 +11,7 @@ enum WorkloadRegistry {
         SyncMergeWorkload.self,
         HubSyncWorkload.self,
         HubScaleWorkload.self,
+        PolicyWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

@@ -70,4 +70,102 @@ import Concord
         try BundleExchange.importBundle(at: bundle, into: watch)   // harmless twice
         #expect(try watch.check().isSound)
     }
+
+    /// "Merge policies": the README's code, then what it says happens across two replicas.
+    @Test func theMergePoliciesTour() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("phone")), watch = try Store(path: tmp.path("watch"))
+
+        let app = try store.suite("app")
+        try app.declare(.counter, forKey: "launchCount")          // stored, synced; the later of two concurrent declarations wins
+        try app.declare(.set, forKeysWithPrefix: "tags.")         // every key starting with "tags."
+        try app.increment("launchCount")                          // this replica's contribution
+        try app.update("tags.recent", as: [String].self) { $0 = ($0 ?? []) + ["swift"] }   // an update merges as its difference
+        try app.set(5, forKey: "launchCount")                     // a set: 5 everywhere, plus increments it had not seen
+
+        let launches = Key("launches", default: 0, policy: .counter)   // a key declares its policy with its first write
+        try app.update(launches) { $0 += 1 }                      // not `app[launches] += 1`, which sets
+        @Stored("highScore", in: app, policy: .max) var highScore = 0   // @Stored declares it too
+        highScore = 10; highScore = 7                             // still 10: a max key only goes up
+        #expect(highScore == 10)
+        try Synchronizer().sync(store, watch)
+        let other = try watch.suite("app")
+        try other.increment("launchCount")
+        try app.increment("launchCount")
+        try other.update("tags.recent", as: [String].self) { $0 = ($0 ?? []) + ["linux"] }
+        try other.update(launches) { $0 += 1 }
+        let report = try Synchronizer().sync(store, watch)
+        #expect(report.conflicts.isEmpty, "concurrent increments and additions are not conflicts")
+        for suite in [app, other] {
+            #expect(try suite.get("launchCount", as: Int.self) == 7)
+            #expect(try suite.get("tags.recent", as: [String].self) == ["linux", "swift"])
+            #expect(try suite.get(launches) == 2)
+            #expect(try suite.get("highScore", as: Int.self) == 10)
+            #expect(try suite.policy(forKey: "launches") == .counter && (try suite.policy(forKey: "highScore")) == .max)
+        }
+        #expect(throws: StoreError.policyMismatch(suite: "app", key: "tags.recent", policy: .set,
+                                                  reason: "an add-wins set cannot be incremented; add or remove members instead")) {
+            try app.increment("tags.recent")
+        }
+    }
+
+    /// "Schema migrations": the README's schema, applied to values an older program wrote.
+    @Test func theSchemaMigrationsTour() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("settings"))
+        let old = try store.suite("settings")
+        try old.set("dark", forKey: "theme")
+        try old.set(14, forKey: "fontSize")
+        try old.set(true, forKey: "legacyFlag")
+        try old.set(3, forKey: "launchCount")
+
+        let schema = Schema(version: 2, migrations: [
+            Migration(to: 2,
+                      .rename("theme", to: "appearance.theme"),
+                      .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+                      .drop("legacyFlag"),
+                      .policy(.counter, forKey: "launchCount")),
+        ])
+        let settings = try store.suite("settings", schema: schema)   // runs what this replica has not run, once
+        #expect(try store.schemaVersion(of: "settings") == 2)
+
+        #expect(try settings.get("appearance.theme", as: String.self) == "dark")
+        #expect(try settings.get("theme", as: String.self) == nil)
+        #expect(try settings.get("fontSize", as: Double.self) == 14)
+        #expect(try !settings.contains("legacyFlag"))
+        #expect(try settings.increment("launchCount") == 4 && (try settings.policy(forKey: "launchCount")) == .counter)
+        let seq = try store.lastSeq()
+        _ = try store.suite("settings", schema: schema)
+        #expect(try store.lastSeq() == seq, "once per replica")
+        #expect(throws: StoreError.newerSchema(suite: "settings", stored: 2, supported: 1)) {
+            _ = try store.suite("settings", schema: Schema(version: 1))
+            try store.suite("settings").set("x", forKey: "theme")
+        }
+    }
+
+    /// "Exclusive choice": the README's code, run as it is written.
+    @Test func theExclusiveChoiceTour() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let app = try Store(path: tmp.path("settings")).suite("app")
+        enum Pane: String, StorableValue { case editor, sidebar }
+        let lost = Collector<String>()
+
+        let focus = ExclusiveChoice<Pane>("focus", in: app, lease: .seconds(30))
+        if try focus.claim(.editor, ifCurrent: nil).succeeded {   // exactly one racing process wins
+            let watch = try focus.observeLoss { lease in lost.append("lost \(lease.choice)") }   // taken, expired, or replaced by a sync
+            #expect(try focus.claim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
+            try focus.renew()                                     // more often than every 30 s while it works
+            try focus.release(.editor)
+            #expect(lost.wait(for: 1) && lost.values == ["lost editor"])
+            watch.cancel()
+        }
+        #expect(focus.current == nil)
+
+        @Exclusive("focus", in: app) var focused: Pane?           // a property (in a type, or local) holding the choice
+        focused = .sidebar                                        // setting it moves the choice, held by this process
+        #expect(focus.current == .sidebar && focus.currentLease?.isHeldByThisProcess == true)
+    }
 }

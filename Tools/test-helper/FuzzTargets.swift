@@ -21,6 +21,7 @@ enum FuzzTargets {
         FuzzTarget(name: "value", seed: { try ValueCodec.encode(RandomValue.make(&$0, depth: 0)) }, decode: decodeValue),
         FuzzTarget(name: "json", seed: { Array(JSONValue.render(RandomValue.make(&$0, depth: 0)).utf8) }, decode: parseJSON),
         FuzzTarget(name: "bundle", seed: { try RandomBundle.make(&$0).encoded() }, decode: decodeBundle),
+        FuzzTarget(name: "policy-record", seed: { try RandomPolicyRecord.make(&$0).encoded }, decode: decodePolicyRecord),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -43,6 +44,46 @@ extension FuzzTargets {
         let bundle = try SyncBundle.decode(bytes)
         let again = try SyncBundle.decode(bundle.encoded())
         guard again == bundle else { throw FuzzFailure(description: "a decoded bundle changed after encoding and decoding it again") }
+    }
+}
+
+extension FuzzTargets {
+    /// A record of any kind (a policy record's state is the part fuzzed): it decodes or is refused,
+    /// round-trips, reads, and merges with itself and with another record the same either way.
+    static func decodePolicyRecord(_ bytes: [UInt8]) throws {
+        let record = try Record.decode(bytes)
+        guard try Record.decode(record.encoded) == record else {
+            throw FuzzFailure(description: "a decoded record changed after encoding and decoding it again")
+        }
+        _ = try? record.value()
+        let other = try Record(version: Version(hlc: record.version.hlc / 2 + 1, replica: .zero), value: .int(1))
+        guard RecordMerge.merge(record, other) == RecordMerge.merge(other, record) else {
+            throw FuzzFailure(description: "merging a decoded record with a plain one depends on the order")
+        }
+        guard try Record.decode(RecordMerge.merge(record, record).encoded) == RecordMerge.merge(record, record) else {
+            throw FuzzFailure(description: "a record merged with itself does not round-trip")
+        }
+    }
+}
+
+/// Random policy records: a state built by a few random writes of every policy, as seeds for the mutator.
+enum RandomPolicyRecord {
+    static func make(_ random: inout FuzzRandom) throws -> Record {
+        let replicas = (0..<3).map { i in ReplicaID(bytes: [UInt8](repeating: UInt8(i + 1), count: 16))! }
+        var state = PolicyState(policy: MergePolicy.allCases[random.below(MergePolicy.allCases.count)])
+        var hlc = UInt64(random.below(1 << 30)) << 16
+        for _ in 0..<(1 + random.below(8)) {
+            hlc += UInt64(1 + random.below(5))
+            let at = Version(hlc: hlc, replica: replicas[random.below(3)])
+            switch random.below(5) {
+            case 0: state.replaceWhole(with: random.below(3) == 0 ? nil : try ValueCodec.encode(.int(random.below(100))), at: at)
+            case 1: try state.increment(by: random.below(9) - 4, at: at, key: "k")
+            case 2: state.propose(try ValueCodec.encode(.int(random.below(100))), at: at, high: random.below(2) == 0)
+            case 3: state.add([try ValueCodec.encode(.string("m\(random.below(4))"))], at: at)
+            default: state.remove([try ValueCodec.encode(.string("m\(random.below(4))"))])
+            }
+        }
+        return Record(version: Version(hlc: hlc, replica: replicas[random.below(3)]), state: state)
     }
 }
 

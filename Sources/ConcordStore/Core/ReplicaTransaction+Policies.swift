@@ -165,17 +165,19 @@ extension ReplicaTransaction {
     /// else the policy its record reads by, else lww.
     func resolvedPolicy(suite: String, key: String, existing: ExistingRow?) throws -> MergePolicy {
         if suite != ReservedSuite.name {
-            let declared: (hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])
-            if let cached = declarationCache[suite] { declared = cached } else {
-                declared = (try hasKeyDeclarations(suite: suite), try prefixPolicies(suite: suite))
-                declarationCache[suite] = declared
+            if declarations?.suite != suite {
+                declarations = (suite, try hasKeyDeclarations(suite: suite), try prefixPolicies(suite: suite))
             }
-            let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: key)
-            if declared.hasKeys, let record = try record(suite: ReservedSuite.name, key: reservedKey),
-               let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record) {
-                return declaration.policy
+            if let declared = declarations {
+                if declared.hasKeys {
+                    let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: key)
+                    if let record = try record(suite: ReservedSuite.name, key: reservedKey),
+                       let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record) {
+                        return declaration.policy
+                    }
+                }
+                if !declared.prefixes.isEmpty, let prefix = declared.prefixes.first(where: { key.hasPrefix($0.prefix) }) { return prefix.policy }
             }
-            if let prefix = declared.prefixes.first(where: { key.hasPrefix($0.prefix) }) { return prefix.policy }
         }
         if let existing, existing.isPolicy { return try record(of: existing, suite: suite, key: key).policy }
         return .lww
@@ -194,7 +196,7 @@ extension ReplicaTransaction {
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)
         let current = try existing.flatMap { try record(of: $0, suite: ReservedSuite.name, key: reservedKey).value() }
         guard current != policy.map({ Value.string($0.rawValue) }) else { return false }
-        declarationCache[suite] = nil
+        declarations = nil
         _ = try writePlain(suite: ReservedSuite.name, key: reservedKey,
                            valueBytes: try policy.map { try ValueCodec.encode(.string($0.rawValue)) }, existing: existing)
         return true
@@ -210,6 +212,6 @@ extension ReplicaTransaction {
             state.propose(bytes, at: at, high: true)
             return true
         }
-        checkedSchemas.remove(suite)
+        writableSuite = nil
     }
 }

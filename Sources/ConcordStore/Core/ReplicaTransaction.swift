@@ -26,10 +26,10 @@ package final class ReplicaTransaction: ReplicaRows {
     private let initialState: ReplicaState
     /// How many records this transaction changed.
     package private(set) var changeCount = 0
-    /// Per suite, what the reserved suite declares (read once per transaction).
-    var declarationCache: [String: (hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])] = [:]
-    /// Suites whose stored schema version was checked against this process's in this transaction.
-    var checkedSchemas: Set<String> = []
+    /// What the reserved suite declares for the suite this transaction last wrote (most write one suite).
+    var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
+    /// The suite this transaction last found writable (its stored schema version against this process's).
+    var writableSuite: String?
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
     var isMigrating = false
 
@@ -112,11 +112,11 @@ package final class ReplicaTransaction: ReplicaRows {
     func checkWritable(suite: String) throws {
         guard !isMigrating else { return }
         if suite == ReservedSuite.name { throw StoreError.reservedSuite(suite) }
-        guard let registered = schemas.entry(suite: suite), !checkedSchemas.contains(suite) else { return }
-        if let stored = try schemaVersion(suite: suite), stored > registered.version {
+        guard writableSuite != suite else { return }
+        if let registered = schemas.entry(suite: suite), let stored = try schemaVersion(suite: suite), stored > registered.version {
             throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
         }
-        checkedSchemas.insert(suite)
+        writableSuite = suite
     }
 
     func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
@@ -181,7 +181,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// the local row it replaces (read while deciding), or nil when the key is new here.
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
         try Names.validateKey(key, inSuite: suite)
-        if suite == ReservedSuite.name { (declarationCache, checkedSchemas) = ([:], []) }
+        if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
         try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, record,
                 source: .sync(peer: peer), replacingSeq: replacingSeq)
     }

@@ -146,8 +146,13 @@ public struct Suite: Sendable {
     /// let version = try suite.set("dark", forKey: "theme")
     /// ```
     ///
-    /// - Returns: The version written, or `nil` when nothing was (setting `nil` on a key that holds nothing).
-    /// - Throws: `StoreError.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, or a storage error;
+    /// Under a merge policy, a set is what the policy makes of it: a counter's new value (taking back
+    /// the increments this replica had seen), a max or min key's proposal, a set's new members.
+    ///
+    /// - Returns: The version written, or `nil` when nothing was (setting `nil` on a key that holds
+    ///   nothing, or a max or min proposal that would not move the value).
+    /// - Throws: `StoreError.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, `.policyMismatch` (a
+    ///   value the key's policy does not take), `.reservedSuite`, `.newerSchema`, or a storage error;
     ///   nothing is written then.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String) throws -> Version? {

@@ -11,22 +11,36 @@ public struct Record: Hashable, Sendable {
     /// The version that wrote this record (for a policy record: its latest write, the greatest
     /// version in it).
     public let version: Version
-    /// A plain record's value bytes in the value codec's encoding; `nil` for a tombstone or a policy record.
-    package let valueBytes: [UInt8]?
-    /// A policy record's state; `nil` for a plain record.
-    package let state: PolicyState?
+    private let body: Body
+
+    /// What a record holds; a policy state lives in a box, so a plain record stays as small to copy as before.
+    private enum Body: Hashable, Sendable {
+        case value([UInt8])
+        case tombstone
+        indirect case policy(PolicyState)
+    }
 
     package init(version: Version, valueBytes: [UInt8]?) {
         self.version = version
-        self.valueBytes = valueBytes
-        self.state = nil
+        self.body = valueBytes.map(Body.value) ?? .tombstone
     }
 
     /// A policy record.
     package init(version: Version, state: PolicyState) {
         self.version = version
-        self.valueBytes = nil
-        self.state = state
+        self.body = .policy(state)
+    }
+
+    /// A plain record's value bytes in the value codec's encoding; `nil` for a tombstone or a policy record.
+    package var valueBytes: [UInt8]? {
+        if case .value(let bytes) = body { return bytes }
+        return nil
+    }
+
+    /// A policy record's state; `nil` for a plain record.
+    package var state: PolicyState? {
+        if case .policy(let state) = body { return state }
+        return nil
     }
 
     /// A record holding `value` (or a tombstone for `nil`).
@@ -43,23 +57,31 @@ public struct Record: Hashable, Sendable {
     /// Whether this record holds no value: a deletion, or a policy record whose parts add up to
     /// nothing (a removed counter no replica has incremented since, an emptied removed set).
     public var isTombstone: Bool {
-        guard let state else { return valueBytes == nil }
-        return (try? state.value()) == nil
+        switch body {
+        case .value: return false
+        case .tombstone: return true
+        case .policy(let state): return (try? state.value()) == nil
+        }
     }
 
     /// The merge policy the record reads by: `.lww` for a plain record.
     public var policy: MergePolicy { state?.policy ?? .lww }
 
     /// Whether this is a plain last-writer-wins record (a value or a tombstone).
-    package var isPlain: Bool { state == nil }
+    package var isPlain: Bool {
+        if case .policy = body { return false }
+        return true
+    }
 
     /// The decoded value — for a policy record, what its parts add up to — or `nil` when it holds none.
     ///
     /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
     public func value() throws(ValueDecodingError) -> Value? {
-        if let state { return try state.value() }
-        guard let valueBytes else { return nil }
-        return try ValueCodec.decode(valueBytes)
+        switch body {
+        case .value(let bytes): return try ValueCodec.decode(bytes)
+        case .tombstone: return nil
+        case .policy(let state): return try state.value()
+        }
     }
 
     // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][value… | policy state…]
@@ -76,11 +98,14 @@ public struct Record: Hashable, Sendable {
     }
 
     package func encode(into out: inout ByteWriter) {
-        out.u8(state != nil ? 2 : (valueBytes == nil ? 1 : 0))
-        out.u64(version.hlc)
-        out.append(version.replica.bytes)
-        if let valueBytes { out.append(valueBytes) }
-        state?.encode(into: &out)
+        switch body {
+        case .value(let bytes):
+            out.u8(0); out.u64(version.hlc); out.append(version.replica.bytes); out.append(bytes)
+        case .tombstone:
+            out.u8(1); out.u64(version.hlc); out.append(version.replica.bytes)
+        case .policy(let state):
+            out.u8(2); out.u64(version.hlc); out.append(version.replica.bytes); state.encode(into: &out)
+        }
     }
 
     /// The fixed part of an encoded record. After `read`, the reader is at the value.

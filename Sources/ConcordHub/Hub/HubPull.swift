@@ -75,14 +75,19 @@ struct HubPull {
                         filter = "AND suite = ANY($5)"
                     }
                     let rows = try db.execute("""
-                        SELECT seq, suite, key, version, value, pushed_by FROM concord_hub.records
+                        SELECT seq, suite, key, version, value, policy, pushed_by FROM concord_hub.records
                         WHERE account = $1 AND seq > $2 AND seq <= $3 \(filter) ORDER BY seq LIMIT $4
                         """, parameters, operation: "pull")
                     var entries: [RemoteEntry] = []
                     entries.reserveCapacity(rows.count)
                     for row in 0..<rows.count {
                         let entry = try Self.entry(rows, row)
-                        if try rows.bytes(row, 5) == store.replicaID.bytes || entry.record.version.replica == store.replicaID { skipped += 1; continue }
+                        // A plain row this device pushed or wrote is one it holds (or newer); a policy row may
+                        // combine it with other devices' changes, so it always comes.
+                        if entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes || entry.record.version.replica == store.replicaID {
+                            skipped += 1
+                            continue
+                        }
                         entries.append(entry)
                     }
                     outcome.rowsRead += rows.count
@@ -148,14 +153,16 @@ struct HubPull {
     }
 
     /// A hub row as a remote journal entry; the record is checked to decode (a damaged row is an error, not merged).
-    /// Reads columns seq, suite, key, version, value starting at column `from`.
+    /// Reads columns seq, suite, key, version, value, policy starting at column `from`.
     static func entry(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws -> RemoteEntry {
         let seq = try rows.int64(row, c)
         let suite = try rows.text(row, c + 1), key = try rows.text(row, c + 2)
         let version = try rows.bytes(row, c + 3)
         let value = rows.optionalBytes(row, c + 4)
+        let policy = try rows.bool(row, c + 5)
         guard version.count == 24, seq > 0 else { throw HubError.damagedRow("\(suite)/\(key) has a version of \(version.count) bytes or seq \(seq)") }
-        var encoded: [UInt8] = [value == nil ? 1 : 0]
+        guard !policy || value != nil else { throw HubError.damagedRow("\(suite)/\(key) is a policy record without a state") }
+        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : 0]
         encoded += version
         if let value { encoded += value }
         do {

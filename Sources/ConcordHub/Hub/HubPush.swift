@@ -6,13 +6,14 @@ import ConcordSync
 /// 1. takes the account's counter row under a row lock (`UPDATE … RETURNING`) and reserves one seq
 ///    per entry, so concurrent pushes to one account queue there and their seqs become visible in
 ///    the order they were handed out (a reader that has seen seq N never later finds a smaller one);
-/// 2. reads the hub's rows for the batch's keys (stable: every push holds the counter lock) and finds
-///    the concurrent writes — a hub row the device had not pulled, from another device, that differs
-///    from the pushed record — whose losers the device logs before the commit, as a replica logs the
-///    losers of the batches it merges (logging twice keeps one entry, so a retried push is harmless);
-/// 3. upserts every entry in one statement; a row changes only when the pushed record wins by the
-///    replicas' rule — greater (hlc, replica) compared in SQL as 24 version bytes, then a value over a
-///    tombstone, then the value's bytes — and takes its reserved seq;
+/// 2. reads the hub's rows for the batch's keys (stable: every push holds the counter lock), merges
+///    each pushed record into its row with the replicas' own rule (`RecordMerge.merge`: the greater
+///    plain record, or a policy record's combination — a counter's increments from every device add
+///    up), and finds the concurrent overwrites — a hub row the device had not pulled, from another
+///    device, whose whole value the merge discards — whose losers the device logs before the commit, as
+///    a replica logs the losers of the batches it merges (logging twice keeps one entry, so a retried
+///    push is harmless);
+/// 3. writes every row the merge changed in one statement, each taking its reserved seq;
 /// 4. moves the hub's cursor on the device (`devices.pushed`) to the batch's end;
 /// 5. NOTIFYs the account's channel when a row changed; live devices wake on the commit.
 ///
@@ -29,21 +30,24 @@ package enum HubPush {
         package var meetings: [Meeting] = []
     }
 
-    /// A pushed record met a hub row the device had not seen: one of them loses (last writer wins).
+    /// A pushed record met a hub row the device had not seen, and the merge discards a whole value
+    /// one of them wrote (last writer wins; combined changes, like two devices' increments, are no meeting).
     package struct Meeting: Equatable {
         let entry: RemoteEntry
         let hubRecord: Record
-        var pushedWins: Bool { RecordMerge.precedes(hubRecord, entry.record) }
+        /// The winning and losing whole values (plain records, or the bases of policy records).
+        let winner: Record
+        let loser: Record
+        /// Whether the losing value is the device's (the pushed record's).
+        var pushedLost: Bool { loser == (entry.record.state?.baseRecord ?? entry.record) }
     }
 
     static let upsert = """
-        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, seq, pushed_by)
-        SELECT $1, e.suite, e.key, e.version, e.value, $2 + e.n, $3
-        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[]) WITH ORDINALITY AS e (suite, key, version, value, n)
+        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, policy, seq, pushed_by)
+        SELECT $1, e.suite, e.key, e.version, e.value, e.policy::boolean, $2 + e.n::bigint, $3
+        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::text[], $9::text[]) AS e (suite, key, version, value, policy, n)
         ON CONFLICT (account, suite, key) DO UPDATE
-        SET version = EXCLUDED.version, value = EXCLUDED.value, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
-        WHERE (r.version, r.value IS NOT NULL, coalesce(r.value, '\\x'::bytea))
-            < (EXCLUDED.version, EXCLUDED.value IS NOT NULL, coalesce(EXCLUDED.value, '\\x'::bytea))
+        SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
         """
 
     /// Pushes `batch` (read from the device's journal for the hub) in one transaction. `pulled(suite)`
@@ -72,14 +76,18 @@ package enum HubPush {
                 """, [.text(hub.account), .int8(n)], operation: "reserve seqs")
             guard counter.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
             let base = try counter.int64(0, 0)
-            outcome.meetings = try meetings(batch, on: hub, pulled: pulled)
-            let upserted = try db.execute(upsert, [
-                .text(hub.account), .int8(base), .bytea(batch.source.bytes),
-                .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key)),
-                .byteaArray(batch.entries.map { versionBytes($0.record.version) }),
-                .byteaArray(batch.entries.map(\.record.valueBytes)),
-            ], operation: "push")
-            outcome.rowsChanged = upserted.affected
+            let plan = try merges(batch, on: hub, pulled: pulled)
+            outcome.meetings = plan.meetings
+            if !plan.writes.isEmpty {
+                let writes = plan.writes
+                let upserted = try db.execute(upsert, [
+                    .text(hub.account), .int8(base), .bytea(batch.source.bytes),
+                    .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
+                    .byteaArray(writes.map { versionBytes($0.record.version) }), .byteaArray(writes.map { storedValue($0.record) }),
+                    .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) }),
+                ], operation: "push")
+                outcome.rowsChanged = upserted.affected
+            }
             outcome.lastSeq = UInt64(base + n)
         }
         // The NOTIFY (when a row changed) rides in the same statement: one round trip less.
@@ -94,41 +102,44 @@ package enum HubPush {
         return outcome
     }
 
-    /// The hub rows of `batch`'s keys that the device had not seen (after its cursor on the hub, pushed
-    /// by another device, written by another replica) and that differ from the pushed record.
-    private static func meetings(_ batch: RemoteBatch, on hub: Hub, pulled: (String) -> UInt64) throws -> [Meeting] {
+    /// What pushing `batch` does to the hub: for each entry, the hub's row merged with the pushed record
+    /// (written when that changes the row), and the concurrent overwrites met — rows the device had not
+    /// seen (after its cursor on the hub, pushed by another device, written by another replica).
+    private static func merges(_ batch: RemoteBatch, on hub: Hub, pulled: (String) -> UInt64) throws
+        -> (writes: [(index: Int, record: Record)], meetings: [Meeting]) {
         let rows = try hub.db.execute("""
-            SELECT e.n, r.seq, r.suite, r.key, r.version, r.value, r.pushed_by
+            SELECT e.n, r.seq, r.suite, r.key, r.version, r.value, r.policy, r.pushed_by
             FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e (suite, key, n)
             JOIN concord_hub.records r ON r.account = $1 AND r.suite = e.suite AND r.key = e.key
-            WHERE r.pushed_by <> $4 AND substring(r.version FROM 9) <> $4
-            """, [.text(hub.account), .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key)),
-                  .bytea(batch.source.bytes)], operation: "read the rows a push meets")
-        var out: [Meeting] = []
+            """, [.text(hub.account), .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key))],
+            operation: "read the rows a push meets")
+        var onHub: [Int: (entry: RemoteEntry, pushedBy: [UInt8])] = [:]
         for row in 0..<rows.count {
-            let entry = batch.entries[Int(try rows.int64(row, 0)) - 1]
-            let hubRow = try HubPull.entry(rows, row, from: 1)
-            guard hubRow.seq > pulled(entry.suite), hubRow.record != entry.record else { continue }
-            out.append(Meeting(entry: entry, hubRecord: hubRow.record))
+            onHub[Int(try rows.int64(row, 0)) - 1] = (try HubPull.entry(rows, row, from: 1), try rows.bytes(row, 7))
         }
-        return out
+        var writes: [(index: Int, record: Record)] = []
+        var meetings: [Meeting] = []
+        for (index, entry) in batch.entries.enumerated() {
+            guard let (hubRow, pushedBy) = onHub[index] else { writes.append((index, entry.record)); continue }
+            let merged = RecordMerge.merge(hubRow.record, entry.record)
+            if merged != hubRow.record { writes.append((index, merged)) }
+            guard pushedBy != batch.source.bytes, hubRow.record.version.replica != batch.source, hubRow.seq > pulled(entry.suite),
+                  let lost = RecordMerge.overwrite(hubRow.record, entry.record) else { continue }
+            meetings.append(Meeting(entry: entry, hubRecord: hubRow.record, winner: lost.winner, loser: lost.loser))
+        }
+        return (writes, meetings)
     }
 
     /// How many of `batch`'s entries would change the hub (a dry run: nothing is written).
     static func plan(_ batch: RemoteBatch, to hub: Hub) throws -> Int {
         guard !batch.entries.isEmpty else { return 0 }
-        return try HubError.wrapping {
-            let rows = try hub.db.execute("""
-                SELECT count(*) FROM unnest($2::text[], $3::text[], $4::bytea[], $5::bytea[]) AS e (suite, key, version, value)
-                LEFT JOIN concord_hub.records r ON r.account = $1 AND r.suite = e.suite AND r.key = e.key
-                WHERE r.account IS NULL
-                   OR (r.version, r.value IS NOT NULL, coalesce(r.value, '\\x'::bytea))
-                    < (e.version, e.value IS NOT NULL, coalesce(e.value, '\\x'::bytea))
-                """, [.text(hub.account), .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key)),
-                      .byteaArray(batch.entries.map { versionBytes($0.record.version) }),
-                      .byteaArray(batch.entries.map(\.record.valueBytes))], operation: "plan a push")
-            return Int(try rows.int64(0, 0))
-        }
+        return try HubError.wrapping { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
+    }
+
+    /// What the hub's `value` column holds for a record: a plain value's bytes, a policy record's
+    /// state (with `policy` true), or NULL for a tombstone.
+    static func storedValue(_ record: Record) -> [UInt8]? {
+        record.state?.encoded ?? record.valueBytes
     }
 
     /// A version as the hub stores it: the hlc big-endian, then the replica id, so comparing the

@@ -7,11 +7,12 @@
 ///   become visible in order), its hub replica id (the peer id devices know the hub by), and the
 ///   tombstone-collection horizon.
 /// - `records`: one row per (suite, key): the version (24 bytes: hlc big-endian, then the writer's
-///   replica id, so byte order is version order), the value bytes (NULL for a tombstone), the seq of
-///   its last change, and the device that pushed it.
+///   replica id, so byte order is version order), the value bytes (NULL for a tombstone; a policy
+///   record's state when `policy` is true: a counter, max, min or set, merged in Swift by the push),
+///   the seq of its last change, and the device that pushed it.
 /// - `devices`: how far the hub has merged each device's journal, per sync scope.
 enum HubSchema {
-    static let version = 1
+    static let version = 2
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -66,6 +67,11 @@ enum HubSchema {
         "GRANT SELECT ON concord_hub.meta TO concord_hub_device",
         "GRANT SELECT, UPDATE (last_seq) ON concord_hub.accounts TO concord_hub_device",
         "GRANT SELECT, INSERT, UPDATE ON concord_hub.records, concord_hub.devices TO concord_hub_device",
+    ], [
+        // Version 2: policy records (a counter's, max's, min's or set's state); a version-1 client is
+        // refused by this hub (`newerSchema`) rather than comparing them as plain values.
+        "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
+        "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)",
     ]]
 
     /// Creates or upgrades the schema; returns the version found (0: none) and the version now.

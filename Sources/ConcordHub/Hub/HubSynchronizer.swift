@@ -103,10 +103,11 @@ public struct HubSynchronizer: Sendable {
             let now = w.wallClockMilliseconds
             var out: [Conflict] = []
             for m in meetings {
-                let local = ConflictSide(record: m.entry.record, source: try w.journalSource(seq: m.entry.seq) ?? .sync(peer: hub.replicaID))
-                let remote = ConflictSide(record: m.hubRecord, source: .sync(peer: hub.replicaID))
-                let conflict = Conflict(suite: m.entry.suite, key: m.entry.key, winner: m.pushedWins ? local : remote,
-                                        loser: m.pushedWins ? remote : local, peer: hub.replicaID, detectedMilliseconds: now)
+                let localSource = try w.journalSource(seq: m.entry.seq) ?? .sync(peer: hub.replicaID)
+                let local = ConflictSide(record: m.pushedLost ? m.loser : m.winner, source: localSource)
+                let remote = ConflictSide(record: m.pushedLost ? m.winner : m.loser, source: .sync(peer: hub.replicaID))
+                let conflict = Conflict(suite: m.entry.suite, key: m.entry.key, winner: m.pushedLost ? remote : local,
+                                        loser: m.pushedLost ? local : remote, peer: hub.replicaID, detectedMilliseconds: now)
                 try w.logConflict(conflict)
                 out.append(conflict)
             }

@@ -64,6 +64,16 @@ show conflicts "$app"
 echo '$ sync-tool sync ... --dry-run   (exit 0: in sync)'
 "$tool" sync "$app" "$watch" --dry-run
 
+step "A counter: increments on both replicas add up (with lww, one of them would be lost)"
+show policy "$app" group.example.app launchCount counter
+show sync "$app" "$watch"
+show incr "$app" group.example.app launchCount
+show incr "$watch" group.example.app launchCount
+show sync "$app" "$watch"
+show get "$watch" group.example.app launchCount
+echo "(3 + one increment on each replica; no conflict)"
+show policy "$watch" group.example.app
+
 step "Reset a suite (tombstones every key, so a reset would sync)"
 show reset "$app" group.example.widget
 show suites "$app"

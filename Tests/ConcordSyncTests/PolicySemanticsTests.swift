@@ -210,4 +210,18 @@ import TestSupport
         #expect(entry.key == "n" && entry.record.policy == .counter)
         #expect(try entry.record.value() == .int(5))
     }
+
+    @Test func aSuiteLimitedSyncCarriesDeclarationsOnlyWithTheReservedSuite() throws {
+        let pair = try Pair(); defer { pair.tmp.remove() }
+        try pair.phone.suite("app").declare(.counter, forKey: "n")
+        try pair.phone.suite("app").declare(.counter, forKey: "m")
+        try pair.phone.suite("app").increment("n")
+        try Synchronizer(selection: try SyncSelection(suites: ["app"])).sync(pair.phone, pair.watch)
+        #expect(try pair.watch.suite("app").policy(forKey: "n") == .counter, "the record says how it merges")
+        #expect(try pair.watch.suite("app").policy(forKey: "m") == .lww, "no record, no declaration here yet")
+        #expect(try pair.watch.suite("app").increment("n") == 2, "a write follows the policy its record reads by")
+        try Synchronizer(selection: try SyncSelection(suites: ["app", "_concord"])).sync(pair.phone, pair.watch)
+        #expect(try pair.watch.suite("app").policy(forKey: "m") == .counter)
+        #expect(try pair.both("n", as: Int.self) == [2, 2])
+    }
 }

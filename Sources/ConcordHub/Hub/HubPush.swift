@@ -107,15 +107,19 @@ package enum HubPush {
     /// seen (after its cursor on the hub, pushed by another device, written by another replica).
     private static func merges(_ batch: RemoteBatch, on hub: Hub, pulled: (String) -> UInt64) throws
         -> (writes: [(index: Int, record: Record)], meetings: [Meeting]) {
+        // The rows of the batch's suites and keys, found through the primary key with array
+        // conditions (one index scan whatever the batch's size); pairs not in the batch are left out.
         let rows = try hub.db.execute("""
-            SELECT e.n, r.seq, r.suite, r.key, r.version, r.value, r.policy, r.pushed_by
-            FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e (suite, key, n)
-            JOIN concord_hub.records r ON r.account = $1 AND r.suite = e.suite AND r.key = e.key
-            """, [.text(hub.account), .textArray(batch.entries.map(\.suite)), .textArray(batch.entries.map(\.key))],
+            SELECT r.seq, r.suite, r.key, r.version, r.value, r.policy, r.pushed_by FROM concord_hub.records r
+            WHERE r.account = $1 AND r.suite = ANY($2::text[]) AND r.key = ANY($3::text[])
+            """, [.text(hub.account), .textArray(Array(Set(batch.entries.map(\.suite)))), .textArray(Array(Set(batch.entries.map(\.key))))],
             operation: "read the rows a push meets")
+        let positions = Dictionary(batch.entries.enumerated().map { (SuiteKey(suite: $1.suite, key: $1.key), $0) }, uniquingKeysWith: { a, _ in a })
         var onHub: [Int: (entry: RemoteEntry, pushedBy: [UInt8])] = [:]
         for row in 0..<rows.count {
-            onHub[Int(try rows.int64(row, 0)) - 1] = (try HubPull.entry(rows, row, from: 1), try rows.bytes(row, 7))
+            let hubRow = try HubPull.entry(rows, row)
+            guard let index = positions[SuiteKey(suite: hubRow.suite, key: hubRow.key)] else { continue }
+            onHub[index] = (hubRow, try rows.bytes(row, 6))
         }
         var writes: [(index: Int, record: Record)] = []
         var meetings: [Meeting] = []

@@ -69,32 +69,36 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// - Throws: `WrapperError` when the store cannot be read or written, or holds another type.
     @discardableResult
     public func claim(_ choice: Choice, ifCurrent expected: Choice?) throws -> ClaimResult<Choice> {
-        try write { w, held in
+        let result = try write { w, held -> (ClaimResult<Choice>, wrote: Bool) in
             guard held?.choice == expected else { return (.refused(current: held?.choice), false) }
             if let held, held.choice == choice, held.isHeldByThisProcess, leaseDuration == nil, held.expiresMilliseconds == nil {
                 return (.claimed(held), false)
             }
             return (.claimed(try grant(choice, in: w)), true)
         }
+        if case .claimed(let lease) = result { LeaseLossWatch.granted(lease, by: self) }
+        return result
     }
 
     /// Extends this process's lease by the lease duration. Returns the renewed lease, or nil when
     /// this process no longer holds the choice (it expired, was taken, or released): it lost it.
     @discardableResult
     public func renew() throws -> Lease<Choice>? {
-        try write { w, held in
+        let renewed = try write { w, held -> (Lease<Choice>?, wrote: Bool) in
             guard let held, held.isHeldByThisProcess else { return (nil, false) }
             return (try grant(held.choice, in: w), true)
         }
+        if let renewed { LeaseLossWatch.granted(renewed, by: self) }
+        return renewed
     }
 
     /// Makes `choice` current, held by this process, whatever was current (`nil` clears it).
     public func select(_ choice: Choice?) throws {
-        try write { w, _ in
-            guard let choice else { return ((), try w.remove(suite: suite.name, key: reference.key) != nil) }
-            _ = try grant(choice, in: w)
-            return ((), true)
+        let granted = try write { w, _ -> (Lease<Choice>?, wrote: Bool) in
+            guard let choice else { return (nil, try w.remove(suite: suite.name, key: reference.key) != nil) }
+            return (try grant(choice, in: w), true)
         }
+        if let granted { LeaseLossWatch.granted(granted, by: self) }
     }
 
     /// Clears the choice if `choice` is current and this process holds it (or it was stored without

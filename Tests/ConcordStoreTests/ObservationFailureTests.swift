@@ -31,9 +31,9 @@ import TestSupport
                 return nil
             }
         }
-        #expect(started.wait(for: 1))
+        #expect(await started.arrival(of: 1))
         try suite.set(1, forKey: "fine")
-        #expect(received.wait(for: 1))
+        #expect(await received.arrival(of: 1))
         try Self.damageJournal(store)
         try suite.set(2, forKey: "after")   // wakes the hub, which meets the damaged entry
         let error = await task.value

@@ -59,19 +59,19 @@ import TestSupport
         form.focused = .editor
         #expect(otherView.focused == .editor)
         #expect(try #require(await stream.next()).value == .editor)
-        #expect(moves.wait(for: 1))
+        #expect(await moves.arrival(of: 1))
 
         otherView.focused = .search
         #expect(form.focused == .search)
         #expect(try #require(await stream.next()).value == .search)
-        #expect(moves.wait(for: 2))
+        #expect(await moves.arrival(of: 2))
 
         form.focused = nil
         #expect(otherView.focused == nil)
         let cleared = try #require(await stream.next())
         #expect(cleared.value == nil)
         #expect(!cleared.isSet)
-        #expect(moves.wait(for: 3))
+        #expect(await moves.arrival(of: 3))
         #expect(moves.values == [.editor, .search, nil])
         token.cancel()
     }

@@ -139,6 +139,14 @@ public final class Collector<T: Sendable>: Sendable {
         while count < n && Date() < deadline { usleep(1_000) }
         return count >= n
     }
+
+    /// Like `wait(for:timeout:)`, for async code: it sleeps the task instead of blocking a thread of
+    /// the cooperative pool (which the values may need in order to arrive).
+    public func arrival(of n: Int, timeout: Double = 30) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while count < n && Date() < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+        return count >= n
+    }
 }
 
 /// The name of an error's enum case (`invalidKey`, `typeMismatch`, …).

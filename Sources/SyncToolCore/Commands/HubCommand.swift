@@ -9,7 +9,7 @@ struct HubCommand: Command {
         positionals: [.init(name: "ACTION", help: "init, add-account, stats or gc.", choices: Action.allCases.map(\.rawValue)),
                       .init(name: "URL", help: "The hub database's libpq URI, as its owner (postgresql://USER@HOST/DB)."),
                       .init(name: "NAME", help: "add-account: the account (a role): 1-48 of a-z, 0-9, _.", optional: true)],
-        options: [.init(name: "retention", valueName: "DAYS", help: "gc: collect tombstones deleted more than DAYS ago (default 30).")],
+        options: [.init(name: "retention", valueName: "DAYS", help: "gc: collect tombstones deleted more than DAYS ago (default 30; 0 to 36500, fractions allowed).")],
         flags: [.init(name: "json", help: "stats: print one JSON object.")],
         discussion: """
         init         creates the hub's schema, or upgrades an older one (versioned; running it again changes nothing).
@@ -38,7 +38,9 @@ struct HubCommand: Command {
         if action != .addAccount && name != nil { throw CLIError.usage("unexpected argument '\(printable(name!))' for hub \(action.rawValue)") }
         if let text = a.option("retention") {
             guard action == .gc else { throw CLIError.usage("--retention is for hub gc") }
-            guard let days = Double(text), days >= 0, days.isFinite else { throw CLIError.invalid("--retention must be a number of days, not '\(printable(text))'") }
+            guard let days = Double(text), days.isFinite, days >= 0, days <= GcCommand.maxRetentionDays else {
+                throw CLIError.invalid("--retention must be a number of days from 0 to \(Int(GcCommand.maxRetentionDays)), not '\(printable(text))'")
+            }
             retentionDays = days
         } else {
             retentionDays = 30

@@ -18,6 +18,8 @@ package final class ReplicaCore: Sendable {
     /// The thread inside a write transaction of this replica, if any (`pthread_t`, 0 for none):
     /// a store call from that thread would deadlock (a second write) or read a stale snapshot.
     private let writingThread = Atomic<UInt>(0)
+    /// Shares commits among this process's threads writing at once.
+    let group = GroupCommit()
 
     /// A random identity of this process, stored in the journal entries it writes.
     package static let processToken: [UInt8] = {
@@ -104,26 +106,66 @@ package final class ReplicaCore: Sendable {
         try read { txn in try body(try ReplicaSnapshot(txn: txn, layout: layout, replica: replicaID, path: path)) }
     }
 
-    /// Runs `body` in one write transaction; wakes observers in every process after a commit that changed something.
+    /// Runs `body` in a write transaction, durable when this returns; wakes observers in every
+    /// process after a commit that changed something.
+    ///
+    /// Threads of this process writing at once share commits (`GroupCommit`). When one of the
+    /// closures of a shared commit throws, the transaction is aborted and runs again without it (the
+    /// others' closures run again), so its caller gets its error and the others' changes commit.
     @discardableResult
     package func write<R>(_ body: (ReplicaTransaction) throws -> R) throws -> R {
         try checkNotInsideWrite()
+        return try withoutActuallyEscaping(body) { body in
+            var result: R?
+            let pending = GroupCommit.Pending { transaction in result = try body(transaction) }
+            try group.perform(pending, commit: commit)
+            return result!
+        }
+    }
+
+    /// Writes and commits `batch` in one LMDB write transaction, setting each write's error.
+    private func commit(_ batch: [GroupCommit.Pending]) {
+        var remaining = batch
+        while !remaining.isEmpty {
+            var failed: Int?
+            do {
+                try commitAll(remaining, failed: &failed)
+                return
+            } catch {
+                guard let failed, remaining.count > 1 else {
+                    for pending in remaining { pending.error = error }   // nothing of these was committed
+                    return
+                }
+                remaining[failed].error = error
+                remaining.remove(at: failed)
+            }
+        }
+    }
+
+    /// Runs every closure of `batch` in one write transaction and commits it; when a closure throws,
+    /// sets `failed` to its index and rethrows (the transaction is aborted).
+    private func commitAll(_ batch: [GroupCommit.Pending], failed: inout Int?) throws {
         let thread = UInt(pthread_self())
-        let (result, changed) = try mapLMDBErrors(path: path) {
-            try env.write { txn -> (R, Bool) in
+        let changed = try mapLMDBErrors(path: path) {
+            try env.write { txn -> Bool in
                 writingThread.store(thread, ordering: .relaxed)
                 defer { writingThread.store(0, ordering: .relaxed) }
-                let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
-                let result = try body(transaction)
-                try transaction.finish()
-                return (result, transaction.changeCount > 0)
+                var changed = false
+                for (index, pending) in batch.enumerated() {
+                    failed = index
+                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
+                    try pending.body(transaction)
+                    try transaction.finish()
+                    if transaction.changeCount > 0 { changed = true }
+                }
+                failed = nil
+                return changed
             }
         }
         if changed {
             signal.touch()
             hub.wake()
         }
-        return result
     }
 
     func journalEntries(after seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {

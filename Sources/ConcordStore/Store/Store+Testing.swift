@@ -4,4 +4,7 @@ extension Store {
     package func holdReadTransactionForTesting(_ body: () throws -> Void) throws {
         try core.read { _ in try body() }
     }
+
+    /// How many writes of this process wait for the commit under way to end (group commit).
+    package var waitingWritesForTesting: Int { core.group.waitingCount }
 }

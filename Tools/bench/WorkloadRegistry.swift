@@ -12,6 +12,7 @@ enum WorkloadRegistry {
         HubSyncWorkload.self,
         HubScaleWorkload.self,
         PolicyWorkload.self,
+        GroupCommitWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

@@ -23,7 +23,7 @@ enum Dataset {
 }
 
 /// A value as the benchmark writes it: the two types the typed-read workload reads back.
-enum BenchValue: Sendable {
+enum BenchValue: Sendable, Equatable {
     case string(String)
     case int(Int)
 }

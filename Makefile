@@ -21,9 +21,17 @@ demo: deps
 	$(SWIFT) build --product sync-tool
 	@Scripts/demo.sh "$(BIN)"
 
-bench: deps
+# The sync workload compares merging with pycrdt (PyPI), installed into a virtual environment of its own.
+BENCH_VENV := .build/bench-venv
+
+$(BENCH_VENV)/installed:
+	python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install --quiet --disable-pip-version-check pycrdt
+	touch $@
+
+bench: deps $(BENCH_VENV)/installed
 	$(SWIFT) build -c release --product bench
-	$$($(SWIFT) build -c release --show-bin-path)/bench
+	BENCH_PYTHON=$(CURDIR)/$(BENCH_VENV)/bin/python3 $$($(SWIFT) build -c release --show-bin-path)/bench
 
 stress: deps
 	$(SWIFT) build -c release --product stress-test

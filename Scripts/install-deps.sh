@@ -11,6 +11,7 @@ ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests run sync-tool a year ahead
 command -v mdb_stat >/dev/null || missing+=(lmdb-utils)  # the stat tests compare sync-tool stat with LMDB's own mdb_stat
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3 python3-venv)   # make bench installs pycrdt into a venv
 command -v zsh >/dev/null || missing+=(zsh)               # the completion tests load the zsh script
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"

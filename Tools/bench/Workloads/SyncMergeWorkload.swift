@@ -5,7 +5,7 @@ import Foundation
 /// re-journaled, cursors updated) into an empty replica and into a large one, in changes per second;
 /// and a 100-change delta pulled into a large replica, in milliseconds including the durable commit.
 /// The side-by-side baseline is an in-memory CRDT merge of the same number of map changes: Yjs's Rust
-/// core through `pycrdt` (PyPI), run by python3 when it is installed (`pip install pycrdt`).
+/// core through `pycrdt` (PyPI), run by the python `make bench` installs it for (`BENCH_PYTHON`; else python3 when it has pycrdt).
 enum SyncMergeWorkload: Workload {
     static let name = "sync"
     static let title = "8 sync: merge and delta"
@@ -139,22 +139,24 @@ enum SyncMergeWorkload: Workload {
         assert len(dst.get("settings", type=pycrdt.Map)) == n
         print(n / elapsed)
         """
+        // `make bench` installs pycrdt into a virtual environment of its own and names its python here.
+        let python = ProcessInfo.processInfo.environment["BENCH_PYTHON"] ?? "python3"
         var samples: [Double] = []
         for _ in 0..<runs {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", "-c", script, String(changes)]
+            p.arguments = [python, "-c", script, String(changes)]
             let out = Pipe(), err = Pipe()
             p.standardOutput = out
             p.standardError = err
             do { try p.run() } catch {
-                return .skipped(workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond, because: "python3 is not available")
+                return .skipped(workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond, because: "\(python) is not available")
             }
             let data = out.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()
             guard p.terminationStatus == 0, let rate = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 return .skipped(workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond,
-                                because: "pycrdt is not installed (pip install pycrdt)")
+                                because: "pycrdt is not installed for \(python) (make bench installs it)")
             }
             samples.append(rate)
         }

@@ -49,7 +49,9 @@ package final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     private let resizeLock = ResizeLock()
     private let forkGeneration: Int
-    private let databases = Mutex<[String: Database]>([:])
+    /// The databases opened so far, looked up by name (a handful; an array, not a dictionary, so a
+    /// fresh process opening a store pays no generic-type lookups in the Swift runtime).
+    private let databases = Mutex<[Database]>([])
     private let readPool = Mutex<[PooledTransaction]>([])
     /// A reset read transaction kept for reuse (`mdb_txn_renew` is cheaper than `mdb_txn_begin`).
     private struct PooledTransaction: @unchecked Sendable { let raw: OpaquePointer }
@@ -202,19 +204,21 @@ package final class Environment: @unchecked Sendable {
 
     // MARK: - One environment per directory per process
 
-    private struct WeakEnvironment { weak var environment: Environment?; let generation: Int }
-    private static let registry = Mutex<[String: WeakEnvironment]>([:])
+    private struct WeakEnvironment { let path: String; weak var environment: Environment?; let generation: Int }
+    /// One entry per directory opened in this process (an array for the same reason as `databases`).
+    private static let registry = Mutex<[WeakEnvironment]>([])
 
     /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
     /// `options` apply only when this process opens the directory for the first time.
     package static func open(directory: String, options: Options = Options()) throws -> Environment {
         let key = canonicalPath(directory)
         return try registry.withLock { table in
-            if let entry = table[key], entry.generation == ForkGuard.generation, let env = entry.environment {
+            if let entry = table.first(where: { $0.path == key }), entry.generation == ForkGuard.generation, let env = entry.environment {
                 return env
             }
             let env = try Environment(path: key, options: options)
-            table[key] = WeakEnvironment(environment: env, generation: env.forkGeneration)
+            table.removeAll { $0.path == key || $0.environment == nil }
+            table.append(WeakEnvironment(path: key, environment: env, generation: env.forkGeneration))
             return env
         }
     }
@@ -238,7 +242,7 @@ package final class Environment: @unchecked Sendable {
     package func databases(named names: [String]) throws -> [Database] {
         try checkFork()
         return try databases.withLock { cache in
-            let missing = names.filter { cache[$0] == nil }
+            let missing = names.filter { name in !cache.contains { $0.name == name } }
             if !missing.isEmpty {
                 let opened = try openExistingDatabases(missing) ?? write { txn in
                     try missing.map { name in
@@ -248,9 +252,9 @@ package final class Environment: @unchecked Sendable {
                         return Database(name: name, dbi: dbi)
                     }
                 }
-                for db in opened { cache[db.name] = db }
+                cache.append(contentsOf: opened)
             }
-            return names.map { cache[$0]! }
+            return names.map { name in cache.first { $0.name == name }! }
         }
     }
 

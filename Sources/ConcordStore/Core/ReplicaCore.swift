@@ -30,15 +30,19 @@ package final class ReplicaCore: Sendable {
         return out.bytes
     }()
 
-    private struct WeakCore { weak var core: ReplicaCore? }
-    private static let registry = Mutex<[String: WeakCore]>([:])
+    private struct WeakCore { let path: String; weak var core: ReplicaCore? }
+    /// One entry per directory this process opened: an array, not a dictionary keyed by path, because
+    /// a dictionary's first use makes the Swift runtime look up generic conformances, a third of a
+    /// fresh process's open.
+    private static let registry = Mutex<[WeakCore]>([])
 
     static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
         let directory = try StoreDirectory.prepare(path, create: options.createIfMissing)
         return try registry.withLock { table in
-            if let core = table[directory]?.core, core.env.isUsableInThisProcess { return core }
+            if let core = table.first(where: { $0.path == directory })?.core, core.env.isUsableInThisProcess { return core }
             let core = try ReplicaCore(path: directory, options: options)
-            table[directory] = WeakCore(core: core)
+            table.removeAll { $0.path == directory || $0.core == nil }
+            table.append(WeakCore(path: directory, core: core))
             return core
         }
     }

@@ -17,13 +17,21 @@ package final class RegisteredSchemas: Sendable {
         }
     }
 
-    private let table = Mutex<[String: Entry]>([:])
+    /// Made on the first registration, like `DefaultsRegistry`'s, so opening a store costs no runtime lookups.
+    private let table = Mutex<Table?>(nil)
+    private final class Table {
+        var entries: [String: Entry] = [:]
+    }
 
     package func register(_ entry: Entry, suite: String) {
-        table.withLock { $0[suite] = entry }
+        table.withLock { table in
+            let t = table ?? Table()
+            t.entries[suite] = entry
+            table = t
+        }
     }
 
     package func entry(suite: String) -> Entry? {
-        table.withLock { $0[suite] }
+        table.withLock { $0?.entries[suite] }
     }
 }

@@ -31,6 +31,16 @@ package final class Cursor {
     package func next() throws -> Entry? { try move(MDB_NEXT) }
     package func previous() throws -> Entry? { try move(MDB_PREV) }
 
+    /// The last entry, with at most the first `valuePrefix` bytes of its value (a header, without
+    /// copying a large value).
+    package func last(valuePrefix: Int) throws -> Entry? {
+        var k = MDB_val()
+        var v = MDB_val()
+        let rc = C.cursorGet(handle, &k, &v, MDB_LAST)
+        v.mv_size = min(v.mv_size, valuePrefix)
+        return try finish(rc, k, v)
+    }
+
     /// Moves to the first entry whose key is `>= key`.
     package func seek(atLeast key: [UInt8]) throws -> Entry? {
         try key.withUnsafeBytes { keyBytes in

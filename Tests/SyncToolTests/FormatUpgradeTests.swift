@@ -4,43 +4,71 @@ import TestSupport
 import Concord
 @testable import SyncToolCore
 
-/// Stores written by the first release (fixtures/stores/format1) open with today's code, which
-/// upgrades them in place, and read exactly as that release printed them.
+/// Stores written by older releases (fixtures/stores/format1, the first release; fixtures/stores/format3,
+/// the last release of format 3) open with today's code, which upgrades them in place, and read exactly
+/// as those releases printed them.
 @Suite struct FormatUpgradeTests {
-    static let fixtures: String = {
+    static let stores: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path + "/fixtures/stores/format1"
+        return url.path + "/fixtures/stores"
     }()
+    static let fixtures = stores + "/format1"
 
     /// A private copy of a fixture replica (the repository's copy is never opened).
-    static func copy(_ name: String, into tmp: TemporaryDirectory) throws -> String {
+    static func copy(_ name: String, into tmp: TemporaryDirectory, from fixtures: String = fixtures) throws -> String {
         let dir = tmp.path(name)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FileManager.default.copyItem(atPath: fixtures + "/\(name)/data.mdb", toPath: dir + "/data.mdb")
         return dir
     }
 
-    static func expected(_ file: String) throws -> [String] {
+    static func expected(_ file: String, in fixtures: String = fixtures) throws -> [String] {
         try String(contentsOfFile: fixtures + "/expected/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    @Test(arguments: ["phone", "watch"])
-    func aFormat1ReplicaReadsAsTheFirstReleasePrintedIt(_ name: String) throws {
+    @Test(arguments: ["format1", "format3"], ["phone", "watch"])
+    func anOlderReplicaReadsAsItsReleasePrintedIt(_ format: String, _ name: String) throws {
+        let fixtures = Self.stores + "/" + format
         let tmp = try TemporaryDirectory(); defer { tmp.remove() }
-        let dir = try Self.copy(name, into: tmp)
+        let dir = try Self.copy(name, into: tmp, from: fixtures)
         for (command, file) in [("list", "list"), ("log", "log"), ("conflicts", "conflicts")] {
             let run = Invocation([command, dir, "--json"])
             #expect(run.status == 0, "\(command): \(run.err)")
-            #expect(run.out == (try Self.expected("\(name)-\(file).jsonl")), "\(command) of \(name)")
+            #expect(run.out == (try Self.expected("\(name)-\(file).jsonl", in: fixtures)), "\(command) of \(format)/\(name)")
         }
         let info = try #require(try JSONSerialization.jsonObject(with: Data((Invocation(["info", dir, "--json"]).out.first ?? "").utf8)) as? [String: Any])
-        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("\(name)-info.json")).joined().utf8)) as? [String: Any])
+        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("\(name)-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
         for field in ["replica", "suites", "records", "tombstones", "journal_entries", "last_seq"] {
-            #expect("\(info[field] ?? "missing")" == "\(before[field] ?? "missing")", "info \(field) of \(name)")
+            #expect("\(info[field] ?? "missing")" == "\(before[field] ?? "missing")", "info \(field) of \(format)/\(name)")
         }
         #expect(info["format"] as? Int == Int(Store.formatVersion), "upgraded in place to the current format")
         #expect(Invocation(["check", dir]).status == 0)
+    }
+
+    /// After the upgrade the journal's last entry carries the clock and seq: writes go on from the seq
+    /// and clock the old format kept in meta/state, and a reopened store reads them back from the journal.
+    @Test func aFormat3ReplicaGoesOnFromItsSeqAndClockAndKeepsItsPolicies() throws {
+        let fixtures = Self.stores + "/format3"
+        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp, from: fixtures), watch = try Self.copy("watch", into: tmp, from: fixtures)
+        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("phone-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
+        let lastSeq = try #require(before["last_seq"] as? Int)
+        let oldMax = try Store(path: phone).journalEntries(after: 0).map(\.record.version.hlc).max() ?? 0
+        #expect(Invocation(["set", phone, "prefs", "after", "upgrade"]).status == 0)
+        let store = try Store(path: phone)
+        let entry = try #require(try store.journalEntries(after: UInt64(lastSeq)).first)
+        #expect(entry.seq == UInt64(lastSeq) + 1 && entry.key == "after", "the next seq after the old last seq")
+        #expect(entry.record.version.hlc > oldMax, "the clock went on from where format 3 kept it")
+        #expect(try store.lastSeq() == UInt64(lastSeq) + 1)
+        // The counter incremented on both replicas still adds up, and merges on.
+        #expect(Invocation(["get", phone, "stats", "visits"]).out == ["5"])
+        #expect(Invocation(["sync", phone, watch]).status == 0)
+        #expect(Invocation(["get", phone, "stats", "visits"]).out == ["6"])
+        #expect(Invocation(["get", watch, "stats", "visits"]).out == ["6"])
+        #expect(Invocation(["get", watch, "prefs", "after"]).out == ["upgrade"])
+        #expect(Invocation(["check", phone]).status == 0)
+        #expect(Invocation(["check", watch]).status == 0)
     }
 
     @Test func upgradedReplicasKeepTheirCursorsAndSyncOnlyWhatWasPending() throws {

@@ -13,7 +13,8 @@ guard let role = arguments.first else {
 let rest = Array(arguments.dropFirst())
 do {
     if let code = try StoreRoles.run(role, rest) ?? WrapperRoles.run(role, rest) ?? SyncRoles.run(role, rest) ?? ReliabilityRoles.run(role, rest)
-        ?? HubRoles.run(role, rest) ?? OperationsRoles.run(role, rest) ?? SchemaRoles.run(role, rest) ?? LeaseRoles.run(role, rest) {
+        ?? HubRoles.run(role, rest) ?? OperationsRoles.run(role, rest) ?? SchemaRoles.run(role, rest) ?? LeaseRoles.run(role, rest)
+        ?? UpgradeRoles.run(role, rest) {
         exit(code)
     }
     FileHandle.standardError.write(Data("concord-test-helper: unknown role \(role)\n".utf8))

@@ -1,7 +1,8 @@
 import LMDB
 
 /// Brings a store of an older on-disk format to the current one, inside the write transaction that
-/// then stamps the new format number (so the upgrade is all or nothing).
+/// then stamps the new format number (so the upgrade is all or nothing: a crash at any point leaves
+/// the store in the old format or the new one).
 ///
 /// - Format 1 → 2: format 2 writes dates as seconds since 2001 (exactly what `Date` holds) under a
 ///   new value tag. Format 1's records stay readable as they are (their dates keep the old tag, read
@@ -11,8 +12,14 @@ import LMDB
 ///   state) and the reserved suite `_concord` (policy declarations, schema versions). Nothing is
 ///   rewritten; the number keeps a format-2 Concord, which would merge a policy record as a damaged
 ///   one, away from the store.
-enum FormatUpgrade {
+/// - Format 3 → 4: journal entries of format 2 carry the replica clock, and the journal's last entry
+///   is where the clock and last seq live (`ReplicaState`), so a commit no longer rewrites
+///   `meta/state`. The entries already there (format 1) stay readable, and `meta/state` stays as the
+///   lower bound it now is, so nothing is rewritten; the number keeps a format-3 Concord, which would
+///   read a stale `meta/state` and hand out seqs twice, away from the store.
+package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
         guard format >= 1 else { throw StoreError.damaged(path: path, reason: "format version 0") }
+        checkpoint(.upgraded)
     }
 }

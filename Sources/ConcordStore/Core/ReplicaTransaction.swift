@@ -30,6 +30,8 @@ package final class ReplicaTransaction: ReplicaRows {
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).
     var writableSuite: String?
+    /// Whether this transaction dropped a journal entry (the last one may have carried the state).
+    private var droppedJournalEntry = false
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
     var isMigrating = false
 
@@ -218,6 +220,7 @@ package final class ReplicaTransaction: ReplicaRows {
         guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain, row.record.isTombstone else { return }
         try txn.delete(layout.records, StoreLayout.recordKey(suite: suite, key: key))
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
+        droppedJournalEntry = true
     }
 
     // MARK: - Rows and journal
@@ -254,12 +257,13 @@ package final class ReplicaTransaction: ReplicaRows {
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)
         try txn.put(layout.records, recordKey, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.append(layout.journal, StoreLayout.seqKey(state.seq), entry.encoded)   // seqs only grow
+        try txn.append(layout.journal, StoreLayout.seqKey(state.seq), entry.encoded(clock: state.clock))   // seqs only grow
         changeCount += 1
     }
 
-    /// Saves the clock and seq when they moved (called by the core before it commits).
+    /// Saves the clock and seq when they moved, or when an entry that may have carried them was dropped
+    /// (called by the core before it commits); usually the journal's last entry already carries them.
     func finish() throws {
-        if state != initialState { try state.save(txn, layout) }
+        if state != initialState || droppedJournalEntry { try state.save(txn, layout) }
     }
 }

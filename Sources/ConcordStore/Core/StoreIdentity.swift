@@ -20,11 +20,16 @@ enum StoreIdentity {
             return (id, format)
         }
         if let found = try env.read(read), found.1 == Store.formatVersion { return found }
-        return try env.write { txn in
+        var upgraded = false
+        let found = try env.write { txn -> (ReplicaID, UInt32) in
+            upgraded = false
             if let (id, format) = try read(txn) {   // another process created it first, or it is older
                 if format < Store.formatVersion {
+                    FormatUpgrade.checkpoint(.began)
                     try FormatUpgrade.upgrade(txn, meta: meta, from: format, path: path)
                     try writeFormat(txn, meta: meta)
+                    FormatUpgrade.checkpoint(.stamped)
+                    upgraded = true
                 }
                 return (id, Store.formatVersion)
             }
@@ -36,6 +41,8 @@ enum StoreIdentity {
             try txn.put(meta, StoreLayout.createdKey, created.bytes)
             return (id, Store.formatVersion)
         }
+        if upgraded { FormatUpgrade.checkpoint(.committed) }
+        return found
     }
 
     private static func writeFormat(_ txn: Transaction, meta: Database) throws {

@@ -21,11 +21,17 @@ public struct JournalEntry: Hashable, Sendable {
         self.source = source
     }
 
-    // [format 1][source kind][source 16][suite length 1][suite][key length 2][key][record]
+    // Format 2 (stores of format 4): [2][replica clock 8][source kind][source 16][suite length 1][suite][key length 2][key][record]
+    // Format 1 (written by stores of formats 1-3, still read): [1][source kind][source 16][suite length 1]...
 
-    package var encoded: [UInt8] {
-        var out = ByteWriter(capacity: 1 + 17 + 3 + suite.utf8.count + key.utf8.count + Record.headerSize + (record.valueBytes?.count ?? 0))
-        out.u8(1)
+    /// The bytes of an entry's header that hold the replica clock (`clock(prefix:)` reads them).
+    static let clockPrefixSize = 9
+
+    /// The entry's bytes, carrying `clock`: the replica's clock after this change.
+    package func encoded(clock: UInt64) -> [UInt8] {
+        var out = ByteWriter(capacity: 9 + 17 + 3 + suite.utf8.count + key.utf8.count + Record.headerSize + (record.valueBytes?.count ?? 0))
+        out.u8(2)
+        out.u64(clock)
         source.encode(into: &out)
         out.string(suite, lengthBytes: 1)
         out.string(key, lengthBytes: 2)
@@ -42,10 +48,22 @@ public struct JournalEntry: Hashable, Sendable {
         return JournalEntry(seq: seq, suite: suite, key: key, record: record, source: source)
     }
 
-    /// Reads the format byte and the source, leaving `r` at the suite: enough to tell who made a change.
+    /// Reads the format byte, the clock (format 2) and the source, leaving `r` at the suite: enough to tell who made a change.
     package static func decodeSource(_ r: inout ByteReader) throws(ValueDecodingError) -> ChangeSource {
         let format = try r.u8()
-        guard format == 1 else { throw ValueDecodingError("journal entry of unknown format \(format)") }
+        switch format {
+        case 1: break
+        case 2: _ = try r.u64()
+        default: throw ValueDecodingError("journal entry of unknown format \(format)")
+        }
         return try ChangeSource.decode(&r)
+    }
+
+    /// The replica clock an entry's first `clockPrefixSize` bytes carry; nil for a format-1 entry (or too few bytes).
+    static func clock(prefix: [UInt8]) -> UInt64? {
+        guard prefix.count >= clockPrefixSize, prefix[0] == 2 else { return nil }
+        var r = ByteReader(prefix)
+        _ = try? r.u8()
+        return try? r.u64()
     }
 }

@@ -108,7 +108,9 @@ public final class Store: Sendable {
     public var commitStamp: Int { core.env.lastCommittedTransactionID }
 
     /// Runs `body` in one write transaction of the write core. Observers are woken after the commit.
-    /// The closure may run more than once (after the map grew), so it must act only through the transaction.
+    /// The closure may run more than once (after the map grew, or when another write sharing its group
+    /// commit failed) and on another thread of this process (the one leading the commit), so it must
+    /// act only through the transaction.
     @discardableResult
     package func write<R>(_ body: (ReplicaTransaction) throws -> R) throws -> R {
         try core.write(body)

@@ -208,7 +208,9 @@ public struct Suite: Sendable {
     ///
     /// `body` runs inside the store's write transaction: it must not call the store (that throws
     /// `StoreError.reentrantCall`), and it may run more than once — again from the start, when the
-    /// store's memory map had to grow — so it should only compute from the value it is given.
+    /// store's memory map had to grow or another write sharing its commit failed — so it should only
+    /// compute from the value it is given. When threads write at once it may run on the thread that
+    /// leads their shared commit, while this one waits.
     ///
     /// ```swift
     /// let next = try suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }

@@ -56,6 +56,9 @@ enum DurableSetWorkload: Workload {
             goals.append(.bound("durable set (\(s)) at least 0.9× raw LMDB's durable commit rate",
                                 value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "sets")),
                                 limit: 0.9, atLeast: true) { "\(Ratio.format($0)) raw LMDB's rate" })
+            goals.append(.bound("durable set (\(s)) at least SQLite's rate (WAL, synchronous=FULL)",
+                                value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "sets")),
+                                limit: 1, atLeast: true) { "\(Ratio.format($0)) SQLite's rate" })
         }
         let s = scenario(10_000)
         goals.append(.bound("durable set (\(s)) at least 10× UserDefaults set+synchronize()",

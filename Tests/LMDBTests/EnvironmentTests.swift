@@ -26,6 +26,26 @@ struct EnvironmentTests {
         #expect(try env.write { try $0.delete(db, [1]) } == false)
     }
 
+    @Test func numberKeysAreEightBigEndianBytesAndAppendFallsBackToPut() throws {
+        let env = try open()
+        let db = try env.database(named: "log")
+        try env.write { txn in
+            try txn.append(db, key: 1, [1])
+            try txn.append(db, key: 0x0102_0304_0506_0708, [2])
+            try txn.append(db, key: 5, [3])   // not after the last key: stored as a put would
+        }
+        let keys = try env.read { txn in
+            var keys: [[UInt8]] = []
+            try txn.scan(db) { key, _ in keys.append(key); return true }
+            return keys
+        }
+        #expect(keys == [[0, 0, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 5], [1, 2, 3, 4, 5, 6, 7, 8]])
+        #expect(try env.read { try $0.get(db, [0, 0, 0, 0, 0, 0, 0, 5]) } == [3])
+        #expect(try env.write { try $0.delete(db, key: 5) })
+        #expect(try env.write { try $0.delete(db, key: 5) } == false)
+        #expect(try env.read { try $0.get(db, [0, 0, 0, 0, 0, 0, 0, 5]) } == nil)
+    }
+
     @Test func aThrowingWriteAbortsEverything() throws {
         let env = try open()
         let db = try env.database(named: "t")

@@ -30,6 +30,8 @@ package final class ReplicaTransaction: ReplicaRows {
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).
     var writableSuite: String?
+    /// The last record key built, reused while a change looks its row up and writes it.
+    private var lastRecordKey: (suite: String, key: String, bytes: [UInt8])?
     /// Whether this transaction dropped a journal entry (the last one may have carried the state).
     private var droppedJournalEntry = false
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
@@ -140,7 +142,7 @@ package final class ReplicaTransaction: ReplicaRows {
     func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?) throws -> Version {
         let (version, clock) = nextVersion(existingHLC: existing?.hlc)
         state.clock = clock
-        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
+        try put(recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
                 source: localSource, replacingSeq: existing?.seq)
         return version
     }
@@ -172,7 +174,7 @@ package final class ReplicaTransaction: ReplicaRows {
         let size = written.encoded.count - Record.headerSize
         guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
-        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource, replacingSeq: existing?.seq)
+        try put(recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource, replacingSeq: existing?.seq)
         return version
     }
 
@@ -184,7 +186,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
         try Names.validateKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
-        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, record,
+        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record,
                 source: .sync(peer: peer), replacingSeq: replacingSeq)
     }
 
@@ -194,7 +196,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
         let existing = try existingRow(suite: suite, key: key)
-        try put(StoreLayout.recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingSeq: existing?.seq)
+        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingSeq: existing?.seq)
     }
 
     /// Runs `body` as a migration: it may write the reserved suite and a suite whose stored schema
@@ -218,7 +220,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// Forgets a tombstone: its row and its journal entry (tombstone collection decides when that is safe).
     package func dropTombstone(suite: String, key: String) throws {
         guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain, row.record.isTombstone else { return }
-        try txn.delete(layout.records, StoreLayout.recordKey(suite: suite, key: key))
+        try txn.delete(layout.records, recordKey(suite: suite, key: key))
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
         droppedJournalEntry = true
     }
@@ -234,9 +236,17 @@ package final class ReplicaTransaction: ReplicaRows {
         let bytes: [UInt8]
     }
 
+    /// The record key of `suite`/`key`, built once for the lookup and the write of one change.
+    func recordKey(suite: String, key: String) -> [UInt8] {
+        if let last = lastRecordKey, last.key == key, last.suite == suite { return last.bytes }
+        let bytes = StoreLayout.recordKey(suite: suite, key: key)
+        lastRecordKey = (suite, key, bytes)
+        return bytes
+    }
+
     /// The row under `key` of `suite`, its header checked, without decoding its value.
     func existingRow(suite: String, key: String) throws -> ExistingRow? {
-        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: key)) else { return nil }
+        guard let bytes = try txn.get(layout.records, recordKey(suite: suite, key: key)) else { return nil }
         var reader = ByteReader(bytes)
         do {
             let (seq, header) = try StoredRow.readHeader(&reader)
@@ -253,11 +263,11 @@ package final class ReplicaTransaction: ReplicaRows {
     }
 
     private func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingSeq: UInt64?) throws {
-        if let replacingSeq { try txn.delete(layout.journal, StoreLayout.seqKey(replacingSeq)) }
+        if let replacingSeq { try txn.delete(layout.journal, key: replacingSeq) }
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)
         try txn.put(layout.records, recordKey, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.append(layout.journal, StoreLayout.seqKey(state.seq), entry.encoded(clock: state.clock))   // seqs only grow
+        try txn.append(layout.journal, key: state.seq, entry.encoded(clock: state.clock))   // seqs only grow
         changeCount += 1
     }
 

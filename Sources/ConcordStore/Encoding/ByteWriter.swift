@@ -26,11 +26,13 @@ package struct ByteWriter: Sendable {
     }
 
     package mutating func u32(_ v: UInt32) {
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(shift))) }
+        u16(UInt16(truncatingIfNeeded: v >> 16))
+        u16(UInt16(truncatingIfNeeded: v))
     }
 
     package mutating func u64(_ v: UInt64) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(shift))) }
+        u32(UInt32(truncatingIfNeeded: v >> 32))
+        u32(UInt32(truncatingIfNeeded: v))
     }
 
     /// An unsigned LEB128 varint.

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Lets the threads of one process that write to one replica at once share commits: the first
@@ -7,50 +8,71 @@ import Foundation
 /// with that change's own error. A lone writer leads a commit of its own, as before.
 ///
 /// The leader runs the queued writers' closures on its own thread (each waits, blocked, until its
-/// commit is done), so a closure must not depend on the thread it runs on.
+/// commit is done), so a closure must not depend on the thread it runs on. Each waiting writer is
+/// woken alone (the next leader first), so a commit wakes only the threads it concerns.
 final class GroupCommit: @unchecked Sendable {
     /// One caller's write: its closure, then what became of it.
     final class Pending: @unchecked Sendable {
         enum State { case queued, leading, finished }
-        let body: (ReplicaTransaction) throws -> Void
-        /// Guarded by the group's condition until `state` is `.finished`; then only its caller reads it.
+        /// The caller's closure, dropped by the leader once its commit is done and before its caller is
+        /// woken: the caller's closure must not outlive the call (`withoutActuallyEscaping` checks).
+        private(set) var body: ((ReplicaTransaction) throws -> Void)?
+        /// Set by the thread that wakes this write, before it signals `wake`; read by its caller after.
         var state = State.queued
         /// The error this write ends with (its own closure's, or its commit's), set by the leader.
         var error: (any Error)?
+        let wake = DispatchSemaphore(value: 0)
 
         init(_ body: @escaping (ReplicaTransaction) throws -> Void) { self.body = body }
+
+        /// Runs the caller's closure in `transaction`.
+        func run(_ transaction: ReplicaTransaction) throws { try body?(transaction) }
+
+        /// Marks the write done: drops its closure and wakes its caller, unless the caller is this thread.
+        func finish(wakingCaller: Bool) {
+            body = nil
+            state = .finished
+            if wakingCaller { wake.signal() }
+        }
     }
 
-    /// Guards `queue`, `hasLeader` and every queued `Pending.state`.
-    private let condition = NSCondition()
+    /// Guards `queue` and `hasLeader`.
+    private let lock = NSLock()
     private var queue: [Pending] = []
     private var hasLeader = false
 
     /// How many writes wait for a commit to lead or join (for tests that line writers up).
-    var waitingCount: Int { condition.withLock { queue.count } }
+    var waitingCount: Int { lock.withLock { queue.count } }
 
     /// Runs `pending` in a commit, shared with the writes that queue up meanwhile; `commit` writes and
     /// commits a batch (setting each write's error) and is called by one thread at a time.
     func perform(_ pending: Pending, commit: ([Pending]) -> Void) throws {
-        condition.lock()
-        queue.append(pending)
-        if hasLeader {
-            while pending.state == .queued { condition.wait() }
-        } else {
+        let leads = lock.withLock {
+            queue.append(pending)
+            if hasLeader { return false }
             hasLeader = true
-            pending.state = .leading
+            return true
         }
-        if pending.state == .leading {
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
-            condition.unlock()
+        if !leads { pending.wake.wait() }
+        if leads || pending.state == .leading {
+            let batch = lock.withLock {
+                let batch = queue
+                queue.removeAll(keepingCapacity: true)
+                return batch
+            }
             commit(batch)
-            condition.lock()
-            for write in batch { write.state = .finished }
-            if let next = queue.first { next.state = .leading } else { hasLeader = false }
-            condition.broadcast()
+            pending.finish(wakingCaller: false)
+            let next = lock.withLock { () -> Pending? in
+                if let next = queue.first { return next }
+                hasLeader = false
+                return nil
+            }
+            if let next {
+                next.state = .leading
+                next.wake.signal()
+            }
+            for write in batch where write !== pending { write.finish(wakingCaller: true) }
         }
-        condition.unlock()
         if let error = pending.error { throw error }
     }
 }

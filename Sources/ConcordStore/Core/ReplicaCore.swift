@@ -158,7 +158,7 @@ package final class ReplicaCore: Sendable {
                 for (index, pending) in batch.enumerated() {
                     failed = index
                     let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
-                    try pending.body(transaction)
+                    try pending.run(transaction)
                     try transaction.finish()
                     if transaction.changeCount > 0 { changed = true }
                 }

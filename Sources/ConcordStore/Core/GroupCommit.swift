@@ -40,6 +40,11 @@ final class GroupCommit: @unchecked Sendable {
     private let lock = NSLock()
     private var queue: [Pending] = []
     private var hasLeader = false
+    /// How many callers are inside `perform` (queued, leading, or woken and on their way out).
+    private var callers = 0
+
+    /// How many times a new leader yields the processor while callers still inside `perform` have not queued.
+    static let joinYields = 4
 
     /// How many writes wait for a commit to lead or join (for tests that line writers up).
     var waitingCount: Int { lock.withLock { queue.count } }
@@ -47,7 +52,9 @@ final class GroupCommit: @unchecked Sendable {
     /// Runs `pending` in a commit, shared with the writes that queue up meanwhile; `commit` writes and
     /// commits a batch (setting each write's error) and is called by one thread at a time.
     func perform(_ pending: Pending, commit: ([Pending]) -> Void) throws {
+        defer { lock.withLock { callers -= 1 } }
         let leads = lock.withLock {
+            callers += 1
             queue.append(pending)
             if hasLeader { return false }
             hasLeader = true
@@ -55,6 +62,9 @@ final class GroupCommit: @unchecked Sendable {
         }
         if !leads { pending.wake.wait() }
         if leads || pending.state == .leading {
+            // Writers the previous commit just woke are on their way out and often straight back in
+            // (a thread writing one key after another): give them a moment to join this commit.
+            for _ in 0..<Self.joinYields where lock.withLock({ queue.count < callers }) { sched_yield() }
             let batch = lock.withLock {
                 let batch = queue
                 queue.removeAll(keepingCapacity: true)

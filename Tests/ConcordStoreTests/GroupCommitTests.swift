@@ -68,6 +68,38 @@ import TestSupport
         #expect(keys.count == 4)
     }
 
+    @Test func aQueueLongerThanTheCapIsCommittedInSeveralGroupsLosingNothing() throws {
+        let store = try Store.temporary()
+        store.writesPerCommitForTesting = 4
+        let suite = try store.suite("app")
+        try suite.set(0, forKey: "warm")
+        let before = store.commitStamp
+        let outcomes = Outcomes()
+        let done = DispatchGroup()
+        // The leader holds its commit until ten writers wait: they go into commits of 4, 4 and 2.
+        let leading = DispatchSemaphore(value: 0)
+        spawn(done) {
+            outcomes.record("lead") {
+                try suite.update("lead", as: Int.self) { n in
+                    leading.signal()
+                    while store.waitingWritesForTesting < 10 { usleep(1_000) }
+                    n = 1
+                }
+            }
+        }
+        leading.wait()
+        for w in 0..<10 {
+            spawn(done) { outcomes.record("w\(w)") { try suite.set(w, forKey: "w\(w)") } }
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(outcomes.errors.isEmpty, "\(outcomes.errors)")
+        #expect(store.commitStamp - before == 4, "the leader's commit, then the ten queued writes in groups of 4, 4 and 2")
+        #expect(try suite.get("lead", as: Int.self) == 1)
+        for w in 0..<10 { #expect(try suite.get("w\(w)", as: Int.self) == w) }
+        #expect(try store.lastSeq() == 12, "one journal entry per write")
+        #expect(store.waitingWritesForTesting == 0)
+    }
+
     @Test func manyThreadsWritingAtOnceLoseNothing() throws {
         let store = try Store.temporary()
         let suite = try store.suite("app")

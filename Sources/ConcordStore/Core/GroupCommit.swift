@@ -3,9 +3,10 @@ import Foundation
 
 /// Lets the threads of one process that write to one replica at once share commits: the first
 /// writer to arrive leads, and every writer that arrives while the leader's commit is under way
-/// queues up; when it is done, the first of them leads the next commit, taking the whole queue
-/// with it. Every caller still returns only after the commit holding its change is durable, or
-/// with that change's own error. A lone writer leads a commit of its own, as before.
+/// queues up; when it is done, the first of them leads the next commit, taking up to `limit` writes
+/// of the queue with it (so a commit's latency stays bounded however many writers queue; the rest go
+/// into the commits after it, in the order they arrived). Every caller still returns only after the
+/// commit holding its change is durable, or with that change's own error. A lone writer leads a commit of its own, as before.
 ///
 /// The leader runs the queued writers' closures on its own thread (each waits, blocked, until its
 /// commit is done), so a closure must not depend on the thread it runs on. Each waiting writer is
@@ -36,18 +37,32 @@ final class GroupCommit: @unchecked Sendable {
         }
     }
 
-    /// Guards `queue` and `hasLeader`.
+    /// Guards `queue`, `hasLeader`, `callers` and `limit`.
     private let lock = NSLock()
     private var queue: [Pending] = []
     private var hasLeader = false
+    /// The most writes one commit takes.
+    private var limit = GroupCommit.defaultLimit
     /// How many callers are inside `perform` (queued, leading, or woken and on their way out).
     private var callers = 0
+
+    /// The most writes one commit takes by default. Measured with 256 threads each setting 12 random
+    /// keys of a 10,000-key store durably: commits of up to 128 writes take 3.4 ms on average and
+    /// reach 95% of the unbounded groups' throughput (35,000 sets/s; 64: 2.2 ms, 76%; 32: 1.5 ms,
+    /// 57%; unbounded: groups of up to 255 writes, 4.1 ms on average).
+    static let defaultLimit = 128
 
     /// How many times a new leader yields the processor while callers still inside `perform` have not queued.
     static let joinYields = 4
 
     /// How many writes wait for a commit to lead or join (for tests that line writers up).
     var waitingCount: Int { lock.withLock { queue.count } }
+
+    /// The most writes one commit takes (tests lower it to line up more writers than that).
+    var writesPerCommit: Int {
+        get { lock.withLock { limit } }
+        set { lock.withLock { limit = max(1, newValue) } }
+    }
 
     /// Runs `pending` in a commit, shared with the writes that queue up meanwhile; `commit` writes and
     /// commits a batch (setting each write's error) and is called by one thread at a time.
@@ -64,10 +79,11 @@ final class GroupCommit: @unchecked Sendable {
         if leads || pending.state == .leading {
             // Writers the previous commit just woke are on their way out and often straight back in
             // (a thread writing one key after another): give them a moment to join this commit.
-            for _ in 0..<Self.joinYields where lock.withLock({ queue.count < callers }) { sched_yield() }
+            for _ in 0..<Self.joinYields where lock.withLock({ queue.count < min(callers, limit) }) { sched_yield() }
             let batch = lock.withLock {
-                let batch = queue
-                queue.removeAll(keepingCapacity: true)
+                let count = min(queue.count, limit)
+                let batch = Array(queue[..<count])
+                queue.removeFirst(count)
                 return batch
             }
             commit(batch)

@@ -7,4 +7,10 @@ extension Store {
 
     /// How many writes of this process wait for the commit under way to end (group commit).
     package var waitingWritesForTesting: Int { core.group.waitingCount }
+
+    /// The most writes one group commit of this process takes for this replica (tests lower it).
+    package var writesPerCommitForTesting: Int {
+        get { core.group.writesPerCommit }
+        set { core.group.writesPerCommit = newValue }
+    }
 }

@@ -19,7 +19,11 @@ enum StoreIdentity {
             }
             return (id, format)
         }
-        if let found = try env.read(read), found.1 == Store.formatVersion { return found }
+        // The result comes out through a local, not as the read's generic result: an optional tuple
+        // would make a fresh process instantiate its type metadata on every open.
+        var current: (ReplicaID, UInt32)?
+        try env.read { txn in current = try read(txn) }
+        if let found = current, found.1 == Store.formatVersion { return found }
         var upgraded = false
         let found = try env.write { txn -> (ReplicaID, UInt32) in
             upgraded = false

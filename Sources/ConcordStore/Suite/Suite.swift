@@ -76,7 +76,11 @@ public struct Suite: Sendable {
     private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
         try Names.validateKey(key, inSuite: name)
         let recordKey = StoreLayout.recordKey(suite: name, key: key)
-        return try core.read { txn in try txn.get(core.layout.records, recordKey) }
+        // Out through a local rather than as the read's generic result, so the first get of a fresh
+        // process does not instantiate `Optional<[UInt8]>`'s metadata.
+        var bytes: [UInt8]?
+        try core.read { txn in bytes = try txn.get(core.layout.records, recordKey) }
+        return bytes
     }
 
     /// Whether a value is stored for `key` (registered defaults do not count; tombstones do not either).

@@ -30,19 +30,39 @@ package final class ReplicaCore: Sendable {
         return out.bytes
     }()
 
-    private struct WeakCore { let path: String; weak var core: ReplicaCore? }
-    /// One entry per directory this process opened: an array, not a dictionary keyed by path, because
-    /// a dictionary's first use makes the Swift runtime look up generic conformances, a third of a
-    /// fresh process's open.
-    private static let registry = Mutex<[WeakCore]>([])
+    /// One directory this process opened, in a list of them.
+    private final class RegistryEntry: @unchecked Sendable {
+        let path: String
+        weak var core: ReplicaCore?
+        var next: RegistryEntry?
+        init(path: String, core: ReplicaCore, next: RegistryEntry?) { (self.path, self.core, self.next) = (path, core, next) }
+    }
+    /// The directories this process opened, newest first: a linked list of one non-generic class, not
+    /// a dictionary keyed by path nor an array, because a fresh process's first use of either makes
+    /// the Swift runtime instantiate its generic metadata (a dictionary's conformance lookups were a
+    /// third of an open). Guarded by the mutex.
+    private static let registry = Mutex<RegistryEntry?>(nil)
 
     static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
         let directory = try StoreDirectory.prepare(path, create: options.createIfMissing)
-        return try registry.withLock { table in
-            if let core = table.first(where: { $0.path == directory })?.core, core.env.isUsableInThisProcess { return core }
+        return try registry.withLock { head in
+            var entry = head
+            while let current = entry {
+                if current.path == directory, let core = current.core, core.env.isUsableInThisProcess { return core }
+                entry = current.next
+            }
             let core = try ReplicaCore(path: directory, options: options)
-            table.removeAll { $0.path == directory || $0.core == nil }
-            table.append(WeakCore(path: directory, core: core))
+            // Drop this directory's stale entry and entries whose core is gone, then put the new one first.
+            var kept: RegistryEntry?
+            entry = head
+            while let current = entry {
+                entry = current.next
+                if current.path != directory && current.core != nil {
+                    current.next = kept
+                    kept = current
+                }
+            }
+            head = RegistryEntry(path: directory, core: core, next: kept)
             return core
         }
     }

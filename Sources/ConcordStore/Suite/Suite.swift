@@ -36,7 +36,11 @@ public struct Suite: Sendable {
     @inlinable
     public func get<T: StorableValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
         guard let value = try value(forKey: key) else { return nil }
-        return try convert(value, key: key)
+        // Converted as a `T`, not as the `T?` the return type would infer: `Optional<T>`'s metadata
+        // and conformance would otherwise be instantiated on a fresh process's first get. The suffix
+        // keeps the error naming the requested type as `T?`, as it always has.
+        let typed: T = try convert(value, key: key, requestedSuffix: "?")
+        return typed
     }
 
     /// The stored value for `key` (falling back to the registered default), untyped.
@@ -305,13 +309,14 @@ public struct Suite: Sendable {
         }
     }
 
-    /// A stored value as a `T`, with a mismatch reported as `StoreError.typeMismatch` naming the key.
+    /// A stored value as a `T`, with a mismatch reported as `StoreError.typeMismatch` naming the key;
+    /// `requestedSuffix` follows `T`'s name in an error that is not a `ValueMismatch`.
     @usableFromInline
-    func convert<T: StorableValue>(_ value: Value, key: String) throws -> T {
+    func convert<T: StorableValue>(_ value: Value, key: String, requestedSuffix: String = "") throws -> T {
         do { return try T(storedValue: value) } catch let mismatch as ValueMismatch {
             throw StoreError.typeMismatch(suite: name, key: key, stored: mismatch.stored, requested: mismatch.requested)
         } catch {
-            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.storedTypeName)
+            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.storedTypeName + requestedSuffix)
         }
     }
 }

@@ -13,6 +13,7 @@ enum WorkloadRegistry {
         HubScaleWorkload.self,
         PolicyWorkload.self,
         GroupCommitWorkload.self,
+        GroupCapWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

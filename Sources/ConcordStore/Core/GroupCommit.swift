@@ -46,10 +46,10 @@ final class GroupCommit: @unchecked Sendable {
     /// How many callers are inside `perform` (queued, leading, or woken and on their way out).
     private var callers = 0
 
-    /// The most writes one commit takes by default. Measured with 256 threads each setting 12 random
-    /// keys of a 10,000-key store durably: commits of up to 128 writes take 3.4 ms on average and
-    /// reach 95% of the unbounded groups' throughput (35,000 sets/s; 64: 2.2 ms, 76%; 32: 1.5 ms,
-    /// 57%; unbounded: groups of up to 255 writes, 4.1 ms on average).
+    /// The most writes one commit takes by default. Picked with the bench's `group-cap` workload
+    /// (256 threads each setting 12 keys of a 10,000-key store durably, all at once): a commit of up
+    /// to 128 writes took 2.4–6.1 ms (medians of four runs) and kept 0.64–0.87× the throughput of
+    /// uncapped groups (up to 256 writes each); 64 writes per commit took 1.5–4.4 ms for 0.46–0.72×.
     static let defaultLimit = 128
 
     /// How many times a new leader yields the processor while callers still inside `perform` have not queued.

@@ -24,8 +24,8 @@ final class BenchContext {
         FileHandle.standardError.write(Data(("bench: " + line + "\n").utf8))
     }
 
-    /// Every system, starting at a different one in each run, so none is always first after a pause.
-    func rotated(_ kinds: [SubjectKind], run: Int) -> [SubjectKind] {
+    /// Every system (or variant), starting at a different one in each run, so none is always first after a pause.
+    func rotated<Item>(_ kinds: [Item], run: Int) -> [Item] {
         guard !kinds.isEmpty else { return [] }
         let shift = run % kinds.count
         return Array(kinds[shift...] + kinds[..<shift])

@@ -53,7 +53,7 @@ enum GroupCommitWorkload: Workload {
     }
 
     /// Runs one thread per plan, all starting together; returns the wall time until the last one ended.
-    private static func race(_ subjects: [any Subject], plans: [[Int]], generation: Int) throws -> UInt64 {
+    static func race(_ subjects: [any Subject], plans: [[Int]], generation: Int) throws -> UInt64 {
         let start = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         let failures = FailureLog()
@@ -77,7 +77,7 @@ enum GroupCommitWorkload: Workload {
     }
 
     /// Every key a thread set reads back the value of this run (keys set by two threads hold the same value).
-    private static func check(_ subject: any Subject, plans: [[Int]], generation: Int, kind: SubjectKind) throws {
+    static func check(_ subject: any Subject, plans: [[Int]], generation: Int, kind: SubjectKind) throws {
         for i in Set(plans.joined()) {
             let expected = Dataset.value(i, generation: generation)
             let found: BenchValue? = switch expected {

@@ -33,24 +33,26 @@ let package = Package(
         .executableTarget(name: "sync-tool", dependencies: ["SyncToolCore"], path: "Tools/sync-tool"),
 
         // The multi-process stress and crash harness.
-        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres"], path: "Tools/stress-test"),
+        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH"], path: "Tools/stress-test"),
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
+        .executableTarget(name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),
 
         // A throwaway PostgreSQL server (initdb in a temporary directory) for the hub's tests, stress test and benchmark.
         .target(name: "ScratchPostgres", path: "Tools/scratch-postgres"),
+        // A throwaway OpenSSH server (sshd on loopback, keys in a temporary directory) for remote sync.
+        .target(name: "ScratchSSH", path: "Tools/scratch-ssh"),
 
         .target(name: "TestSupport", dependencies: ["Concord", "ConcordTesting"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "LMDB", "TestSupport"]),
         .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordStore", "ConcordSync", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
-        .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "TestSupport"]),
+        .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "ScratchSSH", "TestSupport"]),
         .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the C libraries Concord builds against, and the PostgreSQL server the hub's tests run,
-# when they are missing (Debian/Ubuntu).
+# Installs the C libraries Concord builds against, the PostgreSQL server the hub's tests run and the
+# OpenSSH server and rsync the remote-sync tests run, when they are missing (Debian/Ubuntu).
 set -euo pipefail
 missing=()
 pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
@@ -13,6 +13,11 @@ command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests r
 command -v mdb_stat >/dev/null || missing+=(lmdb-utils)  # the stat tests compare sync-tool stat with LMDB's own mdb_stat
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3 python3-venv)   # make bench installs pycrdt into a venv
 command -v zsh >/dev/null || missing+=(zsh)               # the completion tests load the zsh script
+# The remote-sync tests, stress test and benchmark start a throwaway sshd on loopback and compare with rsync.
+[ -x /usr/sbin/sshd ] || missing+=(openssh-server)
+command -v ssh >/dev/null || missing+=(openssh-client)
+command -v ssh-keygen >/dev/null || missing+=(openssh-client)
+command -v rsync >/dev/null || missing+=(rsync)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo_cmd=""

@@ -9,6 +9,9 @@ package struct Delta: Sendable {
     package let batch: RemoteBatch
     /// Journal entries read to build the batch: the entries after the cursor, whichever were sent.
     package let journalEntriesRead: Int
+    /// False when the read stopped at a size limit: the batch ends before the source's last seq, and
+    /// the next part starts after its `toSeq`.
+    package var complete = true
 }
 
 /// Reads the changes one replica has that another has not merged (see the architecture document, "Delta sync").
@@ -31,16 +34,27 @@ package enum DeltaReader {
     /// Reads `source`'s entries of `selection` that `target` has not merged, according to `alreadyMerged`
     /// (what is known about how far `target` merged `source`). With `target` nil (a bundle for anyone),
     /// no entry is left out for the target's sake.
+    ///
+    /// With `after`, the read starts after that seq instead (the next part of a delta read in parts);
+    /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
+    /// entry), so a large delta travels as several batches, each ending where the next begins.
     package static func read(from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
-                            selection: SyncSelection = .all) throws -> Delta {
+                            selection: SyncSelection = .all, after: UInt64? = nil,
+                            maxEntries: Int = .max, maxBytes: Int = .max) throws -> Delta {
         let sourceID = source.replicaID
-        let start: UInt64 = selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0
+        let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
         return try source.read { r in
             let knowledge = PeerKnowledge(received: try r.peerCursors())
-            let last = r.lastSeq
+            var last = r.lastSeq
             var entries: [RemoteEntry] = []
-            var read = 0
+            var read = 0, bytes = 0
+            var complete = true
             try r.scanJournal(after: start) { entry in
+                if entries.count >= maxEntries || bytes >= maxBytes {
+                    complete = false
+                    return false
+                }
+                last = entry.seq
                 read += 1
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
@@ -51,11 +65,13 @@ package enum DeltaReader {
                     if peer == target || entry.record.version.replica == target { return true }
                 }
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
+                bytes += entry.suite.utf8.count + entry.key.utf8.count + 16 + (entry.record.isPlain ? Record.headerSize + (entry.record.valueBytes?.count ?? 0) : entry.record.encoded.count)
                 return true
             }
+            if complete { last = r.lastSeq }
             let batch = RemoteBatch(source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
                                     entries: entries, knowledge: knowledge)
-            return Delta(batch: batch, journalEntriesRead: read)
+            return Delta(batch: batch, journalEntriesRead: read, complete: complete)
         }
     }
 }

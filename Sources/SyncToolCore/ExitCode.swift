@@ -9,7 +9,8 @@ public enum ExitCode: Int32, Sendable {
     case invalidInput = 3
     /// The store cannot be opened, is damaged, or is of a newer format; the hub refused a statement.
     case storeError = 4
-    /// The peer cannot be reached: the hub's server is down or unreachable, or it refused the login.
+    /// The peer cannot be reached: the hub's server or the remote host is down or unreachable, it refused
+    /// the login, the connection dropped, or the peer went silent past the timeout.
     case unreachable = 5
     /// `--dry-run` found changes pending.
     case pending = 10

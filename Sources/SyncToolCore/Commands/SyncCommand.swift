@@ -1,28 +1,43 @@
 import Concord
+import ConcordSync
 import ConcordHub
 
-/// `sync-tool sync DIR_A DIR_B|postgresql://… [--suite SUITE]... [--dry-run] [--json] [--watch]`
+/// `sync-tool sync A B|postgresql://… [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--create] [--dry-run] [--json] [--watch]`
 struct SyncCommand: Command {
     static let spec = CommandSpec(
-        name: "sync", abstract: "Sync two replicas both ways, or a replica with its account on a hub (postgresql://…).",
-        positionals: [.init(name: "DIR_A", help: "One replica directory."),
-                      .init(name: "DIR_B", help: "The other replica directory, or a hub's libpq URI (postgresql://USER@HOST/DB).")],
-        options: [.init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true)],
+        name: "sync", abstract: "Sync two replicas both ways (directories or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
+        positionals: [.init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
+                      .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")],
+        options: [.init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
+                  .init(name: "rsh", valueName: "CMD", help: "The ssh command and its options for a remote (default \"ssh\"), as rsync's -e."),
+                  .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
+                  .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
+                  .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10).")],
         flags: [.init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
-                .init(name: "json", help: "Print one JSON object with the counts."),
-                .init(name: "watch", help: "With a hub: stay connected and sync live (after each local commit and each push announced by the hub).")],
+                .init(name: "json", help: "Print one JSON object with the counts (with --watch: one per round, then a summary)."),
+                .init(name: "create", help: "Create a missing replica directory, local or remote (a new replica seeded by this sync)."),
+                .init(name: "watch", help: "Stay connected and sync live (after each local commit and each change the peer announces) until SIGINT/SIGTERM.")],
         discussion: """
         Prints the changes sent each way, the records changed, the conflicts (concurrent writes: the \
         losing value is kept in each replica's conflict log, see 'sync-tool conflicts') and clock-skew \
         warnings. Safe to run while other processes write, and alongside other syncs of the same replicas.
 
+        A remote replica is reached by running 'ssh [user@]host sync-tool serve PATH' (see --rsh and \
+        --remote-command); the session streams batches both ways, each merged in one transaction and \
+        acknowledged, so a dropped connection leaves whole batches merged and the next sync resumes. \
+        Exit 5 when the remote cannot be reached, refuses the login or drops the connection.
+
         With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
         ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
+
+        With --watch, one line (or JSON object) per round; on SIGINT or SIGTERM a summary, exit 0.
         """)
 
     let dirA, dirB: String
     let selection: SyncSelection
     let dryRun, json, watch: Bool
+    let remote: RemoteOptions
+    let heartbeat: Double
 
     init(_ a: ParsedArguments) throws {
         (dirA, dirB) = (a.positionals[0], a.positionals[1])
@@ -30,16 +45,37 @@ struct SyncCommand: Command {
         dryRun = a.flag("dry-run")
         json = a.flag("json")
         watch = a.flag("watch")
-        if watch && !ConnectionString.isHubURL(dirB) { throw CLIError.usage("--watch needs a hub URL (postgresql://…) as the second argument") }
+        var remote = RemoteOptions()
+        if let rsh = a.option("rsh") { remote.rsh = rsh }
+        if let command = a.option("remote-command") { remote.remoteCommand = command }
+        remote.timeout = try a.option("timeout").map { try Arguments.seconds($0, name: "--timeout") } ?? 60
+        remote.create = a.flag("create") && !dryRun
+        self.remote = remote
+        heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
+        guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
+        if RemoteAddress.isRemote(dirA) && (RemoteAddress.isRemote(dirB) || ConnectionString.isHubURL(dirB)) {
+            throw CLIError.usage("at most one side may be remote: give a local directory as A or B (run the sync on one of the machines)")
+        }
+        if watch && RemoteAddress.isRemote(dirA) { throw CLIError.usage("with --watch, A is the local directory and B the peer") }
+        for side in [dirA, dirB] where RemoteAddress.isRemote(side) {
+            do { _ = try RemoteAddress.parse(side) } catch { throw CLIError.invalid(error.message) }
+        }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
         if ConnectionString.isHubURL(dirB) {
             return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
         }
+        if watch {
+            return try LiveSyncCommand(local: dirA, other: dirB, options: remote, selection: selection, json: json, heartbeat: heartbeat).run(io)
+        }
+        for (side, other, isA) in [(dirA, dirB, true), (dirB, dirA, false)] where RemoteAddress.isRemote(side) {
+            return try RemoteSyncCommand(local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,
+                                         selection: selection, dryRun: dryRun, json: json).run(io)
+        }
         return try SyncCommandSupport.mappingErrors {
-            let a = try Arguments.openStore(dirA), b = try Arguments.openStore(dirB)
+            let a = try Arguments.openStore(dirA, create: remote.create), b = try Arguments.openStore(dirB, create: remote.create)
             let report = try Synchronizer(selection: selection).sync(a, b, dryRun: dryRun)
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged
             let sentBA = report.bToA.entries - report.bToA.alreadyMerged
@@ -85,6 +121,18 @@ enum SyncCommandSupport {
             throw CLIError(.invalidInput, error.description)
         } catch let error as SyncError {
             throw CLIError(.invalidInput, error.description)
+        } catch let error as SyncProtocolError {
+            throw CLIError(exitCode(for: error), error.message)
+        }
+    }
+
+    /// A peer that cannot be reached, refuses the login, drops the connection or goes silent: 5;
+    /// a store error on the far side: 4; a peer breaking the protocol, or a refused request: 3.
+    static func exitCode(for error: SyncProtocolError) -> ExitCode {
+        switch error.kind {
+        case .unreachable, .timeout: .unreachable
+        case .peerStore: .storeError
+        case .truncated, .malformed, .oversized, .newerVersion, .readOnly, .refused: .invalidInput
         }
     }
 

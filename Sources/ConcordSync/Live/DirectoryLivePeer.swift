@@ -1,0 +1,45 @@
+import ConcordStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Another replica this process can open (a directory) as a live-sync peer: each round is a
+/// `Synchronizer` sync, and the other replica's own commits (not what this sync merged into it)
+/// wake the loop as announcements.
+///
+/// ```swift
+/// let live = try LiveSync(store: phone) { try DirectoryLivePeer(store: phone, other: watch) }
+/// ```
+package final class DirectoryLivePeer: LiveSyncPeer {
+    private let store: Store
+    private let other: Store
+    private let synchronizer: Synchronizer
+    private let otherCommits: CommitSignal
+
+    package init(store: Store, other: Store, selection: SyncSelection = .all) throws {
+        guard store.replicaID != other.replicaID else { throw SyncError.sameReplica(store.replicaID, other.directory) }
+        self.store = store
+        self.other = other
+        synchronizer = Synchronizer(selection: selection)
+        let mine = store.replicaID
+        otherCommits = try CommitSignal(store: other) { $0 == .sync(peer: mine) }
+    }
+
+    package var mergeOrigin: ChangeOrigin { .sync(peer: other.replicaID) }
+
+    package func syncOnce() throws -> LiveSyncRound {
+        otherCommits.drain()
+        let report = try synchronizer.sync(store, other)
+        return LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: report.bToA.conflicts)
+    }
+
+    package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
+        var fds = [pollfd(fd: otherCommits.descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let n = poll(&fds, 2, Int32(min(timeout * 1000, Double(Int32.max))))
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return .timeout }
+            return fds[1].revents != 0 ? .local : .announced
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import ConcordStore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps a store in sync with a peer while it runs (see the architecture document, "Live sync"): it
+/// syncs at once, then after every local commit (woken by the store's change notification, bursts
+/// coalesced) and every change the peer announces, plus a heartbeat round when all is quiet. A
+/// broken session is reopened with capped, jittered backoff; cursors only move forward, so it
+/// resumes where it was. The peer is another replica — a directory, or a remote over ssh — or a hub.
+///
+/// Runs on a thread of its own (the peer's connection never leaves it) until `stop()`. Its state
+/// (connecting, in sync, pending changes, last error, last round) is `state`, and `states()` streams it.
+///
+/// ```swift
+/// let live = try LiveSync(store: store, remote: "alice@desktop:settings")
+/// Task { for await state in live.states() { print(state) } }
+/// // … later
+/// live.stop()
+/// ```
+public final class LiveSync: Sendable {
+    /// Seconds between rounds when nothing happens (each also checks the connection).
+    public let heartbeat: Double
+    /// The longest wait between reconnection attempts.
+    public let maxBackoff: Double
+
+    private let signal: CommitSignal
+    private let stopped = Atomic<Bool>(false)
+    private let finished = Atomic<Bool>(false)
+    private let current = Mutex(LiveSyncState())
+    private let subscribers = Mutex<[UUID: AsyncStream<LiveSyncState>.Continuation]>([:])
+
+    /// Starts the loop. `connect` opens a session (called again after each failure); `onEvent` runs on
+    /// the loop's thread.
+    public init(store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
+                onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
+                connect: @escaping @Sendable () throws -> any LiveSyncPeer) throws {
+        self.heartbeat = heartbeat
+        self.maxBackoff = maxBackoff
+        signal = try CommitSignal(store: store)
+        let thread = Thread { [self] in
+            run(connect: connect, onEvent: onEvent)
+            update { $0.connection = .stopped }
+            finished.store(true, ordering: .releasing)
+            subscribers.withLock { for c in $0.values { c.finish() }; $0 = [:] }
+        }
+        thread.name = "concord-live-sync"
+        thread.start()
+    }
+
+    /// Keeps `store` in sync with the replica at `remote` (`[user@]host:PATH` or
+    /// `ssh://[user@]host[:port]/PATH`, reached with `ssh … sync-tool serve PATH`).
+    ///
+    /// ```swift
+    /// var options = RemoteOptions()
+    /// options.rsh = "ssh -p 2222"
+    /// let live = try LiveSync(store: store, remote: "desktop:settings", options: options)
+    /// ```
+    public convenience init(store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
+                            heartbeat: Double = 10, maxBackoff: Double = 5,
+                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }) throws {
+        let address = try RemoteAddress.parse(remote)
+        try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
+            try StreamLivePeer(store: store, connection: try RemoteConnection.open(address, options: options, suites: selection), selection: selection)
+        }
+    }
+
+    /// Keeps `store` in sync with the replica in the local directory `directory` (another app's store,
+    /// a mounted volume).
+    ///
+    /// ```swift
+    /// let live = try LiveSync(store: phone, directory: "/data/watch")
+    /// ```
+    public convenience init(store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Double = 10, maxBackoff: Double = 5,
+                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }) throws {
+        try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
+            try DirectoryLivePeer(store: store, other: try Store(path: directory), selection: selection)
+        }
+    }
+
+    /// The loop's state now.
+    public var state: LiveSyncState { current.withLock { $0 } }
+
+    /// The state now, then every change of it, until the loop stops.
+    ///
+    /// ```swift
+    /// for await state in live.states() where state.isInSync { print("in sync after", state.lastRound as Any) }
+    /// ```
+    public func states() -> AsyncStream<LiveSyncState> {
+        let (stream, continuation) = AsyncStream<LiveSyncState>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let id = UUID()
+        continuation.yield(state)
+        if finished.load(ordering: .acquiring) { continuation.finish(); return stream }
+        subscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Stops the loop (the round under way finishes first) and waits until it has stopped.
+    public func stop() {
+        signal.cancel()
+        stopped.store(true, ordering: .releasing)
+        signal.poke()
+        while !finished.load(ordering: .acquiring) { usleep(1_000) }
+    }
+
+    private func update(_ change: (inout LiveSyncState) -> Void) {
+        let state = current.withLock { s in change(&s); return s }
+        subscribers.withLock { for c in $0.values { c.yield(state) } }
+    }
+
+    private func run(connect: @Sendable () throws -> any LiveSyncPeer, onEvent: @Sendable (LiveSyncEvent) -> Void) {
+        var backoff = 0.1
+        while !stopped.load(ordering: .acquiring) {
+            do {
+                update { $0.connection = .connecting }
+                let peer = try connect()
+                let origin = peer.mergeOrigin
+                signal.ignore { $0 == origin }
+                update { $0.connection = .connected }
+                onEvent(.connected)
+                backoff = 0.1
+                var due = true
+                while !stopped.load(ordering: .acquiring) {
+                    if due {
+                        signal.drain()
+                        let round = try peer.syncOnce()
+                        update {
+                            $0.lastRound = round
+                            $0.lastRoundDate = Date()
+                            $0.lastError = nil
+                            $0.rounds += 1
+                            $0.pendingChanges = false
+                            $0.isInSync = true
+                        }
+                        onEvent(.synced(round))
+                    }
+                    let wake = try peer.waitForAnnouncement(timeout: heartbeat, wakeDescriptor: signal.descriptor)
+                    due = wake != .ownEcho
+                    if wake == .local && !stopped.load(ordering: .acquiring) { update { $0.pendingChanges = true; $0.isInSync = false } }
+                    if wake == .announced { update { $0.isInSync = false } }
+                }
+            } catch {
+                guard !stopped.load(ordering: .acquiring) else { break }
+                let delay = backoff * Double.random(in: 0.5...1.0)
+                update { $0.connection = .waitingToRetry(seconds: delay); $0.lastError = "\(error)"; $0.isInSync = false }
+                onEvent(.disconnected(error: "\(error)", retryAfter: delay))
+                sleepUnlessStopped(delay)
+                backoff = min(backoff * 2, maxBackoff)
+            }
+        }
+    }
+
+    private func sleepUnlessStopped(_ seconds: Double) {
+        var fds = [pollfd(fd: signal.descriptor, events: Int16(POLLIN), revents: 0)]
+        let deadline = Date().addingTimeInterval(seconds)
+        while !stopped.load(ordering: .acquiring) {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return }
+            _ = poll(&fds, 1, Int32(left * 1000) + 1)
+            if stopped.load(ordering: .acquiring) { return }
+            if signal.drain() { update { $0.pendingChanges = true } }
+        }
+    }
+}
+
+/// Where a `LiveSync` stands, as `LiveSync.state` and `LiveSync.states()` report it.
+///
+/// ```swift
+/// if live.state.connection == .connected && live.state.isInSync { print("up to date") }
+/// ```
+public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
+    public enum Connection: Sendable, Equatable {
+        /// Opening a session (first, or after a failure).
+        case connecting
+        /// A session is open.
+        case connected
+        /// The session broke or could not be opened; the next attempt is in `seconds`.
+        case waitingToRetry(seconds: Double)
+        /// `stop()` was called.
+        case stopped
+    }
+
+    public var connection = Connection.connecting
+    /// The last round left both replicas alike, and nothing has changed on either side since.
+    public var isInSync = false
+    /// Local commits are waiting to be pushed (the round that sends them is due or under way).
+    public var pendingChanges = false
+    /// Why the last session failed, until a round succeeds.
+    public var lastError: String?
+    /// What the last round moved, and when it ended.
+    public var lastRound: LiveSyncRound?
+    public var lastRoundDate: Date?
+    /// Rounds completed since the start.
+    public var rounds = 0
+
+    public init() {}
+
+    public var description: String {
+        var parts = ["\(connection)", isInSync ? "in sync" : "not in sync"]
+        if pendingChanges { parts.append("changes pending") }
+        if let lastRound { parts.append("last round: \(lastRound.pushed) pushed, \(lastRound.pulled) pulled") }
+        if let lastError { parts.append("last error: \(lastError)") }
+        return parts.joined(separator: ", ")
+    }
+}

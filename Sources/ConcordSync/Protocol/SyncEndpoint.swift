@@ -1,0 +1,164 @@
+import ConcordStore
+/// One side of a sync session after the handshake: it sends its replica's changes the other side
+/// lacks as batches and waits for each acknowledgement, and merges the batches it receives, each
+/// in one write transaction, acknowledging each. Both the client and `serve` use it.
+///
+/// A large delta travels as several batches (at most `maxBatchEntries` entries or about
+/// `maxBatchBytes` bytes each), read from the journal one at a time, so neither side ever holds
+/// the whole delta.
+final class SyncEndpoint {
+    let store: Store
+    let channel: SyncChannel
+    let peer: ReplicaID
+    let selection: SyncSelection
+    let dryRun: Bool
+    var maxBatchEntries = 20_000
+    var maxBatchBytes = 2 << 20
+    /// How far the peer has merged this replica, per scope (from its hello, then its acknowledgements).
+    private var peerHas: [SyncScope: UInt64]
+    /// The peer announced a change while this side was waiting for something else.
+    var announced = false
+
+    init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool) {
+        self.store = store
+        self.channel = channel
+        self.peer = peer.replica
+        self.selection = selection
+        self.dryRun = dryRun
+        let me = store.replicaID
+        peerHas = Dictionary(uniqueKeysWithValues: selection.scopes.map { ($0, peer.knowledge.merged(of: me, scope: $0)) })
+    }
+
+    private var peerKnowledge: PeerKnowledge {
+        PeerKnowledge(items: peerHas.map { .init(replica: store.replicaID, scope: $0.key, seq: $0.value) })
+    }
+
+    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`), each acknowledged before the next.
+    func sendChanges(atLeastOne: Bool) throws -> SentChanges {
+        var sent = SentChanges()
+        var after: UInt64?
+        while true {
+            let delta = try DeltaReader.read(from: store, for: peer, alreadyMerged: peerKnowledge, selection: selection,
+                                             after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes)
+            sent.journalEntriesRead += delta.journalEntriesRead
+            let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
+            guard !delta.batch.entries.isEmpty || behind || (atLeastOne && sent.batches == 0) else { break }
+            try channel.send(.batch(delta.batch))
+            let ack = try awaitAck()
+            guard ack.toSeq == delta.batch.toSeq else {
+                throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(delta.batch.toSeq)")
+            }
+            sent.add(ack)
+            if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
+            after = delta.batch.toSeq
+            if delta.complete { break }
+        }
+        try channel.send(.end)
+        return sent
+    }
+
+    /// Merges (or, in a dry run, plans) the peer's batches until it says it has no more, acknowledging each.
+    /// `refuse` is thrown (and told to the peer) at the first batch, for a side that must not merge.
+    /// `first` is a frame of the round already read.
+    func receiveChanges(first: SyncFrame? = nil, refuse: SyncProtocolError? = nil) throws -> ApplyReport {
+        var total = ApplyReport(source: peer, target: store.replicaID)
+        var applier = BatchApplier(store: store)
+        applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
+        var pending = first
+        while true {
+            let frame = try pending ?? expectFrame("a batch or the end of the peer's changes")
+            pending = nil
+            switch frame {
+            case .batch(let batch):
+                if let refuse { throw refuse }
+                guard batch.source == peer, batch.selection == selection else {
+                    throw SyncProtocolError(.malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
+                }
+                let report: ApplyReport
+                do { report = dryRun ? try applier.plan(batch) : try applier.apply(batch) } catch let error as SyncError {
+                    throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
+                } catch {
+                    throw SyncProtocolError(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
+                }
+                total.add(report)
+                try channel.send(.ack(SyncAck(toSeq: batch.toSeq, report: report)))
+            case .end:
+                return total
+            case .announce:
+                announced = true
+            default:
+                throw SyncProtocolError(.malformed, "the peer sent an unexpected frame while sending its changes")
+            }
+        }
+    }
+
+    private func awaitAck() throws(SyncProtocolError) -> SyncAck {
+        while true {
+            switch try expectFrame("an acknowledgement") {
+            case .ack(let ack): return ack
+            case .announce: announced = true
+            default: throw SyncProtocolError(.malformed, "the peer sent something else where an acknowledgement belongs")
+            }
+        }
+    }
+
+    /// The next frame; the end of the stream, or a failure the peer reports, is an error.
+    func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
+        guard let frame = try channel.receive() else { throw channel.describeFailure("the connection closed while waiting for \(what)") }
+        if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
+        return frame
+    }
+}
+
+/// What the peer reported merging of the batches one side sent.
+///
+/// ```swift
+/// print(report.sent.entries, "sent,", report.sent.recordsChanged, "changed on the peer")
+/// ```
+public struct SentChanges: Sendable, Equatable {
+    /// Batches sent.
+    public var batches = 0
+    /// Entries sent.
+    public var entries = 0
+    /// Entries the peer had merged already.
+    public var alreadyMerged = 0
+    /// Records the batches changed on the peer.
+    public var recordsChanged = 0
+    /// Concurrent writes the peer found (each is in the peer's conflict log).
+    public var conflicts = 0
+    /// Versions further ahead of the peer's clock than its allowed drift.
+    public var skewedVersions = 0
+    public var maxSkewMilliseconds: UInt64 = 0
+    /// Journal entries read on this side to build the batches.
+    public var journalEntriesRead = 0
+
+    public init() {}
+
+    mutating func add(_ ack: SyncAck) {
+        batches += 1
+        entries += ack.entries
+        alreadyMerged += ack.alreadyMerged
+        recordsChanged += ack.recordsChanged
+        conflicts += ack.conflicts
+        skewedVersions += ack.skewedVersions
+        maxSkewMilliseconds = max(maxSkewMilliseconds, ack.maxSkewMilliseconds)
+    }
+}
+
+extension ApplyReport {
+    /// Adds another batch's report to this one (a delta merged as several batches).
+    mutating func add(_ other: ApplyReport) {
+        entries += other.entries
+        alreadyMerged += other.alreadyMerged
+        recordsChanged += other.recordsChanged
+        conflicts += other.conflicts
+        skewedVersions += other.skewedVersions
+        maxSkewMilliseconds = max(maxSkewMilliseconds, other.maxSkewMilliseconds)
+        recordsRead += other.recordsRead
+        recordsWritten += other.recordsWritten
+        recordsMigrated += other.recordsMigrated
+        cursorAdvanced = cursorAdvanced && other.cursorAdvanced
+        if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
+        targetSeqAfter = other.targetSeqAfter
+    }
+}

@@ -1,0 +1,235 @@
+import ConcordStore
+/// One message of the sync protocol (see the architecture document, "Sync protocol").
+///
+/// On the stream every frame is `kind u8 | payload length u32 | payload`. A batch's payload is a
+/// bundle (`SyncBundle`: its own length, checksum, limits and duplicate-key checks); a hello is a
+/// short header followed by an empty bundle describing the sender; the other payloads are a few
+/// integers closed by a CRC-32 over the kind and the payload before it.
+///
+/// ```swift
+/// let bytes = SyncFrame.announce(seq: 42).encoded()
+/// ```
+package enum SyncFrame: Sendable, Equatable {
+    /// The first frame each side sends.
+    case hello(SyncHello)
+    /// Journal entries the receiver lacks, merged in one write transaction and acknowledged.
+    case batch(RemoteBatch)
+    /// What merging the last batch did.
+    case ack(SyncAck)
+    /// The sender has no more batches this round.
+    case end
+    /// The serving side committed a change of its own (in a live session): pull.
+    case announce(seq: UInt64)
+    /// The sender gives up, saying why; it closes the stream next.
+    case failure(SyncProtocolError)
+
+    enum Kind: UInt8 {
+        case hello = 1, batch = 2, ack = 3, end = 4, announce = 5, failure = 6
+    }
+
+    /// Bytes before the payload.
+    static let headerSize = 5
+
+    package func encoded() -> [UInt8] {
+        var w = ByteWriter()
+        let kind: Kind
+        switch self {
+        case .hello(let hello):
+            kind = .hello
+            w.append(SyncHello.magic)
+            w.u16(hello.version)
+            w.u16(hello.flags)
+            w.u32(CRC32.checksum([kind.rawValue] + w.bytes))
+            let empty = RemoteBatch(source: hello.replica, selection: hello.selection, fromSeq: hello.lastSeq, toSeq: hello.lastSeq,
+                                    entries: [], knowledge: hello.knowledge)
+            w.append(SyncBundle(batch: empty, createdMilliseconds: hello.milliseconds).encoded())
+        case .batch(let batch):
+            kind = .batch
+            w.append(SyncBundle(batch: batch, createdMilliseconds: 0).encoded())
+        case .ack(let ack):
+            kind = .ack
+            ack.encode(into: &w)
+        case .end:
+            kind = .end
+        case .announce(let seq):
+            kind = .announce
+            w.u64(seq)
+        case .failure(let error):
+            kind = .failure
+            w.u8(error.kind.rawValue)
+            w.string(String(decoding: Array(error.message.utf8.prefix(60_000)), as: UTF8.self), lengthBytes: 2)
+        }
+        if kind != .hello && kind != .batch { w.u32(CRC32.checksum([kind.rawValue] + w.bytes)) }
+        var out = ByteWriter(capacity: Self.headerSize + w.count)
+        out.u8(kind.rawValue)
+        out.u32(UInt32(w.count))
+        out.append(w.bytes)
+        return out.bytes
+    }
+
+    /// Decodes one frame's payload (the header already read), checking all of it.
+    package static func decode(kind rawKind: UInt8, payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncFrame {
+        guard let kind = Kind(rawValue: rawKind) else {
+            throw SyncProtocolError(.malformed, "a frame of unknown kind \(rawKind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
+        }
+        switch kind {
+        case .hello: return .hello(try SyncHello.decode(payload, limits: limits))
+        case .batch: return .batch(try bundle(payload, limits: limits, what: "a batch").batch)
+        default: break
+        }
+        guard payload.count >= 4 else { throw SyncProtocolError(.malformed, "a \(kind) frame of \(payload.count) bytes is too short to hold its checksum") }
+        let body = Array(payload[..<(payload.count - 4)])
+        var tail = ByteReader(Array(payload[(payload.count - 4)...]))
+        let stored = (try? tail.u32()) ?? 0
+        guard stored == CRC32.checksum([rawKind] + body) else {
+            throw SyncProtocolError(.malformed, "the checksum of a \(kind) frame does not match: the stream was damaged in transit")
+        }
+        var r = ByteReader(body)
+        do throws(ValueDecodingError) {
+            let frame: SyncFrame
+            switch kind {
+            case .ack: frame = .ack(try SyncAck.decode(&r))
+            case .end: frame = .end
+            case .announce: frame = .announce(seq: try r.u64())
+            case .failure:
+                let code = try r.u8()
+                let message = try r.string(lengthBytes: 2)
+                frame = .failure(SyncProtocolError(SyncProtocolError.Kind(rawValue: code) ?? .refused, message))
+            case .hello, .batch: preconditionFailure("decoded above")
+            }
+            guard r.isAtEnd else { throw ValueDecodingError("\(r.remaining) unexpected bytes at its end") }
+            return frame
+        } catch {
+            throw SyncProtocolError(.malformed, "a \(kind) frame does not decode: \(error)")
+        }
+    }
+
+    /// A bundle carried in a frame, validated by the bundle decoder.
+    static func bundle(_ bytes: [UInt8], limits: BundleLimits, what: String) throws(SyncProtocolError) -> SyncBundle {
+        do { return try SyncBundle.decode(bytes, limits: limits) } catch {
+            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(what) was refused: \(error.message)")
+        }
+    }
+}
+
+/// What a side says about itself when a session opens.
+///
+/// ```swift
+/// let hello = SyncHello(replica: store.replicaID, selection: .all, knowledge: known, lastSeq: 12)
+/// ```
+package struct SyncHello: Sendable, Equatable {
+    /// The first bytes of a hello's payload.
+    static let magic: [UInt8] = Array("CONCORDP".utf8)
+    /// The protocol version this Concord speaks, and the newest it accepts.
+    package static let currentVersion: UInt16 = 1
+
+    package var version = SyncHello.currentVersion
+    /// The sender's replica.
+    package let replica: ReplicaID
+    /// The suites the session covers (the client asks; the server answers with what it will serve).
+    package let selection: SyncSelection
+    /// What the sender has merged of every replica it knows (its `received` cursors).
+    package let knowledge: PeerKnowledge
+    /// The sender's last journal seq.
+    package let lastSeq: UInt64
+    /// The sender's wall clock, in milliseconds since 1970.
+    package var milliseconds: UInt64 = 0
+    /// The server merges nothing (it only sends).
+    package var readOnly = false
+    /// Nothing is written on either side: batches are planned, not merged.
+    package var dryRun = false
+    /// The session stays open; the server announces its own commits.
+    package var live = false
+
+    package init(replica: ReplicaID, selection: SyncSelection, knowledge: PeerKnowledge, lastSeq: UInt64) {
+        self.replica = replica
+        self.selection = selection
+        self.knowledge = knowledge
+        self.lastSeq = lastSeq
+    }
+
+    var flags: UInt16 { (readOnly ? 1 : 0) | (dryRun ? 2 : 0) | (live ? 4 : 0) }
+
+    static func decode(_ payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncHello {
+        let header = magic.count + 2 + 2 + 4
+        guard payload.count >= magic.count, Array(payload[..<magic.count]) == magic else {
+            throw SyncProtocolError(.malformed, "the peer's first frame is not a Concord hello: the far side is not 'sync-tool serve' (check the remote command)")
+        }
+        guard payload.count >= header else { throw SyncProtocolError(.malformed, "a hello of \(payload.count) bytes is too short") }
+        var r = ByteReader(Array(payload[magic.count..<header]))
+        let version = (try? r.u16()) ?? 0, flags = (try? r.u16()) ?? 0, stored = (try? r.u32()) ?? 0
+        guard version <= currentVersion else {
+            throw SyncProtocolError(.newerVersion, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
+        }
+        guard version >= 1 else { throw SyncProtocolError(.malformed, "sync protocol version 0 does not exist") }
+        guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
+            throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
+        }
+        guard flags & ~7 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
+        let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, what: "the hello")
+        guard bundle.batch.entries.isEmpty else { throw SyncProtocolError(.malformed, "the hello carries entries; a hello describes its sender only") }
+        var hello = SyncHello(replica: bundle.batch.source, selection: bundle.batch.selection, knowledge: bundle.batch.knowledge, lastSeq: bundle.batch.toSeq)
+        hello.version = version
+        hello.milliseconds = bundle.createdMilliseconds
+        hello.readOnly = flags & 1 != 0
+        hello.dryRun = flags & 2 != 0
+        hello.live = flags & 4 != 0
+        return hello
+    }
+}
+
+/// The receiver's answer to a batch: how far its cursor moved and what the merge did.
+///
+/// ```swift
+/// let ack = SyncAck(toSeq: batch.toSeq, report: report)
+/// ```
+package struct SyncAck: Sendable, Equatable {
+    /// The batch's last seq: the receiver has merged the sender's journal through it.
+    package let toSeq: UInt64
+    package let cursorAdvanced: Bool
+    package let entries: Int
+    package let alreadyMerged: Int
+    package let recordsChanged: Int
+    package let conflicts: Int
+    package let skewedVersions: Int
+    package let maxSkewMilliseconds: UInt64
+
+    package init(toSeq: UInt64, report: ApplyReport) {
+        self.init(toSeq: toSeq, cursorAdvanced: report.cursorAdvanced, entries: report.entries, alreadyMerged: report.alreadyMerged,
+                  recordsChanged: report.recordsChanged, conflicts: report.conflicts.count,
+                  skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds)
+    }
+
+    init(toSeq: UInt64, cursorAdvanced: Bool, entries: Int, alreadyMerged: Int, recordsChanged: Int, conflicts: Int,
+         skewedVersions: Int, maxSkewMilliseconds: UInt64) {
+        self.toSeq = toSeq
+        self.cursorAdvanced = cursorAdvanced
+        self.entries = entries
+        self.alreadyMerged = alreadyMerged
+        self.recordsChanged = recordsChanged
+        self.conflicts = conflicts
+        self.skewedVersions = skewedVersions
+        self.maxSkewMilliseconds = maxSkewMilliseconds
+    }
+
+    func encode(into w: inout ByteWriter) {
+        w.u64(toSeq)
+        w.u8(cursorAdvanced ? 1 : 0)
+        for n in [entries, alreadyMerged, recordsChanged, conflicts, skewedVersions] { w.u64(UInt64(n)) }
+        w.u64(maxSkewMilliseconds)
+    }
+
+    static func decode(_ r: inout ByteReader) throws(ValueDecodingError) -> SyncAck {
+        let toSeq = try r.u64()
+        let advanced = try r.u8()
+        guard advanced <= 1 else { throw ValueDecodingError("a cursor flag of \(advanced)") }
+        var counts: [Int] = []
+        for _ in 0..<5 {
+            let n = try r.u64()
+            guard n <= UInt64(Int32.max) else { throw ValueDecodingError("a count of \(n)") }
+            counts.append(Int(n))
+        }
+        return SyncAck(toSeq: toSeq, cursorAdvanced: advanced == 1, entries: counts[0], alreadyMerged: counts[1], recordsChanged: counts[2],
+                       conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: try r.u64())
+    }
+}

@@ -1,0 +1,42 @@
+import ConcordStore
+/// Why a sync session over a stream failed. A session checks every frame whole before it merges
+/// anything from it, so the batch of a refused frame is never merged (earlier batches, each
+/// acknowledged, stay merged: cursors only move forward and the next session resumes after them).
+///
+/// ```swift
+/// do { try session.syncRound() }
+/// catch let error as SyncProtocolError where error.kind == .unreachable { print("offline:", error) }
+/// ```
+public struct SyncProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: UInt8, Sendable, Equatable {
+        /// The peer cannot be reached, refused the login, or the connection dropped.
+        case unreachable = 1
+        /// Nothing arrived for longer than the silence timeout.
+        case timeout = 2
+        /// The stream ended in the middle of a frame.
+        case truncated = 3
+        /// A frame's checksum does not match, or its bytes describe something impossible.
+        case malformed = 4
+        /// A frame is larger than the limits allow.
+        case oversized = 5
+        /// The peer speaks a newer protocol version than this side.
+        case newerVersion = 6
+        /// The peer serves read-only and refused to merge.
+        case readOnly = 7
+        /// The peer's replica refused the request (it cannot be opened, or the request is invalid).
+        case refused = 8
+        /// The peer's replica failed while merging or reading (a store error on its side).
+        case peerStore = 9
+    }
+
+    public let kind: Kind
+    /// What went wrong, for a person to act on.
+    public let message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,103 @@
+import ConcordStore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The serving side of a sync session (`sync-tool serve`): it answers a client's hello, merges the
+/// batches the client sends and sends back what the client lacks, round after round, until the
+/// client closes the stream. In a live session it also announces its replica's own commits (not
+/// the ones merged from this client), so the client pulls at once.
+///
+/// A read-only server sends its changes and refuses every batch. Any error — a bad frame, a
+/// newer protocol, silence, a store failure — is told to the client as a failure frame and thrown;
+/// nothing of the frame that caused it was merged.
+///
+/// ```swift
+/// try SyncServer(store: store).serve(SyncChannel(input: 0, output: 1))
+/// ```
+package struct SyncServer {
+    package let store: Store
+    /// Merge nothing; only send.
+    package var readOnly = false
+    /// The suites this server serves (nil: every suite the client asks for).
+    package var suites: SyncSelection = .all
+
+    package init(store: Store, readOnly: Bool = false, suites: SyncSelection = .all) {
+        self.store = store
+        self.readOnly = readOnly
+        self.suites = suites
+    }
+
+    /// Serves one session on `channel`; returns when the client closes the stream.
+    package func serve(_ channel: SyncChannel) throws {
+        do { try session(channel) } catch let error as SyncProtocolError {
+            try? channel.send(.failure(error))
+            throw error
+        } catch {
+            let failure = SyncProtocolError(.peerStore, "\(store.directory): \(error)")
+            try? channel.send(.failure(failure))
+            throw failure
+        }
+    }
+
+    /// Tells a client why no session can start (the replica cannot be opened, for example).
+    package static func refuse(_ channel: SyncChannel, _ error: SyncProtocolError) {
+        try? channel.send(.failure(error))
+    }
+
+    private func session(_ channel: SyncChannel) throws {
+        guard let first = try channel.receive() else { return }
+        guard case .hello(let client) = first else {
+            throw SyncProtocolError(.malformed, "the client's first frame is not a hello")
+        }
+        guard client.replica != store.replicaID else { throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description) }
+        let selection = try effectiveSelection(client.selection)
+        var hello = SyncHello(replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
+                              lastSeq: try store.lastSeq())
+        hello.milliseconds = store.options.wallClock()
+        hello.readOnly = readOnly
+        hello.dryRun = client.dryRun
+        hello.live = client.live
+        try channel.send(.hello(hello))
+        let endpoint = SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun)
+        let clientID = client.replica
+        let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
+        let idleTimeout = client.live ? nil : channel.timeout
+        while true {
+            if let announcer {
+                switch channel.wait(orReadable: announcer.descriptor, seconds: idleTimeout) {
+                case .other:
+                    if announcer.drain() { try channel.send(.announce(seq: try store.lastSeq())) }
+                    continue
+                case .stream, .timeout: break
+                }
+            }
+            guard let frame = try channel.receive() else { return }
+            switch frame {
+            case .batch, .end:
+                // A round: the client's batches (if any), then ours. After merging some, at least one
+                // batch goes back, so the client learns (from its knowledge) what was merged of it.
+                let received = try endpoint.receiveChanges(first: frame, refuse: readOnly ? Self.readOnlyRefusal : nil)
+                _ = try endpoint.sendChanges(atLeastOne: received.entries > 0)
+            case .failure(let error):
+                throw SyncProtocolError(error.kind, "the client: " + error.message)
+            case .hello, .ack, .announce:
+                throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
+            }
+        }
+    }
+
+    static let readOnlyRefusal = SyncProtocolError(.readOnly, "this replica is served read-only: it sends its changes and merges nothing (the batch was not merged)")
+
+    private func effectiveSelection(_ asked: SyncSelection) throws(SyncProtocolError) -> SyncSelection {
+        guard let served = suites.suites else { return asked }
+        guard let wanted = asked.suites else { return suites }
+        let outside = wanted.filter { !served.contains($0) }
+        guard outside.isEmpty else {
+            throw SyncProtocolError(.refused, "this server serves only suites \(served.joined(separator: ", ")); not \(outside.joined(separator: ", "))")
+        }
+        return asked
+    }
+}

@@ -1,0 +1,103 @@
+import ConcordStore
+/// The client side of a sync session over a channel (see the architecture document, "Sync protocol"):
+/// the handshake, then rounds — this replica's changes to the peer, each batch acknowledged, then
+/// the peer's changes to this replica, each merged in one write transaction and acknowledged.
+///
+/// A session cut at any byte leaves both replicas with whole batches merged and cursors that only
+/// moved forward; a new session starts from the cursors and sends only what was not acknowledged.
+///
+/// ```swift
+/// let session = try SyncSession(store: laptop, channel: connection.channel)
+/// let round = try session.round()
+/// print(round.sent.recordsChanged, "changed there,", round.received.recordsChanged, "here")
+/// ```
+package final class SyncSession {
+    package let store: Store
+    package let channel: SyncChannel
+    /// The peer's hello: its replica, its selection (the session's), whether it is read-only.
+    package let peer: SyncHello
+    private let endpoint: SyncEndpoint
+
+    /// Opens a session: sends this side's hello and reads the peer's.
+    package init(store: Store, channel: SyncChannel, selection: SyncSelection = .all, dryRun: Bool = false, live: Bool = false) throws {
+        self.store = store
+        self.channel = channel
+        var hello = SyncHello(replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
+                              lastSeq: try store.lastSeq())
+        hello.milliseconds = store.options.wallClock()
+        hello.dryRun = dryRun
+        hello.live = live
+        var sendError: SyncProtocolError?
+        do { try channel.send(.hello(hello)) } catch { sendError = error }
+        // Even when the hello could not be sent, the peer may have said why it refused (then closed).
+        let answer: SyncFrame?
+        do { answer = try channel.receive() } catch { throw sendError ?? error }
+        switch answer {
+        case .hello(let peer):
+            guard peer.replica != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+            guard selection.suites == nil || peer.selection == selection else {
+                throw SyncProtocolError(.malformed, "the peer answered for \(peer.selection), not the \(selection) asked for")
+            }
+            self.peer = peer
+        case .failure(let error):
+            throw SyncProtocolError(error.kind, "the peer: " + error.message)
+        case nil:
+            throw sendError ?? channel.describeFailure("the connection closed before the peer answered")
+        default:
+            throw SyncProtocolError(.malformed, "the peer's first frame is not a hello")
+        }
+        endpoint = SyncEndpoint(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun)
+    }
+
+    package var selection: SyncSelection { peer.selection }
+
+    /// One exchange: this replica's changes to the peer (none to a read-only peer), then the peer's here.
+    package func round() throws -> SyncRoundReport {
+        let sent = peer.readOnly ? try endpoint.sendNothing() : try endpoint.sendChanges(atLeastOne: false)
+        let received = try endpoint.receiveChanges()
+        endpoint.announced = false
+        return SyncRoundReport(sent: sent, received: received, dryRun: peer.dryRun)
+    }
+
+    /// Waits until the peer announces a change, `wakeDescriptor` becomes readable, or `timeout` passes.
+    package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
+        if endpoint.announced { return .announced }
+        switch channel.wait(orReadable: wakeDescriptor, seconds: timeout) {
+        case .other: return .local
+        case .timeout: return .timeout
+        case .stream:
+            switch try endpoint.expectFrame("an announcement") {
+            case .announce: return .announced
+            default: throw SyncProtocolError(.malformed, "the peer sent something other than an announcement between rounds")
+            }
+        }
+    }
+}
+
+/// What one round of a session did: this side's changes merged there, the peer's merged here.
+///
+/// ```swift
+/// let report = try RemoteSync(store: laptop, remote: "alice@desktop:/srv/settings").sync()
+/// print(report.sent.recordsChanged, report.received.recordsChanged)
+/// ```
+public struct SyncRoundReport: Sendable, Equatable {
+    /// This replica's changes, as the peer reported merging them.
+    public let sent: SentChanges
+    /// The peer's changes merged into this replica.
+    public let received: ApplyReport
+    /// True when nothing was written (on either side).
+    public let dryRun: Bool
+
+    /// Records changed on both sides.
+    public var recordsChanged: Int { sent.recordsChanged + received.recordsChanged }
+    /// True when neither replica had a record the other lacked.
+    public var isInSync: Bool { recordsChanged == 0 }
+}
+
+extension SyncEndpoint {
+    /// Ends this side's part of a round without sending a batch (to a read-only peer).
+    func sendNothing() throws -> SentChanges {
+        try channel.send(.end)
+        return SentChanges()
+    }
+}

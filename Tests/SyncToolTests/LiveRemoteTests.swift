@@ -1,0 +1,83 @@
+import Concord
+import ConcordSync
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("Live sync with a remote over a real sshd", .serialized)
+struct LiveRemoteTests {
+    let fx: RemoteFixture
+    init() throws { fx = try RemoteFixture() }
+
+    var options: RemoteOptions {
+        var options = RemoteOptions()
+        options.rsh = fx.ssh.rsh
+        options.remoteCommand = Binaries.path("sync-tool")
+        options.create = true
+        return options
+    }
+
+    func eventually(_ timeout: Double = 30, _ body: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try body() { return true }
+            usleep(2_000)
+        }
+        return try body()
+    }
+
+    @Test("a set on either side is readable on the other; the far serve killed, the session comes back; the state stream tells it all")
+    func liveBothWaysAcrossAKill() async throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: 30, maxBackoff: 0.3)
+        let states = Collector<LiveSyncState>()
+        let watcher = Task { for await state in live.states() { states.append(state) } }
+        #expect(await states.arrival(of: 1))
+        #expect(try eventually { FileManager.default.fileExists(atPath: fx.path("b") + "/data.mdb") && live.state.isInSync })
+        let b = try Store(path: fx.path("b"))
+        #expect(try b.suite("prefs").get("theme", as: String.self) == "dark")
+
+        try a.suite("prefs").set("light", forKey: "theme")
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
+        try b.suite("prefs").set(7, forKey: "size")   // the far replica's own commit: serve announces it
+        #expect(try eventually { try a.suite("prefs").get("size", as: Int.self) == 7 })
+
+        let serve = try #require(RemoteSyncTests.process(commandLineContaining: ["serve", fx.path("b")]))
+        kill(serve, SIGKILL)
+        #expect(eventually { live.state.lastError != nil || live.state.connection != .connected })
+        try b.suite("prefs").set(8, forKey: "size")
+        #expect(try eventually { try a.suite("prefs").get("size", as: Int.self) == 8 })
+        #expect(try contents(a) == contents(b))
+
+        live.stop()
+        _ = await watcher.value
+        let seen = states.values
+        #expect(seen.contains { $0.connection == .connecting })
+        #expect(seen.contains { $0.connection == .connected && $0.isInSync && $0.lastRound != nil })
+        #expect(seen.contains { $0.pendingChanges })
+        #expect(seen.contains { if case .waitingToRetry = $0.connection { $0.lastError != nil } else { false } })
+        #expect(seen.last?.connection == .stopped)
+    }
+
+    @Test("sync --watch: one JSON line per round, a change propagates, SIGINT prints a summary and exits 0")
+    func watchCommand() throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        let child = try ChildProcess("sync-tool", ["sync", fx.path("a"), fx.remote("b"), "--watch", "--json", "--create",
+                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        #expect(child.waitForLine { $0.contains("\"round\":1") })
+        let b = try Store(path: fx.path("b"))
+        try a.suite("prefs").set("light", forKey: "theme")
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
+        child.kill(SIGINT)
+        let result = child.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        let summary = try #require(result.lines.last)
+        #expect(summary.contains("\"summary\":true"))
+        #expect(summary.contains("\"pushed\":2"))
+    }
+}

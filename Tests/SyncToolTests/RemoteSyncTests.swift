@@ -1,0 +1,181 @@
+import Concord
+import ConcordSync
+import Foundation
+import ScratchSSH
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real OpenSSH server on loopback and the built sync-tool on both sides of it.
+struct RemoteFixture {
+    let ssh: ScratchSSH
+    let tmp: TemporaryDirectory
+
+    init() throws {
+        ssh = try ScratchSSH()
+        tmp = try TemporaryDirectory()
+    }
+
+    func path(_ name: String) -> String { tmp.path(name) }
+    func remote(_ name: String) -> String { ssh.address(path(name)) }
+
+    /// `sync-tool sync LOCAL REMOTE` through the fixture's sshd (extra arguments appended).
+    func sync(_ local: String, _ remote: String, _ extra: [String] = [], rsh: String? = nil, timeout: Double = 120) throws -> ProcessResult {
+        try run("sync-tool", ["sync", local, remote, "--rsh", rsh ?? ssh.rsh, "--remote-command", Binaries.path("sync-tool")] + extra, timeout: timeout)
+    }
+
+    /// Writes `count` keys ("k0" …) of suite "prefs" in commits of at most 100,000.
+    static func fill(_ store: Store, count: Int, prefix: String = "k", value: (Int) -> String = { "value \($0)" }) throws {
+        var start = 0
+        while start < count {
+            let end = min(count, start + 100_000)
+            try store.suite("prefs").batch { b in for i in start..<end { try b.set(value(i), forKey: "\(prefix)\(i)") } }
+            start = end
+        }
+    }
+
+    static func json(_ result: ProcessResult) throws -> [String: Any] {
+        let line = try #require(result.lines.last, "no output; stderr: \(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+}
+
+@Suite("Remote sync over a real sshd", .serialized)
+struct RemoteSyncTests {
+    let fx: RemoteFixture
+    init() throws { fx = try RemoteFixture() }
+
+    @Test("a full sync into a new remote replica, then a delta that sends only what changed, both ways")
+    func fullThenDelta() throws {
+        let a = try Store(path: fx.path("a"))
+        try RemoteFixture.fill(a, count: 500)
+        let full = try fx.sync(fx.path("a"), fx.remote("b"), ["--create", "--json"])
+        #expect(full.status == 0, "\(full.stderr)")
+        let first = try RemoteFixture.json(full)
+        #expect(first["sent_a_to_b"] as? Int == 500)
+        #expect(first["records_changed_b"] as? Int == 500)
+        let b = try Store(path: fx.path("b"))
+        #expect(try contents(a) == contents(b))
+
+        try a.suite("prefs").set("changed", forKey: "k1")
+        try a.suite("prefs").set("new", forKey: "extra")
+        try b.suite("prefs").set("from b", forKey: "k2")
+        let delta = try fx.sync(fx.path("a"), fx.remote("b"), ["--json"])
+        #expect(delta.status == 0, "\(delta.stderr)")
+        let second = try RemoteFixture.json(delta)
+        #expect(second["sent_a_to_b"] as? Int == 2)
+        #expect(second["sent_b_to_a"] as? Int == 1)
+        #expect(second["records_changed"] as? Int == 3)
+        #expect(try contents(a) == contents(b))
+        #expect(try b.suite("prefs").get("extra", as: String.self) == "new")
+        #expect(try a.suite("prefs").get("k2", as: String.self) == "from b")
+
+        // The remote as the first argument: A and B keep their meaning in the report.
+        try b.suite("prefs").set("again", forKey: "k3")
+        let reversed = try RemoteFixture.json(try fx.sync(fx.remote("b"), fx.path("a"), ["--json"]))
+        #expect(reversed["sent_a_to_b"] as? Int == 1)
+        #expect(reversed["records_changed_b"] as? Int == 1)
+        #expect(try a.suite("prefs").get("k3", as: String.self) == "again")
+    }
+
+    @Test("--dry-run exits 10 with changes pending and writes nothing on either side, 0 when in sync")
+    func dryRun() throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        #expect(try fx.sync(fx.path("a"), fx.remote("b"), ["--create"]).status == 0)
+        try a.suite("prefs").set("light", forKey: "theme")
+        let b = try Store(path: fx.path("b"))
+        try b.suite("prefs").set(3, forKey: "size")
+        let (seqA, seqB) = (try a.lastSeq(), try b.lastSeq())
+        let pending = try fx.sync(fx.path("a"), fx.remote("b"), ["--dry-run"])
+        #expect(pending.status == 10, "\(pending.stderr)")
+        #expect(pending.stdout.contains("A -> B: 1 changes sent, 1 records would change in B"))
+        #expect(pending.stdout.contains("B -> A: 1 changes sent, 1 records would change in A"))
+        #expect(try a.lastSeq() == seqA && b.lastSeq() == seqB)
+        #expect(try b.suite("prefs").get("theme", as: String.self) == "dark")
+        #expect(try fx.sync(fx.path("a"), fx.remote("b")).status == 0)
+        let clean = try fx.sync(fx.path("a"), fx.remote("b"), ["--dry-run"])
+        #expect(clean.status == 0)
+        #expect(clean.lines.last == "in sync")
+    }
+
+    @Test("a refused login, an unreachable host and a missing remote directory each say which, with their exit codes")
+    func refusals() throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        let refused = try fx.sync(fx.path("a"), fx.remote("b"), ["--create"], rsh: fx.ssh.refusedRsh)
+        #expect(refused.status == 5)
+        #expect(refused.stderr.contains("the login to 127.0.0.1 was refused"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+        let unreachable = try fx.sync(fx.path("a"), fx.remote("b"), [], rsh: "ssh -p 1 -o BatchMode=yes -o StrictHostKeyChecking=no")
+        #expect(unreachable.status == 5)
+        #expect(unreachable.stderr.contains("cannot reach 127.0.0.1"), "\(unreachable.stderr)")
+        let missing = try fx.sync(fx.path("a"), fx.remote("nowhere"))
+        #expect(missing.status == 4)
+        #expect(missing.stderr.contains("--create"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: fx.path("nowhere")))
+        let localMissing = try fx.sync(fx.path("nothing-here"), fx.remote("b"))
+        #expect(localMissing.status == 4)
+        #expect(!FileManager.default.fileExists(atPath: fx.path("nothing-here")))
+        #expect(!FileManager.default.fileExists(atPath: fx.path("b")))
+        let bad = try run("sync-tool", ["sync", fx.path("a"), "ssh://host:99999/x"])
+        #expect(bad.status == 3)
+        #expect(bad.stderr.contains("port"))
+    }
+
+    @Test("the far serve killed mid-session: whole batches merged, cursors forward, and the next sync converges without resending them")
+    func killedMidSession() throws {
+        let a = try Store(path: fx.path("a"))
+        try RemoteFixture.fill(a, count: 200_000)
+        let bPath = fx.path("b")
+        let child = try ChildProcess("sync-tool", ["sync", fx.path("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
+                                                   "--remote-command", Binaries.path("sync-tool")])
+        // Wait until the far side has merged a batch, then SIGKILL the far serve (not the local ssh).
+        var merged: UInt64 = 0
+        let deadline = Date().addingTimeInterval(60)
+        while merged == 0 && Date() < deadline {
+            if FileManager.default.fileExists(atPath: bPath + "/data.mdb"), let b = try? Store(path: bPath) { merged = (try? b.lastSeq()) ?? 0 }
+            if merged == 0 { usleep(5_000) }
+        }
+        #expect(merged > 0)
+        let serve = try #require(Self.process(commandLineContaining: ["serve", bPath]))
+        kill(serve, SIGKILL)
+        let cut = child.wait()
+        #expect(cut.status == 5, "\(cut.stderr)")
+        #expect(cut.stderr.contains("127.0.0.1"), "\(cut.stderr)")
+        let b = try Store(path: bPath)
+        let cursor = try b.peerCursors().received(from: a.replicaID, scope: .allSuites)
+        let count = try b.suite("prefs").keys().count
+        #expect(count > 0 && count < 200_000, "the kill came after the whole sync (\(count) keys): make the store larger")
+        #expect(count % 20_000 == 0, "only whole batches are merged (\(count) keys)")
+        #expect(cursor > 0)
+        let resumed = try RemoteFixture.json(try fx.sync(fx.path("a"), fx.remote("b"), ["--json"]))
+        #expect(resumed["sent_a_to_b"] as? Int == 200_000 - count)
+        #expect(try contents(a) == contents(b))
+    }
+
+    /// The pid of a process whose command line holds every word of `words` (this test's own directories).
+    static func process(commandLineContaining words: [String]) -> Int32? {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let parts = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                if parts.first?.hasSuffix("sync-tool") == true && words.allSatisfy(parts.contains) { return pid }
+            }
+            usleep(5_000)
+        }
+        return nil
+    }
+}
+
+/// Every record of a store, as a map (for convergence checks).
+func contents(_ store: Store) throws -> [SuiteKey: Record] {
+    var out: [SuiteKey: Record] = [:]
+    for suite in try store.suiteNames() {
+        for (key, record) in try store.suite(suite).records() { out[SuiteKey(suite: suite, key: key)] = record }
+    }
+    return out
+}

@@ -44,7 +44,8 @@ public final class LiveSync: Sendable {
             run(connect: connect, onEvent: onEvent)
             update { $0.connection = .stopped }
             finished.store(true, ordering: .releasing)
-            subscribers.withLock { for c in $0.values { c.finish() }; $0 = [:] }
+            // Finished outside the lock: finishing runs the stream's onTermination, which takes it.
+            for c in subscribers.withLock({ s in defer { s = [:] }; return Array(s.values) }) { c.finish() }
         }
         thread.name = "concord-live-sync"
         thread.start()
@@ -108,7 +109,7 @@ public final class LiveSync: Sendable {
 
     private func update(_ change: (inout LiveSyncState) -> Void) {
         let state = current.withLock { s in change(&s); return s }
-        subscribers.withLock { for c in $0.values { c.yield(state) } }
+        for c in subscribers.withLock({ Array($0.values) }) { c.yield(state) }
     }
 
     private func run(connect: @Sendable () throws -> any LiveSyncPeer, onEvent: @Sendable (LiveSyncEvent) -> Void) {

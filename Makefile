@@ -31,6 +31,7 @@ $(BENCH_VENV)/installed:
 
 bench: deps $(BENCH_VENV)/installed
 	$(SWIFT) build -c release --product bench
+	$(SWIFT) build -c release --product sync-tool
 	BENCH_PYTHON=$(CURDIR)/$(BENCH_VENV)/bin/python3 $$($(SWIFT) build -c release --show-bin-path)/bench
 
 stress: deps

@@ -14,6 +14,7 @@ enum WorkloadRegistry {
         PolicyWorkload.self,
         GroupCommitWorkload.self,
         GroupCapWorkload.self,
+        RemoteSyncWorkload.self,
     ]
 
     static var names: [String] { all.map { $0.name } }

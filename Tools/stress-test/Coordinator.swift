@@ -1,5 +1,6 @@
 import Foundation
 import Concord
+import ScratchSSH
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,11 @@ final class Coordinator {
     var killedPerReplica: [String: Int] = [:]
     /// With `--hub`: the hub every sync goes through.
     let hub: StressHub?
+    /// With `--transport ssh`: the sshd every sync reaches its second replica through.
+    let ssh: ScratchSSH?
+    var farKills = 0
+    /// Syncs that exited 5 (connection dropped): at most one per far serve killed.
+    var unexplainedDrops = 0
 
     struct WorkerProcess {
         let id: Int
@@ -43,6 +49,7 @@ final class Coordinator {
         self.options = options
         random = SeededRandom(seed: options.seed)
         hub = options.hub ? try StressHub() : nil
+        ssh = options.transport == "ssh" ? try ScratchSSH() : nil
         binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
         if let dir = options.directory {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -89,7 +96,7 @@ final class Coordinator {
             }
             try restartDeadWorkers()
             if now >= nextProgress {
-                progress(String(format: "t=%.0fs kills=%d syncs=%d", now.timeIntervalSince(started), kills, syncRuns))
+                progress(String(format: "t=%.0fs kills=%d (far serves %d) syncs=%d", now.timeIntervalSince(started), kills, farKills, syncRuns))
                 nextProgress = now.addingTimeInterval(1)
             }
             usleep(5_000)
@@ -149,6 +156,10 @@ final class Coordinator {
             kill(w.process.processIdentifier, SIGKILL)
             w.process.waitUntilExit()
             killedPerReplica[w.replica, default: 0] += 1
+        } else if ssh != nil, Bool.random(using: &random), let far = farServe(of: syncs[pick - workers.count]) {
+            // The far side of a remote sync: its client sees the connection drop (exit 5).
+            kill(far, SIGKILL)
+            farKills += 1
         } else {
             let s = syncs.remove(at: pick - workers.count)
             kill(s.process.processIdentifier, SIGKILL)
@@ -163,7 +174,7 @@ final class Coordinator {
         while b == a { b = replicas.randomElement(using: &random)! }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
-        p.arguments = hub?.syncArguments(path(a)) ?? ["sync", path(a), path(b), "--json"]
+        p.arguments = hub?.syncArguments(path(a)) ?? syncArguments(a, b) + ["--json"]
         if let hub { p.environment = hub.environment }
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -174,6 +185,27 @@ final class Coordinator {
         } catch {
             syncFailures.append("could not start sync-tool: \(error)")
         }
+    }
+
+    /// The arguments of a sync between two directories, the second reached over ssh with `--transport ssh`.
+    private func syncArguments(_ a: String, _ b: String) -> [String] {
+        guard let ssh else { return ["sync", path(a), path(b)] }
+        return ["sync", path(a), ssh.address(path(b)), "--rsh", ssh.rsh, "--remote-command", binDirectory + "/sync-tool"]
+    }
+
+    /// The far `sync-tool serve` of a running remote sync, waiting up to a second for the ssh login
+    /// to start it (nil if the sync ends first).
+    private func farServe(of sync: SyncProcess) -> Int32? {
+        let deadline = Date().addingTimeInterval(1)
+        while sync.process.isRunning && Date() < deadline {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let parts = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                if parts.count > 2, parts[1] == "serve", parts[2] == path(sync.pair.1) { return pid }
+            }
+            usleep(5_000)
+        }
+        return nil
     }
 
     private func reapSyncs() {
@@ -188,6 +220,8 @@ final class Coordinator {
         if s.process.terminationReason == .exit {
             if s.process.terminationStatus == 0 {
                 syncLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - s.started) / 1000)
+            } else if ssh != nil && s.process.terminationStatus == 5 && unexplainedDrops < farKills {
+                unexplainedDrops += 1   // 5: the connection dropped, as it does when this run killed the far serve
             } else {
                 syncFailures.append("sync \(s.pair.0) ↔ \(s.pair.1) exited with status \(s.process.terminationStatus)")
             }
@@ -202,7 +236,7 @@ final class Coordinator {
                 let a = replicas[i], b = hub == nil ? replicas[(i + 1) % replicas.count] : "hub"
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
-                p.arguments = hub?.syncArguments(path(a)) ?? ["sync", path(a), path(b)]
+                p.arguments = hub?.syncArguments(path(a)) ?? syncArguments(a, b)
                 if let hub { p.environment = hub.environment }
                 p.standardOutput = FileHandle.nullDevice
                 let err = Pipe()

@@ -12,10 +12,12 @@ struct StressOptions {
     var keep = false
     var directory: String?
     var hub = false
+    /// How syncs between directories reach the second replica: "local" (both opened by one process) or "ssh".
+    var transport = "local"
 
     static let help = """
     Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--json]
-                       [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub]
+                       [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh]
 
     Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
     opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
@@ -34,6 +36,8 @@ struct StressOptions {
       --keep                 keep the replica directories afterwards
       --hub                  sync every replica through one account on a PostgreSQL hub this run starts
                              (needs Debian's postgresql package), instead of between directories
+      --transport ssh        run every sync's second replica through a local sshd this run starts
+                             ('sync-tool sync A user@127.0.0.1:B'); kills then also hit the far 'serve'
       --json                 print the summary as one JSON object
       -h, --help             show this help
 
@@ -67,10 +71,14 @@ struct StressOptions {
             case "--keep": o.keep = true
             case "--json": o.json = true
             case "--hub": o.hub = true
+            case "--transport":
+                o.transport = try value("--transport")
+                guard ["local", "ssh"].contains(o.transport) else { throw UsageError(description: "--transport is local or ssh, not '\(o.transport)'") }
             default: throw UsageError(description: "unknown argument '\(arguments[i])' (see stress-test --help)")
             }
             i += 1
         }
+        if o.hub && o.transport == "ssh" { throw UsageError(description: "--hub and --transport ssh do not go together") }
         return o
     }
 }

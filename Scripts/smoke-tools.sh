@@ -28,6 +28,15 @@ fi
 cat "$tmp/stress-hub.json"
 echo "stress-test --hub: ok"
 
+echo "stress-test --transport ssh: 15 s, every sync's second replica over a local sshd, 2 SIGKILLs per second (far serves too)"
+if ! "$bin/stress-test" --transport ssh --seconds 15 --kill-rate 2 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-ssh.json" 2> "$tmp/stress-ssh.err"; then
+  cat "$tmp/stress-ssh.err" "$tmp/stress-ssh.json"
+  echo "stress-test --transport ssh: FAILED"
+  exit 1
+fi
+cat "$tmp/stress-ssh.json"
+echo "stress-test --transport ssh: ok"
+
 echo "bench --quick (proves the benchmark runs; its timings are not checked)"
 if ! "$bin/bench" --quick > "$tmp/bench.md" 2> "$tmp/bench.err"; then
   cat "$tmp/bench.err"

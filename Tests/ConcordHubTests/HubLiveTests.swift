@@ -59,5 +59,10 @@ struct HubLiveTests {
         #expect(try contents(phone) == contents(watch))
         let disconnects = events.values.filter { $0.hasSuffix("disconnected") }.count
         #expect(disconnects >= 2)
+        // The same LiveSync as for directories and remotes: its state says where each device stands.
+        #expect(eventually { a.state.connection == .connected && a.state.isInSync && b.state.isInSync })
+        #expect(a.state.lastRound != nil && a.state.lastError == nil)
+        b.stop()
+        #expect(b.state.connection == .stopped)
     }
 }

@@ -13,7 +13,8 @@ import TestSupport
 
     @Test func theCommandsHaveTheirDocumentedShapes() throws {
         let shapes = [
-            "sync": "sync-tool sync DIR_A DIR_B [--suite SUITE]... [--dry-run] [--json]",
+            "sync": "sync-tool sync A B [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--heartbeat SECONDS] [--dry-run] [--json] [--create] [--watch]",
+            "serve": "sync-tool serve DIR [--suite SUITE]... [--timeout SECONDS] [--read-only] [--create]",
             "import": "sync-tool import DIR FILE [--dry-run] [--json]",
             "conflicts": "sync-tool conflicts DIR [SUITE] [--json] [--clear]",
             "export": "sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...",
@@ -33,7 +34,7 @@ import TestSupport
         #expect(try run("sync-tool", ["set", a, "s", "k", "v"]).status == 0)
         #expect(try run("sync-tool", ["set", b, "s", "k", "w"]).status == 0)
         let cases: [([String], Int32)] = [
-            (["sync", a], 2),                                             // missing DIR_B
+            (["sync", a], 2),                                             // missing B
             (["sync", a, b, "--frobnicate"], 2),                          // unknown flag
             (["export", a], 2),                                           // missing --out
             (["export", a, "--out", tmp.path("x"), "--all", "--since-peer", b], 2),

@@ -32,7 +32,7 @@ public final class ScratchSSH: @unchecked Sendable {
         var template = Array((NSTemporaryDirectory() + "/concord-ssh-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw Failure(description: "cannot create a temporary directory for sshd") }
         directory = String(cString: made)
-        user = String(cString: getpwuid(geteuid()).pointee.pw_name)
+        user = NSUserName()
         port = Int.random(in: 20_000...60_000)
         // sshd's privilege separation directory (Debian creates it at boot, not at install in containers).
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)

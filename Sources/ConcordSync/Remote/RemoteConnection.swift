@@ -65,8 +65,12 @@ package final class RemoteConnection: @unchecked Sendable {
         commandLine = words
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = words
+        // Through a shell that outlives ssh's start: ssh closes every inherited descriptor, including
+        // the one Foundation watches to learn that a child exited, and Foundation would then block
+        // waiting for this ssh (and notice no other child's exit until it ends). The shell keeps it
+        // open, runs ssh (found on PATH) and exits with ssh's status.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "\"$@\"; exit $?", "sh"] + words
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

@@ -15,8 +15,7 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3 python3-ven
 command -v zsh >/dev/null || missing+=(zsh)               # the completion tests load the zsh script
 # The remote-sync tests, stress test and benchmark start a throwaway sshd on loopback and compare with rsync.
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
-command -v ssh >/dev/null || missing+=(openssh-client)
-command -v ssh-keygen >/dev/null || missing+=(openssh-client)
+command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || missing+=(openssh-client)
 command -v rsync >/dev/null || missing+=(rsync)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"

@@ -1,11 +1,12 @@
 # Concord: `make demo` runs a short demo on real temporary stores; `make test` runs the test suite.
-# Both install what they need (liblmdb-dev, libsqlite3-dev for the benchmark, libpq-dev and postgresql
+# `make docs` builds the DocC site into .build/docs-site; `make example` runs the three-process example.
+# Each installs what it needs (liblmdb-dev, libsqlite3-dev for the benchmark, libpq-dev and postgresql
 # for the hub) when it is missing.
 
 SWIFT ?= swift
 BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: deps build test demo bench stress clean
+.PHONY: deps build test demo docs example bench stress clean
 
 deps:
 	@Scripts/install-deps.sh
@@ -15,11 +16,24 @@ build: deps
 
 test: build
 	$(SWIFT) test --skip-build
+	@Scripts/docs.sh "$(BIN)"
+	@Scripts/example.sh "$(BIN)" --check
 	@Scripts/smoke-tools.sh "$(BIN)"
 
 demo: deps
 	$(SWIFT) build --product sync-tool
 	@Scripts/demo.sh "$(BIN)"
+
+docs: deps
+	$(SWIFT) build --target Concord
+	$(SWIFT) build --product doc-check
+	@Scripts/docs.sh "$(BIN)"
+
+example: deps
+	$(SWIFT) build --product example-app
+	$(SWIFT) build --product example-widget
+	$(SWIFT) build --product example-watch
+	@Scripts/example.sh "$(BIN)"
 
 # The sync workload compares merging with pycrdt (PyPI), installed into a virtual environment of its own.
 BENCH_VENV := .build/bench-venv

@@ -42,6 +42,16 @@ let package = Package(
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),
 
+        // Fails when a public symbol in a symbol graph has no documentation summary (`make docs`, `make test`).
+        .executableTarget(name: "doc-check", path: "Tools/doc-check"),
+
+        // The multi-process example `make example` runs: an app edits settings, a widget shows them live,
+        // a watch replica (a directory of its own) is kept in sync with the app's.
+        .target(name: "ExampleSettings", dependencies: ["Concord"], path: "Examples/Shared"),
+        .executableTarget(name: "example-app", dependencies: ["ExampleSettings"], path: "Examples/App"),
+        .executableTarget(name: "example-widget", dependencies: ["ExampleSettings"], path: "Examples/Widget"),
+        .executableTarget(name: "example-watch", dependencies: ["ExampleSettings"], path: "Examples/Watch"),
+
         // A throwaway PostgreSQL server (initdb in a temporary directory) for the hub's tests, stress test and benchmark.
         .target(name: "ScratchPostgres", path: "Tools/scratch-postgres"),
         // A throwaway OpenSSH server (sshd on loopback, keys in a temporary directory) for remote sync.

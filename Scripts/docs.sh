@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the documentation of the Concord module (`import Concord`: its own symbols and those of the
+# ConcordStore and ConcordSync modules it re-exports) into a static site, .build/docs-site.
+# Fails when a public symbol has no summary (doc-check) or when docc warns (an unresolved link, a
+# topic that names nothing): warnings are errors. Installs nothing; docc ships with the toolchain.
+#
+#   Scripts/docs.sh BIN_PATH     (after `swift build --target Concord --product doc-check`)
+set -euo pipefail
+bin="$1"
+swift="${SWIFT:-swift}"
+docc="${DOCC:-$(dirname "$(command -v "$swift")")/docc}"
+graphs=.build/symbol-graphs/Concord
+site=.build/docs-site
+triple=$("$swift" -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -1)
+
+# The check must be able to fail: a graph with an undocumented property is refused, naming it.
+self_check=$(mktemp)
+trap 'rm -f "$self_check"' EXIT
+if "$bin/doc-check" fixtures/doc-check > "$self_check" 2>&1 || ! grep -q 'Documented.name (swift.property) has no doc comment' "$self_check"; then
+  cat "$self_check"
+  echo "docs: doc-check did not refuse the undocumented fixture symbol"
+  exit 1
+fi
+
+# Symbol graphs of Concord with the symbols of the modules it re-exports (@_exported import), which
+# swift-symbolgraph-extract includes only for the modules named here.
+rm -rf "$graphs" && mkdir -p "$graphs"
+"$(dirname "$docc")/swift-symbolgraph-extract" -module-name Concord -target "$triple" \
+  -I "$bin/Modules" -I Sources/CLMDB \
+  -minimum-access-level public -emit-extension-block-symbols \
+  -experimental-allowed-reexported-modules=ConcordStore,ConcordSync \
+  -output-dir "$graphs"
+
+"$bin/doc-check" "$graphs"
+
+rm -rf "$site"
+"$docc" convert Sources/Concord/Concord.docc \
+  --additional-symbol-graph-dir "$graphs" \
+  --fallback-display-name Concord --fallback-bundle-identifier org.concord.Concord \
+  --transform-for-static-hosting --warnings-as-errors \
+  --output-path "$site"
+echo "docs: $site/documentation/concord/index.html (serve the folder with any static file server)"

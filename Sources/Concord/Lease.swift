@@ -93,6 +93,7 @@ public struct LeaseHolder: Hashable, Sendable, CustomStringConvertible {
     public let replica: ReplicaID
     /// A random token of the process (32 hex digits).
     public let token: String
+    /// The process id of the holder on its replica's machine.
     public let pid: Int32
     /// The process's start time (clock ticks since boot): tells a reused pid from the holder.
     public let start: UInt64

@@ -22,6 +22,7 @@
 ///
 /// The value type decides how it is stored in suites (see `StorableValue`).
 public protocol SettingKey {
+    /// The type of the setting's value; it decides how the value is stored.
     associatedtype Value: StorableValue
     /// What the setting is when no layer has a value.
     static var defaultValue: Value { get }

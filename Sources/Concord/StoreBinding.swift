@@ -22,6 +22,7 @@ public struct StoreBinding<Value>: Sendable {
         nonmutating set { setter(newValue) }
     }
 
+    /// The binding itself, so `$name` of a `@StoreBinding` property passes it on.
     public var projectedValue: StoreBinding<Value> { self }
 
     /// Reads the bound value.

@@ -14,7 +14,14 @@ import Foundation
 public struct WrapperError: Error, Sendable, CustomStringConvertible {
     /// What was being done.
     public enum Operation: String, Sendable {
-        case read, write, remove, observe
+        /// Reading the key's value (or a render that failed).
+        case read
+        /// Storing a value (a set, an update, a registered default).
+        case write
+        /// Removing the key's value (`remove`, `reset()`).
+        case remove
+        /// Observing the key: starting to, or the journal failing later.
+        case observe
     }
 
     /// What was being done.

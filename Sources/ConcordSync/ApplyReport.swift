@@ -34,8 +34,10 @@ public struct ApplyReport: Sendable, Equatable {
     /// The target's last journal seq when the merge began, and when it ended (equal for a dry run).
     /// Every entry between them is one of this batch's records, re-journaled.
     public var targetSeqBefore: UInt64 = 0
+    /// The target's last journal seq when the merge ended (see `targetSeqBefore`).
     public var targetSeqAfter: UInt64 = 0
 
+    /// An empty report of a merge from `source` into `target`.
     public init(source: ReplicaID, target: ReplicaID) {
         self.source = source
         self.target = target

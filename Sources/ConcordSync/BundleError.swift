@@ -7,6 +7,7 @@ import ConcordStore
 /// catch let error as BundleError where error.kind == .newerVersion { print("upgrade:", error) }
 /// ```
 public struct BundleError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kinds of refusal, each a reason a bundle cannot be imported.
     public enum Kind: String, Sendable, Equatable {
         /// The file cannot be read (missing, a directory, no permission).
         case unreadable
@@ -26,12 +27,14 @@ public struct BundleError: Error, Equatable, Sendable, CustomStringConvertible {
         case wrongReplica
     }
 
+    /// Which kind of refusal this is.
     public let kind: Kind
     /// What was wrong and what to do about it.
     public let message: String
     /// The bundle's path, when it came from a file.
     public var path: String?
 
+    /// A refusal of `kind`, explained by `message`, of the bundle at `path` when it came from a file.
     public init(_ kind: Kind, _ message: String, path: String? = nil) {
         self.kind = kind
         self.message = message
@@ -57,5 +60,6 @@ public struct BundleLimits: Sendable, Equatable {
     /// Largest encoded value of one entry (default 4 MiB, the store's default limit).
     public var maxValueBytes = 4 << 20
 
+    /// The default limits.
     public init() {}
 }

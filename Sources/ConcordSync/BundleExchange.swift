@@ -22,9 +22,13 @@ public enum ExportStart: Sendable {
 /// print(report.entries, "changes,", report.bytes, "bytes")
 /// ```
 public struct BundleExportReport: Sendable, Equatable {
+    /// How many journal entries (changed keys) the bundle holds.
     public let entries: Int
+    /// The bundle's size in bytes.
     public let bytes: Int
+    /// The source's journal seq the bundle starts after.
     public let fromSeq: UInt64
+    /// The source's journal seq the bundle reaches: an import moves the target's cursor to it.
     public let toSeq: UInt64
     /// Journal entries read to build it.
     public let journalEntriesRead: Int

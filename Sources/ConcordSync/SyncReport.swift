@@ -15,6 +15,7 @@ public struct SyncReport: Sendable, Equatable {
     /// True when nothing was written.
     public let dryRun: Bool
 
+    /// A report of the two merges of a sync.
     public init(aToB: ApplyReport, bToA: ApplyReport, journalEntriesRead: Int, dryRun: Bool) {
         self.aToB = aToB
         self.bToA = bToA

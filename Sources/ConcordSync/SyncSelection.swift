@@ -20,6 +20,7 @@ public struct SyncSelection: Hashable, Sendable, CustomStringConvertible {
 
     init(checked suites: [String]?) { self.suites = suites }
 
+    /// Whether the selection covers the suite named `suite`.
     public func includes(_ suite: String) -> Bool { suites.map { $0.contains(suite) } ?? true }
 
     /// The cursor scopes this selection moves.

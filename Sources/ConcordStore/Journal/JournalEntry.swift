@@ -6,7 +6,9 @@
 public struct JournalEntry: Hashable, Sendable {
     /// The entry's position in the replica's journal.
     public let seq: UInt64
+    /// The suite of the changed key.
     public let suite: String
+    /// The changed key.
     public let key: String
     /// The record the change stored (a tombstone for a delete).
     public let record: Record

@@ -18,7 +18,16 @@
 /// - `set`: an add-wins set of scalars; concurrent additions all survive, and a removal removes
 ///   the additions its writer had seen.
 public enum MergePolicy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case lww, counter, max, min, set
+    /// Last writer wins: the greater version is kept; a concurrent write that lost goes to the conflict log.
+    case lww
+    /// An `Int` to which every replica's increments and decrements add up, each counted once.
+    case counter
+    /// The greatest value proposed since the last removal (`Int`, `Double`, `String` or `Date`).
+    case max
+    /// The least value proposed since the last removal (`Int`, `Double`, `String` or `Date`).
+    case min
+    /// An add-wins set of scalars, stored as an array: concurrent additions all survive.
+    case set
 
     public var description: String { rawValue }
 

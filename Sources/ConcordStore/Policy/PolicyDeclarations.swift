@@ -23,10 +23,13 @@ package enum ReservedSuite {
 /// for declaration in try suite.policyDeclarations() { print(declaration.key, declaration.policy) }
 /// ```
 public struct PolicyDeclaration: Hashable, Sendable {
+    /// The suite the declaration applies in.
     public let suite: String
     /// The key, or the prefix when `isPrefix`.
     public let key: String
+    /// Whether `key` is a prefix: the declaration then covers every key that starts with it.
     public let isPrefix: Bool
+    /// The declared merge policy.
     public let policy: MergePolicy
     /// The version of the declaration (the later of two concurrent declarations wins).
     public let version: Version

@@ -2,10 +2,13 @@ import LMDB
 
 /// What `Store.check()` found.
 public struct IntegrityReport: Sendable, Equatable {
+    /// How many records were decoded and checked against their journal entries.
     public let recordsChecked: Int
+    /// How many journal entries were decoded and checked against their records.
     public let journalEntriesChecked: Int
     /// One line per problem; empty when the store is sound.
     public let problems: [String]
+    /// Whether the check found no problem.
     public var isSound: Bool { problems.isEmpty }
 }
 

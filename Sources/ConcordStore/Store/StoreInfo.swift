@@ -3,16 +3,27 @@ import LMDB
 
 /// A summary of a replica: identity, format, counts and sizes.
 public struct StoreInfo: Sendable, Equatable {
+    /// The replica's directory.
     public let directory: String
+    /// The replica's identity.
     public let replicaID: ReplicaID
+    /// The on-disk format the replica is stored in.
     public let formatVersion: UInt32
+    /// How many suites hold at least one record.
     public let suites: Int
+    /// How many records are stored, tombstones included.
     public let records: Int
+    /// How many of the records are tombstones (deletions kept so they sync).
     public let tombstones: Int
+    /// How many entries the change journal holds (at most one per key).
     public let journalEntries: Int
+    /// The seq of the newest journal entry.
     public let lastSeq: UInt64
+    /// The replica's hybrid logical clock: milliseconds since 1970 in the high 48 bits, a counter in the low 16.
     public let clock: UInt64
+    /// The size of the data file on disk, in bytes.
     public let fileBytes: Int
+    /// The size of the memory map, in bytes: the most the data file can grow to before the map is doubled.
     public let mapBytes: Int
 }
 

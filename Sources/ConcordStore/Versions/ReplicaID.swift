@@ -7,6 +7,7 @@ public struct ReplicaID: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The 16 bytes, compared unsigned and lexicographically.
     public let bytes: [UInt8]
 
+    /// The replica id made of `bytes`, or nil unless there are exactly 16 of them.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 16 else { return nil }
         self.bytes = bytes
@@ -31,6 +32,7 @@ public struct ReplicaID: Hashable, Comparable, Sendable, CustomStringConvertible
         return ReplicaID(bytes: (0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })!
     }
 
+    /// The id of no replica (16 zero bytes), below every real one.
     public static let zero = ReplicaID(bytes: [UInt8](repeating: 0, count: 16))!
 
     public static func < (a: ReplicaID, b: ReplicaID) -> Bool { a.bytes.lexicographicallyPrecedes(b.bytes) }

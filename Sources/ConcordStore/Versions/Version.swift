@@ -8,9 +8,12 @@
 /// print(v?.milliseconds, v?.replica)
 /// ```
 public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The hybrid logical clock reading: milliseconds since 1970 in the high 48 bits, a counter in the low 16.
     public let hlc: UInt64
+    /// The replica that wrote the record; it orders versions with equal clocks.
     public let replica: ReplicaID
 
+    /// A version of `hlc` on `replica`.
     public init(hlc: UInt64, replica: ReplicaID) {
         self.hlc = hlc
         self.replica = replica

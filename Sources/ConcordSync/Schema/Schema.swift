@@ -32,6 +32,7 @@ public struct Schema: Sendable {
     /// The migrations, each bringing the suite to its `version`.
     public let migrations: [Migration]
 
+    /// A schema at `version`, with the migrations that bring older values to it (in any order).
     public init(version: Int, migrations: [Migration] = []) {
         self.version = version
         self.migrations = migrations.sorted { $0.version < $1.version }
@@ -57,14 +58,18 @@ public struct Schema: Sendable {
 /// Migration(to: 3, .rename("appearance.theme", to: "ui.theme"), .drop("beta"))
 /// ```
 public struct Migration: Sendable {
+    /// The schema version this migration brings the suite to.
     public let version: Int
+    /// The steps, applied in order.
     public let steps: [MigrationStep]
 
+    /// A migration to `version` made of `steps`, applied in order.
     public init(to version: Int, _ steps: MigrationStep...) {
         self.version = version
         self.steps = steps
     }
 
+    /// A migration to `version` made of `steps`, applied in order.
     public init(to version: Int, steps: [MigrationStep]) {
         self.version = version
         self.steps = steps

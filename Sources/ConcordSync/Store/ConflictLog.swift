@@ -8,6 +8,7 @@ import LMDB
 /// print("written by", conflict.loser.writer)
 /// ```
 public struct ConflictSide: Hashable, Sendable {
+    /// The record: its value (or tombstone) and its version.
     public let record: Record
     /// A process writing to the replica, or a sync from the named peer.
     public let source: ChangeSource
@@ -30,9 +31,13 @@ public struct ConflictSide: Hashable, Sendable {
 /// }
 /// ```
 public struct Conflict: Hashable, Sendable {
+    /// The suite of the key both writes changed.
     public let suite: String
+    /// The key both writes changed.
     public let key: String
+    /// The write last-writer-wins kept (the greater version).
     public let winner: ConflictSide
+    /// The concurrent write that lost, kept here.
     public let loser: ConflictSide
     /// The peer being merged when the conflict was found.
     public let peer: ReplicaID

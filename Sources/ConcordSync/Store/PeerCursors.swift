@@ -7,7 +7,9 @@ import LMDB
 /// let scope: SyncScope = .suite("prefs")
 /// ```
 public enum SyncScope: Hashable, Sendable, CustomStringConvertible {
+    /// Every suite: the cursor of a sync that was not limited to some suites.
     case allSuites
+    /// One suite: the cursor of a sync limited to it.
     case suite(String)
 
     /// The suite name, or nil for every suite.
@@ -33,9 +35,13 @@ public enum SyncScope: Hashable, Sendable, CustomStringConvertible {
 /// }
 /// ```
 public struct PeerCursor: Hashable, Sendable {
+    /// The peer replica.
     public let peer: ReplicaID
+    /// The suites the cursor covers.
     public let scope: SyncScope
+    /// The highest seq of the peer's journal this replica has merged.
     public var received: UInt64
+    /// The highest seq of this replica's journal the peer is known to have merged.
     public var acknowledged: UInt64
     /// When the cursor last moved (wall-clock milliseconds since 1970).
     public var updatedMilliseconds: UInt64
@@ -91,6 +97,7 @@ public struct PeerCursor: Hashable, Sendable {
 /// let after = table.received(from: peer, suite: "prefs")   // send the peer's entries after this
 /// ```
 public struct PeerCursorTable: Hashable, Sendable {
+    /// Every cursor, one per peer and scope.
     public let cursors: [PeerCursor]
     private let index: [ReplicaID: [SyncScope: PeerCursor]]
 

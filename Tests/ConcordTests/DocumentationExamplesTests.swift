@@ -1,0 +1,297 @@
+import Foundation
+import Observation
+import Testing
+import TestSupport
+import Concord
+
+/// "Typed keys and property wrappers": an `@Observable` class with a stored property.
+@Observable
+private final class GreetingPreferences {
+    @ObservationIgnored @Stored var username: String
+    var greeting: String { "Hello, \(username)" }
+
+    init(suite: Suite) {
+        _username = Stored(wrappedValue: "Guest", "username", in: suite)
+    }
+}
+
+/// The code of the documentation's articles (Sources/Concord/Concord.docc), as written, with what
+/// the articles say it does checked. Paths are a temporary directory's.
+@Suite struct DocumentationExamplesTests {
+    enum Theme: String, StorableValue { case system, light, dark }
+    struct Window: Codable, Equatable, StorableValue { var width: Int; var height: Int }
+
+    /// "Getting started".
+    @Test func gettingStarted() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("settings"))
+        let suite = try store.suite("group.example.app")
+
+        try suite.set("Ada", forKey: "username")
+        try suite.set(3, forKey: "launchCount")
+        try suite.set(["swift", "lmdb"], forKey: "recent")
+        let name = try suite.get("username", as: String.self)
+        let missing = try suite.get("nothing", as: Int.self)
+        #expect(name == "Ada" && missing == nil)
+        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "username", stored: "string", requested: "Int")) {
+            try suite.get("username", as: Int.self)
+        }
+
+        try suite.set(Theme.dark, forKey: "theme")
+        try suite.set(Window(width: 800, height: 600), forKey: "window")
+        let window = try suite.get("window", as: Window.self)
+        #expect(window == Window(width: 800, height: 600))
+
+        try suite.register(defaults: ["fontSize": 12])
+        try suite.set(13, forKey: "fontSize")
+        try suite.remove("fontSize")
+        #expect(try suite.get("fontSize", as: Int.self) == 12, "a removed key reads as its registered default")
+        try suite.set(true, forKey: "legacyFlag")
+        try suite.batch { b in
+            try b.set(14, forKey: "fontSize")
+            try b.remove("legacyFlag")
+        }
+        #expect(try suite.get("fontSize", as: Int.self) == 14 && !suite.contains("legacyFlag"))
+        let launches = try suite.increment("launchCount")
+        #expect(launches == 4)
+        try suite.update("recent", as: [String].self) { $0 = ($0 ?? []) + ["docc"] }
+        #expect(try suite.get("recent", as: [String].self) == ["swift", "lmdb", "docc"])
+        #expect(throws: StoreError.reentrantCall(path: store.directory)) {
+            try suite.update("recent", as: [String].self) { _ in _ = try suite.get("username", as: String.self) }
+        }
+
+        let launchCount = Key("launchCount", default: 0)
+        suite[launchCount] += 1
+        try suite.update(launchCount) { $0 += 1 }
+        #expect(try suite.get(launchCount) == 6)
+
+        let scratch = try Store.temporary()
+        try scratch.suite("preview").set("dark", forKey: "theme")
+        #expect(try scratch.suite("preview").get("theme", as: String.self) == "dark")
+    }
+
+    /// "Typed keys and property wrappers".
+    @Test func typedKeysAndWrappers() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("settings"))
+        let suite = try store.suite("app")
+
+        let theme = Key("theme", default: Theme.system)
+        let fontSize = Key("fontSize", default: 12)
+        let lastOpened = Key<Date?>("lastOpened")
+        #expect(suite[theme] == .system && suite[lastOpened] == nil)
+        suite[theme] = .dark
+        try suite.set(14, for: fontSize)
+        let size = try suite.get(fontSize)
+        #expect(size == 14)
+        try suite.update(fontSize) { $0 += 2 }
+        #expect(try suite.get("fontSize", as: Int.self) == 16 && (try suite.get("theme", as: String.self)) == "dark")
+
+        struct Profile {
+            let suite: Suite
+            @Stored var username: String
+            @Stored var theme: Theme
+            @Stored var lastOpened: Date?
+            // The article declares them as `@Stored("username", in: suite) var username = "Guest"` in a
+            // scope where `suite` exists; a test type receives its suite in `init`.
+            init(suite: Suite) {
+                self.suite = suite
+                _username = Stored(wrappedValue: "Guest", "username", in: suite)
+                _theme = Stored(wrappedValue: .system, "theme", in: suite)
+                _lastOpened = Stored("lastOpened", in: suite)
+            }
+        }
+        let profile = Profile(suite: suite)
+        #expect(profile.username == "Guest" && profile.theme == .dark && profile.lastOpened == nil)
+        profile.username = "Ada"
+        #expect(profile.$username.isSet)
+        try profile.$username.reset()
+        #expect(profile.username == "Guest")
+
+        let prefs = GreetingPreferences(suite: suite)
+        let told = Collector<String>()
+        withObservationTracking { _ = prefs.greeting } onChange: { told.append("changed") }
+        try suite.set("Grace", forKey: "username")
+        #expect(told.wait(for: 1) && prefs.greeting == "Hello, Grace")
+
+        struct ThemeKey: SettingKey {
+            static let defaultValue = Theme.system
+            static let name = "theme"
+        }
+        let group = try store.suite("group")
+        let root = SettingsScope(overrides: SettingOverrides(arguments: ["--theme", "light"]), suites: [suite, group])
+        #expect(root.values[ThemeKey.self] == .light)
+        let preview = root.child { $0[ThemeKey.self] = .dark }
+        #expect(try preview.values[ThemeKey.self] == .dark && (try suite.get("theme", as: String.self)) == "dark")
+
+        enum Pane: String, StorableValue { case editor, sidebar }
+        let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(30))
+        if try focus.claim(.editor, ifCurrent: nil).succeeded {
+            try focus.release(.editor)
+        }
+        #expect(focus.current == nil)
+
+        struct Badge: Sendable {
+            @Stored var username: String
+            init(suite: Suite) { _username = Stored(wrappedValue: "Guest", "username", in: suite) }
+        }
+        let rendered = Collector<String>()
+        let host = UpdateHost(Badge(suite: suite)) { badge in rendered.append(badge.username) }
+        host.start()
+        try suite.set("Ada", forKey: "username")
+        #expect(rendered.wait(for: 2) && rendered.values.first == "Grace" && rendered.values.last == "Ada")
+        host.stop()
+    }
+
+    /// "Observing changes" and "Using a store from many processes" (the process side is in the example's check).
+    @Test func observingChanges() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("settings"))
+        let suite = try store.suite("app")
+
+        let seen = Collector<String>()
+        let token = try suite.observe("theme") { change in
+            seen.append(change.effectiveValue.map { "\($0)" } ?? "unset")
+        }
+        try suite.register(defaults: ["theme": "light"])
+        try suite.set("dark", forKey: "theme")
+        try suite.remove("theme")
+        #expect(seen.wait(for: 2))
+        #expect(seen.values.suffix(2) == ["\(Value.string("dark"))", "\(Value.string("light"))"],
+                "after a removal the effective value is the registered default")
+        token.cancel()
+
+        let streamed = Collector<Change>()
+        let iterating = Task {
+            for try await change in suite.changes(for: "theme") {
+                streamed.append(change)
+                return
+            }
+        }
+        // Iteration starts observing: write until the stream, once started, hears a write.
+        var heard = false
+        for _ in 0..<100 where !heard {
+            try suite.set("system", forKey: "theme")
+            heard = await streamed.arrival(of: 1, timeout: 0.1)
+        }
+        #expect(heard && streamed.values.first?.effectiveValue == .string("system") && streamed.values.first?.origin == .thisProcess)
+        iterating.cancel()
+
+        var lastSeen: UInt64 = 0
+        var keys: [String] = []
+        for entry in try store.journalEntries(after: lastSeen) {
+            keys.append(entry.key)
+            lastSeen = entry.seq
+        }
+        #expect(try keys == ["theme"] && lastSeen == (try store.lastSeq()), "one entry per key: its latest change")
+    }
+
+    /// "Syncing replicas", "Conflicts" and "Merge policies".
+    @Test func syncingConflictsAndPolicies() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Store(path: tmp.path("phone"))
+        let watch = try Store(path: tmp.path("watch"))
+        try phone.suite("prefs").set("light", forKey: "theme")
+        try watch.suite("prefs").set("dark", forKey: "theme")
+
+        let report = try Synchronizer().sync(phone, watch)
+        #expect(report.aToB.entries == 1 && report.bToA.entries == 1 && report.conflicts.count >= 1)
+        for conflict in report.conflicts {
+            #expect(conflict.suite == "prefs" && conflict.key == "theme" && conflict.winner.record.version > conflict.loser.record.version)
+        }
+        for conflict in try phone.conflicts(suite: "prefs") {
+            let lost = try conflict.loser.record.value()
+            #expect(lost != nil && conflict.loser.writer == conflict.loser.record.version.replica)
+        }
+        let cleared = try phone.clearConflicts(suite: "prefs")
+        #expect(try !cleared.isEmpty && (try phone.conflicts(suite: "prefs")).isEmpty)
+
+        try phone.suite("prefs").set(14, forKey: "fontSize")
+        try phone.suite("other").set(1, forKey: "x")
+        let prefsOnly = Synchronizer(selection: try SyncSelection(suites: ["prefs"]))
+        let plan = try prefsOnly.sync(phone, watch, dryRun: true)
+        #expect(try !plan.isInSync && plan.recordsChanged == 1 && (try watch.suite("prefs").get("fontSize", as: Int.self)) == nil)
+
+        let bundle = tmp.path("phone.bundle")
+        try BundleExchange.export(from: phone, since: .receivedBy(watch), to: bundle)
+        let applied = try BundleExchange.importBundle(at: bundle, into: watch)
+        #expect(try applied.recordsChanged == 2 && (try watch.suite("prefs").get("fontSize", as: Int.self)) == 14)
+
+        let app = try phone.suite("app")
+        try app.declare(.counter, forKey: "launchCount")
+        try app.declare(.set, forKeysWithPrefix: "tags.")
+        try app.increment("launchCount")
+        let launches = Key("launches", default: 0, policy: .counter)
+        try app.update(launches) { $0 += 1 }
+        @Stored("highScore", in: app, policy: .max) var highScore = 0
+        highScore = 10
+        highScore = 7
+        #expect(highScore == 10)
+        try Synchronizer().sync(phone, watch)
+        try watch.suite("app").increment("launchCount")
+        try app.increment("launchCount")
+        #expect(try Synchronizer().sync(phone, watch).conflicts.isEmpty)
+        #expect(try watch.suite("app").get("launchCount", as: Int.self) == 3 && (try app.get("launchCount", as: Int.self)) == 3)
+        #expect(try app.policy(forKey: "tags.recent") == .set && (try phone.policyDeclarations(suite: "app")).count == 4)
+        #expect(throws: StoreError.self) { try app.increment("tags.recent") }
+
+        let schema = Schema(version: 2, migrations: [
+            Migration(to: 2,
+                      .rename("theme", to: "appearance.theme"),
+                      .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+                      .drop("legacyFlag"),
+                      .policy(.counter, forKey: "launchCount")),
+        ])
+        try phone.suite("settings").set(14, forKey: "fontSize")
+        let settings = try phone.suite("settings", schema: schema)
+        let version = try phone.schemaVersion(of: "settings")
+        #expect(try version == 2 && (try settings.get("fontSize", as: Double.self)) == 14)
+
+        try app.set(1, forKey: "gone")
+        try app.remove("gone")
+        #expect(try phone.collectTombstones(retentionMilliseconds: 0).collected == 0, "the watch has not merged the removal yet")
+        try Synchronizer().sync(phone, watch)
+        try Synchronizer().sync(phone, watch)
+        #expect(try phone.collectTombstones(retentionMilliseconds: 0).collected >= 1)
+        #expect(try phone.peerCursors().cursors.contains { $0.peer == watch.replicaID })
+    }
+
+    /// "Durability and performance" and "Troubleshooting".
+    @Test func durabilityOperationsAndErrors() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        var options = Store.Options()
+        options.durability = .noMetaSync
+        let cache = try Store(path: tmp.path("cache"), options: options)
+        try cache.suite("app").set("dark", forKey: "theme")
+
+        let stats = try cache.statistics()
+        #expect(stats.map.usedBytes > 0 && stats.map.usedBytes <= stats.map.mapBytes && stats.map.freePages >= 0)
+        let backup = try cache.backup(to: tmp.path("backup"), compact: true)
+        #expect(try backup.records == 1 && backup.lastSeq == (try cache.lastSeq()))
+
+        // The article's handler, compiled but not installed: the test process shares one handler
+        // (TestSupport's ReportedErrors), which collects for every test.
+        let installArticleHandler = {
+            UnhandledErrors.setHandler { error in
+                print("settings error:", error)
+            }
+        }
+        _ = installArticleHandler
+        ReportedErrors.install()
+        let suite = try cache.suite("app")
+        suite[Key("docs.ratio", default: 0.0)] = .nan
+        #expect(ReportedErrors.containing("docs.ratio").count == 1, "a failed setter's error reaches the handler")
+        #expect(throws: StoreError.self) { try suite.set(Double.nan, forKey: "ratio") }
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: tmp.path("backup"))
+        #expect { _ = try Store(path: tmp.path("backup")) } throws: { error in
+            guard case StoreError.insecure(_, let reason)? = error as? StoreError else { return false }
+            return reason.contains("chmod 700")
+        }
+    }
+}

@@ -26,6 +26,8 @@ demo: deps
 
 docs: deps
 	$(SWIFT) build --target Concord
+	$(SWIFT) build --target ConcordTesting
+	$(SWIFT) build --target ConcordHub
 	$(SWIFT) build --product doc-check
 	@Scripts/docs.sh "$(BIN)"
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the documentation of the Concord module (`import Concord`: its own symbols and those of the
 # ConcordStore and ConcordSync modules it re-exports) into a static site, .build/docs-site.
-# Fails when a public symbol has no summary (doc-check) or when docc warns (an unresolved link, a
+# Fails when a public symbol of Concord, ConcordTesting or ConcordHub has no summary (doc-check) or when docc warns (an unresolved link, a
 # topic that names nothing): warnings are errors. Installs nothing; docc ships with the toolchain.
 #
-#   Scripts/docs.sh BIN_PATH     (after `swift build --target Concord --product doc-check`)
+#   Scripts/docs.sh BIN_PATH     (after building the three library targets and doc-check)
 set -euo pipefail
 bin="$1"
 swift="${SWIFT:-swift}"
@@ -24,14 +24,19 @@ fi
 
 # Symbol graphs of Concord with the symbols of the modules it re-exports (@_exported import), which
 # swift-symbolgraph-extract includes only for the modules named here.
-rm -rf "$graphs" && mkdir -p "$graphs"
-"$(dirname "$docc")/swift-symbolgraph-extract" -module-name Concord -target "$triple" \
-  -I "$bin/Modules" -I Sources/CLMDB \
-  -minimum-access-level public -emit-extension-block-symbols \
-  -experimental-allowed-reexported-modules=ConcordStore,ConcordSync \
-  -output-dir "$graphs"
-
-"$bin/doc-check" "$graphs"
+extract() {  # MODULE [EXTRA ARGUMENTS]
+  local module="$1"; shift
+  rm -rf ".build/symbol-graphs/$module" && mkdir -p ".build/symbol-graphs/$module"
+  "$(dirname "$docc")/swift-symbolgraph-extract" -module-name "$module" -target "$triple" \
+    -I "$bin/Modules" -I Sources/CLMDB -I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g') \
+    -minimum-access-level public -emit-extension-block-symbols "$@" \
+    -output-dir ".build/symbol-graphs/$module"
+}
+extract Concord -experimental-allowed-reexported-modules=ConcordStore,ConcordSync
+# The other library products have no catalog of their own, but their public symbols need summaries too.
+extract ConcordTesting
+extract ConcordHub
+"$bin/doc-check" "$graphs" .build/symbol-graphs/ConcordTesting .build/symbol-graphs/ConcordHub
 
 rm -rf "$site"
 "$docc" convert Sources/Concord/Concord.docc \

@@ -1,5 +1,6 @@
 import Concord
 
+/// Stores for tests: an isolated store whose clock the test moves by hand.
 extension Store {
     /// An isolated store for one test: `Store.temporary(options:)` whose versions are stamped with
     /// `clock`'s time, so the test decides what time it is.

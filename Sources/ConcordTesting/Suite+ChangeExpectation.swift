@@ -1,5 +1,6 @@
 import Concord
 
+/// Waiting for a change of a key, with a timeout: blocking, or async without holding a thread.
 extension Suite {
     /// Starts observing `key` now and returns what to wait on for its next change (that satisfies
     /// `predicate`, when given). Make it before causing the change, then wait. Observers receive each

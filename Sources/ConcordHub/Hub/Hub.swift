@@ -14,6 +14,7 @@ import ConcordSync
 /// print(report.pushed, "pushed,", report.pulled.recordsChanged, "pulled")
 /// ```
 public final class Hub {
+    /// Where the hub is; printing it never shows the password.
     public let connectionString: ConnectionString
     /// The account (a PostgreSQL role) whose rows this connection reads and writes.
     public let account: String

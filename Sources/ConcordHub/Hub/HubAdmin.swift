@@ -14,6 +14,9 @@ import Foundation
 public final class HubAdmin {
     package let db: PostgresConnection
 
+    /// Connects to the hub's database at `url` as a role that administers it (creates schemas and roles).
+    ///
+    /// - Throws: `HubError` when the server cannot be reached or refuses the login.
     public init(_ url: String) throws {
         db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }
     }
@@ -138,7 +141,9 @@ public final class HubAdmin {
 /// for a in stats.perAccount where a.horizonSeq > 0 { print(a.name, "collected up to seq", a.horizonSeq) }
 /// ```
 public struct HubStats: Sendable, Equatable {
+    /// What the hub holds for one account.
     public struct Account: Sendable, Equatable {
+        /// The account's name (its PostgreSQL role).
         public let name: String
         /// The account's last seq: how many changes its devices pushed (gaps for records that lost).
         public let changes: UInt64
@@ -146,15 +151,23 @@ public struct HubStats: Sendable, Equatable {
         public let horizonSeq: UInt64
         /// The cutoff of the last collection (wall-clock milliseconds; 0 if never).
         public let horizonMilliseconds: UInt64
+        /// The account's rows: one per suite and key, tombstones included.
         public let rows: Int
+        /// How many of the rows are tombstones.
         public let tombstones: Int
+        /// The devices that have synced with the account.
         public let devices: Int
     }
 
+    /// How many accounts the hub has.
     public let accounts: Int
+    /// Rows of every account, tombstones included.
     public let rows: Int
+    /// How many of the rows are tombstones.
     public let tombstones: Int
+    /// Changes pushed to every account (the sum of their last seqs).
     public let changes: UInt64
+    /// Devices that have synced, over every account.
     public let devices: Int
     /// Bytes of the hub's tables and indexes.
     public let hubBytes: Int

@@ -14,6 +14,7 @@ public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
     /// The string as given (holds the password, if any: never print it).
     package let raw: String
 
+    /// A connection string as written: a `postgresql://` URI or libpq's `key=value` form.
     public init(_ raw: String) { self.raw = raw }
 
     /// True for `postgresql://` and `postgres://` URIs, the form `sync-tool sync` recognises as a hub.

@@ -6,6 +6,7 @@
 /// catch let error as PostgresError where error.sqlState == "22012" { print("division by zero") }
 /// ```
 public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kinds of failure, each calling for a different response.
     public enum Kind: Sendable, Equatable {
         /// The server cannot be reached, or it refused the login.
         case connection
@@ -19,6 +20,7 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         case malformedConnectionString
     }
 
+    /// Which kind of failure this is.
     public let kind: Kind
     /// The five-character SQLSTATE the server sent (`"42501"` for insufficient privilege), if any.
     public let sqlState: String?

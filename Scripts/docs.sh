@@ -13,12 +13,16 @@ graphs=.build/symbol-graphs/Concord
 site=.build/docs-site
 triple=$("$swift" -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -1)
 
-# The check must be able to fail: a graph with an undocumented property is refused, naming it.
+# The check must be able to fail: a graph with an undocumented property and an important method
+# without its sections is refused, naming both (and only those).
 self_check=$(mktemp)
 trap 'rm -f "$self_check"' EXIT
-if "$bin/doc-check" fixtures/doc-check > "$self_check" 2>&1 || ! grep -q 'Documented.name (swift.property) has no doc comment' "$self_check"; then
+if "$bin/doc-check" fixtures/doc-check > "$self_check" 2>&1 \
+   || ! grep -q 'Documented.name (swift.property) has no doc comment' "$self_check" \
+   || ! grep -q 'Store.check() is an important symbol without - Returns, - Throws' "$self_check" \
+   || [ "$(grep -c '^/fixture/' "$self_check")" -ne 2 ]; then
   cat "$self_check"
-  echo "docs: doc-check did not refuse the undocumented fixture symbol"
+  echo "docs: doc-check did not refuse exactly the fixture's two undocumented symbols"
   exit 1
 fi
 

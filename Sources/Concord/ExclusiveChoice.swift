@@ -65,6 +65,13 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// nothing chosen, or a lease that no longer counts), atomically across processes. Nothing is
     /// written when it is refused, or when this process already holds `choice` with no expiry.
     ///
+    /// ```swift
+    /// if try focus.claim(.editor, ifCurrent: nil).succeeded { startEditing() }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - choice: The choice to make current.
+    ///   - expected: What must be current for the claim to succeed (`nil`: nothing).
     /// - Returns: `.claimed(lease)`, or `.refused(current:)` with what was current instead.
     /// - Throws: `WrapperError` when the store cannot be read or written, or holds another type.
     @discardableResult
@@ -80,8 +87,15 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
         return result
     }
 
-    /// Extends this process's lease by the lease duration. Returns the renewed lease, or nil when
-    /// this process no longer holds the choice (it expired, was taken, or released): it lost it.
+    /// Extends this process's lease by the lease duration.
+    ///
+    /// ```swift
+    /// if try focus.renew() == nil { stopEditing() }   // lost it meanwhile
+    /// ```
+    ///
+    /// - Returns: The renewed lease, or nil when this process no longer holds the choice (it expired,
+    ///   was taken, or released): it lost it.
+    /// - Throws: `WrapperError` when the store cannot be read or written.
     @discardableResult
     public func renew() throws -> Lease<Choice>? {
         let renewed = try write { w, held -> (Lease<Choice>?, wrote: Bool) in
@@ -102,7 +116,15 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     }
 
     /// Clears the choice if `choice` is current and this process holds it (or it was stored without
-    /// a holder); returns whether it did.
+    /// a holder).
+    ///
+    /// ```swift
+    /// try focus.release(.editor)
+    /// ```
+    ///
+    /// - Parameter choice: The choice this process is done with.
+    /// - Returns: Whether the choice was cleared.
+    /// - Throws: `WrapperError` when the store cannot be read or written.
     @discardableResult
     public func release(_ choice: Choice) throws -> Bool {
         try write { w, held in
@@ -128,6 +150,10 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// ```swift
     /// let watch = try focus.observeLoss { lease in print("lost", lease.choice) }
     /// ```
+    ///
+    /// - Parameter handler: Called with the lease this process held, once per loss.
+    /// - Returns: The token that keeps the watch alive.
+    /// - Throws: `WrapperError` when observation cannot start.
     public func observeLoss(_ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
         try LeaseLossWatch.start(self, handler)
     }

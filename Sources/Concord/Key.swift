@@ -35,6 +35,12 @@ public struct Key<Value: StorableValue>: Sendable {
     /// let username = Key("username", default: "Guest")
     /// let launchCount = Key("launchCount", default: 0, policy: .counter)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The key's name in its suite (1–256 bytes of UTF-8).
+    ///   - defaultValue: What reads return when nothing is stored and no default is registered.
+    ///   - suite: The suite `@Stored(key)` uses, if the key is bound to one.
+    ///   - policy: The merge policy the key's first write declares (nil: whatever is declared, else lww).
     public init(_ name: String, default defaultValue: Value, suite: Suite? = nil, policy: MergePolicy? = nil) {
         self.name = name
         self.defaultValue = defaultValue

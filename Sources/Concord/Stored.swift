@@ -56,6 +56,12 @@ public struct Stored<Value: StorableValue>: StoreProperty {
     /// @Stored("username", in: suite) var username = "Guest"
     /// @Stored("launchCount", in: suite, policy: .counter) var launchCount = 0   // $launchCount.update { $0 += 1 }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: What reads return when nothing is stored and no default is registered.
+    ///   - name: The key's name in the suite.
+    ///   - suite: The suite that holds the value.
+    ///   - policy: The merge policy the first write declares (nil: whatever is declared, else lww).
     public init(wrappedValue: Value, _ name: String, in suite: Suite, policy: MergePolicy? = nil) {
         self.init(Key(name, default: wrappedValue, policy: policy), in: suite)
     }

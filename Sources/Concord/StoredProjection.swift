@@ -18,7 +18,14 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// The value a read returns now.
     public func get() -> Value { reference.value(default: key.defaultValue) }
 
-    /// Stores `value` durably; throws a `WrapperError` (and changes nothing) when it cannot.
+    /// Stores `value` durably — the throwing form of the wrapper's setter.
+    ///
+    /// ```swift
+    /// try profile.$username.set("Ada")
+    /// ```
+    ///
+    /// - Parameter value: The new value (an optional's `nil` removes the key).
+    /// - Throws: `WrapperError` naming the key, with the store's error underneath; nothing is changed.
     public func set(_ value: Value) throws { try reference.set(value, declaring: key.policy) }
 
     /// The value, readable and writable (writes report errors like the wrapper's setter does).
@@ -39,6 +46,8 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     }
 
     /// Removes the stored value, so reads return the default again (the removal syncs).
+    ///
+    /// - Throws: `WrapperError` when the store cannot be written; nothing is changed.
     public func reset() throws { try reference.remove() }
 
     /// Whether a value is stored (registered defaults do not count).

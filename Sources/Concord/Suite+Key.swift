@@ -20,6 +20,10 @@ extension Suite {
     /// ```swift
     /// let theme = try suite.get(Key("theme", default: Theme.system))
     /// ```
+    ///
+    /// - Parameter key: The key to read.
+    /// - Returns: The stored value, else the registered default, else the key's default.
+    /// - Throws: `WrapperError` when the stored value has another type or cannot be read.
     public func get<Value>(_ key: Key<Value>) throws -> Value {
         switch reference(for: key).lookup() {
         case .stored(let value), .registeredDefault(let value): return value
@@ -28,12 +32,25 @@ extension Suite {
         }
     }
 
-    /// Stores `value` under `key` durably (`nil` of an optional key removes it).
+    /// Stores `value` under `key` durably (`nil` of an optional key removes it). With a key that
+    /// declares a merge policy, the first write declares it in the replica.
+    ///
+    /// ```swift
+    /// try suite.set(.dark, for: Key("theme", default: Theme.system))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The key to store it under.
+    /// - Throws: `WrapperError` naming the key, with the store's error underneath; nothing is changed.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws {
         try reference(for: key).set(value, declaring: key.policy)
     }
 
-    /// Removes the stored value of `key`; reads return the default again.
+    /// Removes the stored value of `key`; reads return the default again. The removal syncs.
+    ///
+    /// - Parameter key: The key to remove.
+    /// - Throws: `WrapperError` when the store cannot be written; nothing is changed.
     public func remove<Value>(_ key: Key<Value>) throws {
         try reference(for: key).remove()
     }
@@ -48,6 +65,15 @@ extension Suite {
     /// ```swift
     /// try suite.update(Key("tags", default: [String]())) { $0.append("new") }
     /// ```
+    ///
+    /// `body` runs inside the write transaction: it must not call the store, and it runs again from
+    /// the start if the store's memory map had to grow.
+    ///
+    /// - Parameters:
+    ///   - key: The key to change.
+    ///   - body: Changes the current value (stored, else registered default, else the key's default) in place.
+    /// - Returns: What `body` returns.
+    /// - Throws: `WrapperError` when the value cannot be read or written, or what `body` throws; nothing is changed then.
     @discardableResult
     public func update<Value, R>(_ key: Key<Value>, _ body: (inout Value) throws -> R) throws -> R {
         try reference(for: key).update(default: key.defaultValue, declaring: key.policy, body)

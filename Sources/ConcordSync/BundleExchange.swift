@@ -65,6 +65,20 @@ public enum BundleExchange {
     }
 
     /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
+    ///
+    /// ```swift
+    /// try BundleExchange.export(from: phone, since: .receivedBy(watch), to: "/tmp/phone.bundle")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: The replica whose changes to export.
+    ///   - start: Where the bundle begins: what the receiving peer has merged already.
+    ///   - selection: The suites to export. The default is every suite.
+    ///   - path: The bundle file to write; an existing file is replaced.
+    /// - Returns: How many entries and bytes were written, and the seq range they cover.
+    /// - Throws: `SyncError.sameReplica` when `start` names `store` itself, `StoreError` when the
+    ///   replica cannot be read, `BundleError` when the file cannot be written (`path` never holds
+    ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
         let (bundle, read) = try makeBundle(from: store, since: start, selection: selection)
@@ -116,6 +130,21 @@ public enum BundleExchange {
 
     /// Validates the whole bundle at `path`, then merges it into `store` in one write transaction
     /// (or, with `dryRun`, reports what it would change and writes nothing).
+    ///
+    /// ```swift
+    /// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
+    /// print(report.recordsChanged, "changed,", report.conflicts.count, "conflicts")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The bundle file.
+    ///   - store: The replica to merge it into.
+    ///   - dryRun: When true, nothing is written; the report says what would change.
+    ///   - limits: The largest bundle accepted (bytes, entries, a value's bytes).
+    /// - Returns: What the merge changed: records, conflicts, clock skew.
+    /// - Throws: `BundleError` when the bundle is unreadable, truncated, damaged, oversized, of a
+    ///   newer format, or from `store` itself — nothing is imported then; `StoreError` when the
+    ///   replica cannot be written.
     @discardableResult
     public static func importBundle(at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits()) throws -> ApplyReport {
         let bundle = try read(at: path, limits: limits)

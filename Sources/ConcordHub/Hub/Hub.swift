@@ -26,6 +26,16 @@ public final class Hub {
 
     /// Connects to the hub at `url` (a libpq URI or `key=value` string; empty: the `PG*` environment
     /// variables). `account` defaults to the login role.
+    ///
+    /// ```swift
+    /// let hub = try Hub("postgresql://alice@db.example.com/settings?sslmode=verify-full")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: Where the hub is, and how to log in (the password from `~/.pgpass` or `PGPASSWORD` if not in it).
+    ///   - account: The account to sync; the default is the login role's own.
+    /// - Throws: `HubError.postgres` when the server cannot be reached or refuses the login,
+    ///   `.notInitialized` when the database holds no hub, `.newerSchema`, or `.accountNotVisible`.
     public convenience init(_ url: String, account: String? = nil) throws {
         let db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }
         try self.init(connection: db, account: account)

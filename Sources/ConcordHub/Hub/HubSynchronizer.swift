@@ -59,6 +59,20 @@ public struct HubSynchronizer: Sendable {
     }
 
     /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere.
+    ///
+    /// ```swift
+    /// let report = try HubSynchronizer().sync(store, hub)
+    /// print(report.pushed, "pushed,", report.pulled.recordsChanged, "pulled")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: The device's replica.
+    ///   - hub: The hub session of the device's account.
+    ///   - dryRun: When true, nothing is written to the store or the hub.
+    /// - Returns: What was pushed and pulled, the pages read, conflicts, and whether a full resync ran.
+    /// - Throws: `HubError` when the hub fails or cannot be reached (a push is all or nothing; pulled
+    ///   pages already merged stay merged, and the next sync goes on from there), `StoreError` when
+    ///   the replica cannot be written.
     @discardableResult
     public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
         var report = try push(store, hub, dryRun: dryRun)

@@ -21,6 +21,9 @@ extension Store {
     /// let report = try store.check()
     /// if !report.isSound { report.problems.forEach { print($0) } }
     /// ```
+    ///
+    /// - Returns: What was checked, and one line per problem found (none when the replica is sound).
+    /// - Throws: `StoreError.damaged` when the data file's pages are too damaged to walk, or a storage error.
     public func check() throws -> IntegrityReport {
         // LMDB trusts its pages; walk them first so damage is reported rather than crashing the walk below.
         let pages = try mapLMDBErrors(path: directory) { try core.env.verifyPages() }

@@ -28,6 +28,10 @@ public final class Store: Sendable {
     /// let store = try Store(directory: URL(filePath: "/var/lib/myapp/settings"))
     /// ```
     ///
+    /// - Parameters:
+    ///   - directory: The replica's directory (a file URL).
+    ///   - options: How to open it; those that shape the LMDB environment apply when this process
+    ///     first opens the directory.
     /// - Throws: `StoreError` when the directory is unsafe, damaged, or of a newer format.
     public convenience init(directory: URL, options: Options = Options()) throws {
         try self.init(path: directory.path, options: options)
@@ -39,7 +43,14 @@ public final class Store: Sendable {
     /// let store = try Store(path: "/var/lib/myapp/settings")
     /// ```
     ///
-    /// - Throws: `StoreError` when the directory is unsafe, damaged, or of a newer format.
+    /// - Parameters:
+    ///   - path: The replica's directory; created (mode 0700, files 0600) unless
+    ///     `options.createIfMissing` is false.
+    ///   - options: How to open it; those that shape the LMDB environment apply when this process
+    ///     first opens the directory.
+    /// - Throws: `StoreError.insecure` when the directory is writable by others or holds a symlink,
+    ///   `.damaged` when its files are not a sound store, `.newerFormat` when a newer Concord wrote
+    ///   it, `.io` when it cannot be created or is missing (with `createIfMissing` false).
     public init(path: String, options: Options = Options()) throws {
         self.options = options
         self.core = try ReplicaCore.shared(path: path, options: options)
@@ -52,6 +63,8 @@ public final class Store: Sendable {
     /// let suite = try store.suite("group.example.app")
     /// ```
     ///
+    /// - Parameter name: The suite's name; a suite exists once a key is written to it.
+    /// - Returns: The suite (opening it reads nothing).
     /// - Throws: `StoreError.invalidSuiteName`.
     public func suite(_ name: String) throws -> Suite {
         try Names.validateSuite(name)
@@ -86,6 +99,13 @@ public final class Store: Sendable {
     /// ```swift
     /// for entry in try store.journalEntries(after: lastSeen) { print(entry.seq, entry.key) }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - seq: The last seq already handled (0 for everything).
+    ///   - suite: Only this suite's entries, or nil for every suite.
+    ///   - limit: The most entries to return.
+    /// - Returns: The entries, oldest first, each with its seq, key and record.
+    /// - Throws: `StoreError.invalidSuiteName`, or `StoreError.damaged` when an entry does not decode.
     public func journalEntries(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [JournalEntry] {
         if let suite { try Names.validateSuite(suite) }
         return try core.journalEntries(after: seq, suite: suite, limit: limit)

@@ -117,6 +117,7 @@ extension Store {
     ///
     /// - Parameter largestSuites: How many suites to list, largest first. The default is 10.
     /// - Returns: The figures, all taken from one read snapshot (reader slots just after it).
+    /// - Throws: `StoreError.damaged` when a record does not decode, or a storage error.
     public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
         let layout = core.layout
         let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts]

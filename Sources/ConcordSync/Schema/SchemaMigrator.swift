@@ -96,7 +96,12 @@ extension Store {
     /// ]))
     /// ```
     ///
-    /// - Throws: `StoreError.invalidSchema`, `.migrationFailed` (nothing was migrated), or a storage error.
+    /// - Parameters:
+    ///   - name: The suite's name (1–128 bytes of letters, digits, `.`, `_`, `-`).
+    ///   - schema: The schema this program writes, with the migrations to it.
+    /// - Returns: The suite, migrated to `schema.version` in this replica.
+    /// - Throws: `StoreError.invalidSuiteName`, `.invalidSchema`, `.migrationFailed` (nothing was
+    ///   migrated), or a storage error.
     public func suite(_ name: String, schema: Schema) throws -> Suite {
         let suite = try self.suite(name)
         guard name != ReservedSuite.name else { throw StoreError.reservedSuite(name) }

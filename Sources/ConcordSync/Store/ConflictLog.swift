@@ -115,6 +115,10 @@ extension Store {
     /// ```swift
     /// let lost = try store.conflicts(suite: "prefs")
     /// ```
+    ///
+    /// - Parameter suite: The suite whose conflicts to list, or nil for every suite.
+    /// - Returns: Each logged conflict: the key, the winning and the losing write, the peer, when.
+    /// - Throws: `StoreError.invalidSuiteName`, or `StoreError.damaged` when an entry does not decode.
     public func conflicts(suite: String? = nil) throws -> [Conflict] {
         if let suite { try Names.validateSuite(suite) }
         return try read { r in try r.conflicts(suite: suite) }
@@ -126,6 +130,10 @@ extension Store {
     /// ```swift
     /// let cleared = try store.clearConflicts()
     /// ```
+    ///
+    /// - Parameter suite: The suite whose conflicts to clear, or nil for every suite.
+    /// - Returns: The conflicts removed.
+    /// - Throws: `StoreError.invalidSuiteName`, or a storage error (nothing is removed then).
     @discardableResult
     public func clearConflicts(suite: String? = nil) throws -> [Conflict] {
         if let suite { try Names.validateSuite(suite) }

@@ -192,6 +192,10 @@ extension Store {
     /// ```swift
     /// try store.forgetPeer(retiredReplica)
     /// ```
+    ///
+    /// - Parameter peer: The replica to forget.
+    /// - Returns: How many cursors were removed (0 when the peer was unknown).
+    /// - Throws: A storage error; nothing is removed then.
     @discardableResult
     public func forgetPeer(_ peer: ReplicaID) throws -> Int {
         try write { w in

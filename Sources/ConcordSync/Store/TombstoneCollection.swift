@@ -53,6 +53,12 @@ extension Store {
     /// let report = try store.collectTombstones()   // 30 days, every known peer
     /// print(report.collected, "tombstones dropped")
     /// ```
+    ///
+    /// - Parameter retentionMilliseconds: How long after a delete its tombstone is kept at least.
+    ///   The default is 30 days.
+    /// - Returns: Which tombstones were collected, and how many are kept for the retention period or
+    ///   for a peer (named) that has not merged them.
+    /// - Throws: A storage error; nothing is collected then.
     @discardableResult
     public func collectTombstones(retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds) throws -> TombstoneCollectionReport {
         try write { w in

@@ -1,0 +1,60 @@
+/// The symbols a user meets first — opening a store, reading and writing, observing, syncing,
+/// operations — whose documentation must say what each argument is, what comes back and what can
+/// go wrong (`- Parameters`, `- Returns`, `- Throws`, as far as the symbol takes, returns or throws).
+enum ImportantSymbols {
+    /// The symbol graph directories (by module) that hold these symbols.
+    static let modules: Set<String> = ["Concord", "ConcordHub"]
+
+    /// Paths as the symbol graph spells them: type, then member with its argument labels.
+    static let paths: Set<String> = [
+        // Opening a store, and suites.
+        "Store.init(path:options:)",
+        "Store.init(directory:options:)",
+        "Store.temporary(options:)",
+        "Store.suite(_:)",
+        "Store.suite(_:schema:)",
+        // Reading and writing.
+        "Suite.get(_:as:)",
+        "Suite.set(_:forKey:)",
+        "Suite.remove(_:)",
+        "Suite.reset()",
+        "Suite.batch(_:)",
+        "Suite.update(_:as:_:)",
+        "Suite.increment(_:by:)",
+        "Suite.register(defaults:)",
+        "Suite.declare(_:forKey:)",
+        "Suite.get(_:)",
+        "Suite.set(_:for:)",
+        "Suite.update(_:_:)",
+        "Key.init(_:default:suite:policy:)",
+        "Stored.init(wrappedValue:_:in:policy:)",
+        "StoredProjection.set(_:)",
+        "StoredProjection.update(_:)",
+        "StoredProjection.reset()",
+        "ExclusiveChoice.claim(_:ifCurrent:)",
+        "ExclusiveChoice.renew()",
+        "ExclusiveChoice.release(_:)",
+        "ExclusiveChoice.observeLoss(_:)",
+        // Observing.
+        "Store.observe(onError:_:)",
+        "Suite.observe(_:onError:_:)",
+        "Suite.changes(for:)",
+        "Store.journalEntries(after:suite:limit:)",
+        "UpdateHost.init(_:scope:onError:render:)",
+        // Syncing and conflicts.
+        "Synchronizer.sync(_:_:dryRun:)",
+        "Synchronizer.pull(from:into:dryRun:)",
+        "BundleExchange.export(from:since:selection:to:)",
+        "BundleExchange.importBundle(at:into:dryRun:limits:)",
+        "Store.conflicts(suite:)",
+        "Store.clearConflicts(suite:)",
+        "Store.collectTombstones(retentionMilliseconds:)",
+        "Store.forgetPeer(_:)",
+        "Hub.init(_:account:)",
+        "HubSynchronizer.sync(_:_:dryRun:)",
+        // Operations.
+        "Store.backup(to:compact:)",
+        "Store.statistics(largestSuites:)",
+        "Store.check()",
+    ]
+}

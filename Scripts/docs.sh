@@ -8,7 +8,11 @@
 set -euo pipefail
 bin="$1"
 swift="${SWIFT:-swift}"
-docc="${DOCC:-$(dirname "$(command -v "$swift")")/docc}"
+# docc and swift-symbolgraph-extract ship with the toolchain, beside swift (or on the PATH).
+toolchain="$(dirname "$(readlink -f "$(command -v "$swift")")")"
+tool() { if [ -x "$toolchain/$1" ]; then echo "$toolchain/$1"; else command -v "$1" || { echo "docs: $1 not found beside $swift or on the PATH (it ships with the Swift toolchain)" >&2; exit 4; }; fi; }
+docc="${DOCC:-$(tool docc)}"
+extractor="$(tool swift-symbolgraph-extract)"
 graphs=.build/symbol-graphs/Concord
 site=.build/docs-site
 triple=$("$swift" -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -1)
@@ -31,7 +35,7 @@ fi
 extract() {  # MODULE [EXTRA ARGUMENTS]
   local module="$1"; shift
   rm -rf ".build/symbol-graphs/$module" && mkdir -p ".build/symbol-graphs/$module"
-  "$(dirname "$docc")/swift-symbolgraph-extract" -module-name "$module" -target "$triple" \
+  "$extractor" -module-name "$module" -target "$triple" \
     -I "$bin/Modules" -I Sources/CLMDB -I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g') \
     -minimum-access-level public -emit-extension-block-symbols "$@" \
     -output-dir ".build/symbol-graphs/$module"

@@ -67,7 +67,8 @@ extension Suite {
     /// ```
     ///
     /// `body` runs inside the write transaction: it must not call the store, and it runs again from
-    /// the start if the store's memory map had to grow.
+    /// the start if the store's memory map had to grow or another write sharing its commit failed
+    /// (it may run on the thread leading that shared commit).
     ///
     /// - Parameters:
     ///   - key: The key to change.

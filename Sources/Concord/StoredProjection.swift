@@ -71,6 +71,15 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
     /// `body` may run more than once and must not touch the store itself.
+    ///
+    /// ```swift
+    /// try profile.$launchCount.update { $0 += 1 }
+    /// ```
+    ///
+    /// - Parameter body: Changes the current value in place.
+    /// - Returns: What `body` returns.
+    /// - Throws: `WrapperError` when the value cannot be read or written, or what `body` throws;
+    ///   nothing is changed then.
     @discardableResult
     public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
         try reference.update(default: key.defaultValue, declaring: key.policy, body)

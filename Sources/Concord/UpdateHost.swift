@@ -40,6 +40,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     }
 
     /// A host of `content`; `render` runs with `SettingsScope.current` set to `scope` when given.
+    ///
+    /// - Parameters:
+    ///   - content: What to render: its `StoreProperty` values are updated before each render.
+    ///   - scope: The scope `@Setting` properties without one of their own read through.
+    ///   - onError: Called with what `render` throws; the default hands it to `UnhandledErrors`.
+    ///   - render: Runs on the host's serial queue, first in `start()`, then after every change of
+    ///     what it read.
     public init(_ content: Content, scope: SettingsScope? = nil,
                 onError: @escaping @Sendable (any Error) -> Void = { error in
                     UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))

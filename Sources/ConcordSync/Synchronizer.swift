@@ -13,10 +13,17 @@ import ConcordStore
 /// print("sent \(report.aToB.entries) → and \(report.bToA.entries) ←, \(report.conflicts.count) conflicts")
 /// ```
 public struct Synchronizer: Sendable {
+    /// The suites a sync covers. The default is every suite.
     public var selection: SyncSelection
     /// How far ahead of a receiver's wall clock a merged version may push its clock (nil: each store's option).
     public var maxClockDriftMilliseconds: UInt64?
 
+    /// A synchronizer of the suites of `selection`.
+    ///
+    /// - Parameters:
+    ///   - selection: The suites to sync. The default is every suite.
+    ///   - maxClockDriftMilliseconds: How far ahead of a receiver's wall clock a merged version may
+    ///     push its clock; nil takes each store's own option.
     public init(selection: SyncSelection = .all, maxClockDriftMilliseconds: UInt64? = nil) {
         self.selection = selection
         self.maxClockDriftMilliseconds = maxClockDriftMilliseconds
@@ -24,6 +31,19 @@ public struct Synchronizer: Sendable {
 
     /// Sends each replica the changes it lacks, so both hold the same records for the selected suites.
     /// With `dryRun`, computes the same report and writes nothing.
+    ///
+    /// ```swift
+    /// let report = try Synchronizer().sync(phone, watch)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - a: One replica.
+    ///   - b: The other replica.
+    ///   - dryRun: When true, nothing is written to either replica.
+    /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock skew.
+    /// - Throws: `SyncError.sameReplica` when both are one replica (a copy of a directory, say);
+    ///   `StoreError` when a replica cannot be read or written. Each direction is merged whole or
+    ///   not at all, and the next sync finishes what an interrupted one left.
     @discardableResult
     public func sync(_ a: Store, _ b: Store, dryRun: Bool = false) throws -> SyncReport {
         guard a.replicaID != b.replicaID else { throw SyncError.sameReplica(a.replicaID, a.directory) }
@@ -47,6 +67,18 @@ public struct Synchronizer: Sendable {
     }
 
     /// Merges into `target` the changes of `source` it lacks (one direction only).
+    ///
+    /// ```swift
+    /// let (report, _) = try Synchronizer().pull(from: phone, into: watch)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The replica to read changes from (it is not written).
+    ///   - target: The replica to merge them into.
+    ///   - dryRun: When true, nothing is written.
+    /// - Returns: What the merge changed, and how many journal entries were read to find the changes.
+    /// - Throws: `SyncError.sameReplica` when both are one replica; `StoreError` when a replica
+    ///   cannot be read or written (the merge is whole or not at all).
     @discardableResult
     public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> (report: ApplyReport, journalEntriesRead: Int) {
         guard source.replicaID != target.replicaID else { throw SyncError.sameReplica(source.replicaID, source.directory) }

@@ -42,6 +42,7 @@ public struct HubSyncReport: Sendable, Equatable {
 /// let report = try HubSynchronizer(selection: try SyncSelection(suites: ["prefs"])).sync(store, hub)
 /// ```
 public struct HubSynchronizer: Sendable {
+    /// The suites a sync covers. The default is every suite.
     public var selection: SyncSelection
     /// Rows per pulled page (bounds the memory a pull holds).
     public var pageSize: Int
@@ -52,6 +53,7 @@ public struct HubSynchronizer: Sendable {
     /// before a sync moves the hub's cursor on it without a change to push.
     static let cursorLag = 1000
 
+    /// A hub synchronizer of the suites of `selection`, pulling `pageSize` rows at a time.
     public init(selection: SyncSelection = .all, pageSize: Int = 1000, maxClockDriftMilliseconds: UInt64? = nil) {
         self.selection = selection
         self.pageSize = max(1, pageSize)

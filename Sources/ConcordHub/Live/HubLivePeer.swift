@@ -9,12 +9,18 @@ import ConcordSync
 /// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: "postgresql://alice@db/settings") }
 /// ```
 public final class HubLivePeer: LiveSyncPeer {
+    /// The device's replica.
     public let store: Store
+    /// The hub session that syncs and LISTENs.
     public let hub: Hub
+    /// How each round syncs (the suites, the page size).
     public let synchronizer: HubSynchronizer
     /// Called with every round's full report (the loop's events carry a summary).
     private let onReport: (HubSyncReport) -> Void
 
+    /// Connects to the hub at `url` and listens for the account's pushes.
+    ///
+    /// - Throws: What `Hub.init(_:account:)` throws, or `HubError` when LISTEN fails.
     public init(store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
                 onReport: @escaping (HubSyncReport) -> Void = { _ in }) throws {
         self.store = store
@@ -25,6 +31,7 @@ public final class HubLivePeer: LiveSyncPeer {
         try HubError.wrapping { try hub.db.execute("LISTEN \(hub.channel)", operation: "listen for the account's changes") }
     }
 
+    /// The hub's replica id for the account: the peer the device keeps its cursors on.
     public var hubReplicaID: ReplicaID { hub.replicaID }
 
     public var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }

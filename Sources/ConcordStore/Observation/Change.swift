@@ -30,7 +30,9 @@ public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
 public struct Change: Hashable, Sendable {
     /// The change's position in the replica's journal.
     public let seq: UInt64
+    /// The suite of the changed key.
     public let suite: String
+    /// The changed key.
     public let key: String
     /// The new stored value, or `nil` when the key was deleted (or its suite reset).
     public let value: Value?

@@ -51,6 +51,10 @@ extension Suite {
     /// ```swift
     /// for try await change in suite.changes(for: "theme") { apply(change.effectiveValue) }
     /// ```
+    ///
+    /// - Parameter key: The key to observe.
+    /// - Returns: A sequence that starts observing when iteration starts, ends when the iterating task
+    ///   is cancelled, and throws an invalid key or an unreadable journal.
     public func changes(for key: String) -> ChangeStream { ChangeStream(core: core, suite: name, key: key, limit: store.options.observerBufferLimit) }
 
     /// Calls `handler` for every change to this suite (or to `key`, if given), until the token is cancelled or released.

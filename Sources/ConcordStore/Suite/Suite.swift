@@ -31,6 +31,10 @@ public struct Suite: Sendable {
     /// let name = try suite.get("username", as: String.self)
     /// ```
     ///
+    /// - Parameters:
+    ///   - key: The key to read.
+    ///   - type: The type to read it as.
+    /// - Returns: The value, or `nil` when nothing is stored and no default is registered.
     /// - Throws: `StoreError.typeMismatch` when the value is not a `T`; `StoreError.invalidKey`;
     ///   `StoreError.damaged` when the stored bytes do not decode.
     @inlinable
@@ -130,6 +134,7 @@ public struct Suite: Sendable {
     /// try suite.register(defaults: ["theme": "light", "fontSize": 14])
     /// ```
     ///
+    /// - Parameter defaults: Values by key; registering a key again replaces its default.
     /// - Throws: when a value cannot be stored (a `Codable` value whose encoding fails).
     public func register(defaults: [String: any StorableValue]) throws {
         var values: [String: Value] = [:]
@@ -157,6 +162,9 @@ public struct Suite: Sendable {
     /// Under a merge policy, a set is what the policy makes of it: a counter's new value (taking back
     /// the increments this replica had seen), a max or min key's proposal, a set's new members.
     ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The key (1–256 bytes of UTF-8).
     /// - Returns: The version written, or `nil` when nothing was (setting `nil` on a key that holds
     ///   nothing, or a max or min proposal that would not move the value).
     /// - Throws: `StoreError.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, `.policyMismatch` (a
@@ -173,7 +181,13 @@ public struct Suite: Sendable {
 
     /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.
     ///
+    /// ```swift
+    /// try suite.remove("draft")
+    /// ```
+    ///
+    /// - Parameter key: The key to delete.
     /// - Returns: The tombstone's version, or `nil` when the key held no value (nothing is written).
+    /// - Throws: `StoreError.invalidKey`, `.reservedSuite`, `.newerSchema`, or a storage error.
     @discardableResult
     public func remove(_ key: String) throws -> Version? {
         try core.write { w in try w.remove(suite: name, key: key) }
@@ -181,7 +195,12 @@ public struct Suite: Sendable {
 
     /// Tombstones every key of the suite in one transaction — the analog of `removePersistentDomain`.
     ///
+    /// ```swift
+    /// try suite.reset()
+    /// ```
+    ///
     /// - Returns: How many keys were removed.
+    /// - Throws: `StoreError.reservedSuite`, `.newerSchema`, or a storage error; nothing is removed then.
     @discardableResult
     public func reset() throws -> Int {
         try core.write { w in try w.resetSuite(name) }
@@ -196,6 +215,10 @@ public struct Suite: Sendable {
     ///     try b.remove("b")
     /// }
     /// ```
+    ///
+    /// - Parameter build: Collects the sets and removes; an invalid key or value throws here, before
+    ///   anything is written.
+    /// - Throws: What `build` throws, or what `set(_:forKey:)` and `remove(_:)` throw; nothing is written then.
     public func batch(_ build: (inout SuiteBatch) throws -> Void) throws {
         var batch = SuiteBatch(suite: self)
         try build(&batch)
@@ -223,6 +246,14 @@ public struct Suite: Sendable {
     /// ```swift
     /// let next = try suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key to change.
+    ///   - type: The type to read and write it as.
+    ///   - body: Changes the current value in place (`nil`: nothing stored; set `nil` to delete).
+    /// - Returns: What `body` returns.
+    /// - Throws: `StoreError.typeMismatch` when the stored value is not a `T`, what `set(_:forKey:)`
+    ///   throws, or what `body` throws; nothing is written then.
     @discardableResult
     public func update<T: StorableValue, R>(_ key: String, as type: T.Type = T.self, _ body: (inout T?) throws -> R) throws -> R {
         try Names.validateKey(key, inSuite: name)
@@ -245,6 +276,9 @@ public struct Suite: Sendable {
     /// let launches = try suite.increment("launchCount")
     /// ```
     ///
+    /// - Parameters:
+    ///   - key: The key of the integer.
+    ///   - amount: What to add. The default is 1.
     /// - Returns: The new value.
     /// - Throws: `StoreError.typeMismatch` when the key holds something else than an `Int`;
     ///   `.policyMismatch` on a `set` key; `.unsupportedValue` when the sum overflows.
@@ -268,6 +302,11 @@ public struct Suite: Sendable {
     ///
     /// A key with values already stored keeps its value when its policy changes: it becomes the
     /// counter's starting value, the max's current value, the set's members.
+    ///
+    /// - Parameters:
+    ///   - policy: The policy, or `nil` to remove the declaration.
+    ///   - key: The key it applies to.
+    /// - Throws: `StoreError.invalidKey`, or a storage error; nothing is declared then.
     public func declare(_ policy: MergePolicy?, forKey key: String) throws {
         try core.write { w in try w.declare(policy, suite: name, key: key, isPrefix: false) }
     }

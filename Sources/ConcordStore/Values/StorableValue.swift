@@ -80,6 +80,7 @@ extension Value: StorableValue {
     public func storedValue() -> Value? { self }
 }
 
+/// `String` is stored natively (`Value.string`).
 extension String: StorableValue {
     public static var storedTypeName: String { "String" }
     public init(storedValue: Value) throws {
@@ -89,6 +90,7 @@ extension String: StorableValue {
     public func storedValue() -> Value? { .string(self) }
 }
 
+/// `Int` is stored natively (`Value.int`).
 extension Int: StorableValue {
     public static var storedTypeName: String { "Int" }
     public init(storedValue: Value) throws {
@@ -98,6 +100,7 @@ extension Int: StorableValue {
     public func storedValue() -> Value? { .int(self) }
 }
 
+/// `Double` is stored natively (`Value.double`).
 extension Double: StorableValue {
     public static var storedTypeName: String { "Double" }
     public init(storedValue: Value) throws {
@@ -107,6 +110,7 @@ extension Double: StorableValue {
     public func storedValue() -> Value? { .double(self) }
 }
 
+/// `Bool` is stored natively (`Value.bool`).
 extension Bool: StorableValue {
     public static var storedTypeName: String { "Bool" }
     public init(storedValue: Value) throws {
@@ -116,6 +120,7 @@ extension Bool: StorableValue {
     public func storedValue() -> Value? { .bool(self) }
 }
 
+/// `Data` is stored natively (`Value.data`).
 extension Data: StorableValue {
     public static var storedTypeName: String { "Data" }
     public init(storedValue: Value) throws {
@@ -125,6 +130,7 @@ extension Data: StorableValue {
     public func storedValue() -> Value? { .data(self) }
 }
 
+/// `Date` is stored natively (`Value.date`), exactly.
 extension Date: StorableValue {
     public static var storedTypeName: String { "Date" }
     public init(storedValue: Value) throws {
@@ -134,6 +140,7 @@ extension Date: StorableValue {
     public func storedValue() -> Value? { .date(self) }
 }
 
+/// `URL` is stored natively (`Value.url`).
 extension URL: StorableValue {
     public static var storedTypeName: String { "URL" }
     public init(storedValue: Value) throws {
@@ -143,12 +150,14 @@ extension URL: StorableValue {
     public func storedValue() -> Value? { .url(self) }
 }
 
+/// An optional is stored as its wrapped value; `nil` means nothing is stored (setting it removes the key).
 extension Optional: StorableValue where Wrapped: StorableValue {
     public static var storedTypeName: String { Wrapped.storedTypeName + "?" }
     public init(storedValue: Value) throws { self = .some(try Wrapped(storedValue: storedValue)) }
     public func storedValue() throws -> Value? { try self?.storedValue() }
 }
 
+/// An array of storable values is stored as `Value.array`.
 extension Array: StorableValue where Element: StorableValue {
     public static var storedTypeName: String { "[\(Element.storedTypeName)]" }
     public init(storedValue: Value) throws {
@@ -169,6 +178,7 @@ extension Array: StorableValue where Element: StorableValue {
     }
 }
 
+/// A string-keyed dictionary of storable values is stored as `Value.dictionary`.
 extension Dictionary: StorableValue where Key == String, Value: StorableValue {
     public static var storedTypeName: String { "[String: \(Value.storedTypeName)]" }
     public init(storedValue: ConcordStore.Value) throws {

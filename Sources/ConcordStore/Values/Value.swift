@@ -7,14 +7,23 @@ import Foundation
 /// try suite.set(Value.array([.int(1), .string("two")]), forKey: "mixed")
 /// ```
 public enum Value: Hashable, Sendable {
+    /// Text.
     case string(String)
+    /// A 64-bit signed integer.
     case int(Int)
+    /// A 64-bit floating-point number: never NaN; `-0.0` and the infinities round-trip.
     case double(Double)
+    /// A Boolean.
     case bool(Bool)
+    /// Bytes, as they are.
     case data(Data)
+    /// A point in time, stored exactly as `Date` holds it, so it reads back equal.
     case date(Date)
+    /// A URL, stored as its absolute string.
     case url(URL)
+    /// An ordered list of values (nested up to 64 levels).
     case array([Value])
+    /// Values by string key; encoded in key order, so equal dictionaries encode to equal bytes.
     case dictionary([String: Value])
 
     /// The name of the stored type, as errors and the CLI show it: `string`, `int`, `double`, …
@@ -38,5 +47,22 @@ public enum Value: Hashable, Sendable {
 
 /// The kinds of value a suite can hold; the raw values are the names the CLI and errors use.
 public enum ValueKind: String, Sendable, CaseIterable {
-    case string, int, double, bool, data, date, url, array, dictionary
+    /// The kind of `Value.string`.
+    case string
+    /// The kind of `Value.int`.
+    case int
+    /// The kind of `Value.double`.
+    case double
+    /// The kind of `Value.bool`.
+    case bool
+    /// The kind of `Value.data`.
+    case data
+    /// The kind of `Value.date`.
+    case date
+    /// The kind of `Value.url`.
+    case url
+    /// The kind of `Value.array`.
+    case array
+    /// The kind of `Value.dictionary`.
+    case dictionary
 }

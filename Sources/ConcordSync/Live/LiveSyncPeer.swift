@@ -39,10 +39,14 @@ public enum LiveSyncWake: Sendable, Equatable {
 /// if case .synced(let round) = event { print(round.pushed, "up,", round.pulled, "down") }
 /// ```
 public struct LiveSyncRound: Sendable, Equatable {
+    /// Records the round sent to the peer.
     public var pushed: Int
+    /// Records the round merged from the peer.
     public var pulled: Int
+    /// Concurrent writes that lost a merge in this round (also in the conflict log).
     public var conflicts: [Conflict]
 
+    /// A round's figures.
     public init(pushed: Int, pulled: Int, conflicts: [Conflict]) {
         self.pushed = pushed
         self.pulled = pulled

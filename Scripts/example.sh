@@ -44,7 +44,7 @@ expected="final Ada · dark · 16 pt · 2 launches"
 fail() { echo "example: FAILED: $*"; exit 1; }
 [ $status -eq 0 ] || fail "a process exited with an error"
 for role in app widget watch; do
-  [ "$(tail -1 "$tmp/$role.out")" = "$role: $expected" ] || fail "the $role did not end with \"$expected\""
+  [ "$(grep "^$role: final " "$tmp/$role.out")" = "$role: $expected" ] || fail "the $role did not end with \"$expected\""
 done
 grep -q '^widget: theme changed to dark by another process$' "$tmp/widget.out" || fail "the widget did not see the app's theme"
 grep -q '^widget: fontSize changed to 16 by a sync$' "$tmp/widget.out" || fail "the widget did not see the watch's font size arrive by sync"

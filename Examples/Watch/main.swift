@@ -29,6 +29,11 @@ final class SyncLoop: Sendable {
         self.watch = watch
     }
 
+    /// Waits until the sync under way, if any, has finished.
+    func drain() {
+        queue.sync {}
+    }
+
     func request() {
         let schedule = pending.withLock { p -> Bool in
             defer { p = true }
@@ -85,6 +90,7 @@ do {
         exit(1)
     }
     for t in [token, phoneToken, watchToken] { t.cancel() }
+    loop.drain()
     say(role, "final \(ExampleSettings.summary(of: settings))")
 } catch {
     say(role, "error: \(error)")

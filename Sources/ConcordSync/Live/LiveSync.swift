@@ -173,6 +173,7 @@ public final class LiveSync: Sendable {
 /// if live.state.connection == .connected && live.state.isInSync { print("up to date") }
 /// ```
 public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
+    /// Whether a session with the peer is open.
     public enum Connection: Sendable, Equatable {
         /// Opening a session (first, or after a failure).
         case connecting
@@ -184,6 +185,7 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
         case stopped
     }
 
+    /// Whether a session with the peer is open, being opened, or waiting to be retried.
     public var connection = Connection.connecting
     /// The last round left both replicas alike, and nothing has changed on either side since.
     public var isInSync = false
@@ -193,10 +195,12 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
     public var lastError: String?
     /// What the last round moved, and when it ended.
     public var lastRound: LiveSyncRound?
+    /// When the last round ended.
     public var lastRoundDate: Date?
     /// Rounds completed since the start.
     public var rounds = 0
 
+    /// The state of a live sync that has not connected yet.
     public init() {}
 
     public var description: String {

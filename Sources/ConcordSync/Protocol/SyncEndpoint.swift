@@ -128,10 +128,12 @@ public struct SentChanges: Sendable, Equatable {
     public var conflicts = 0
     /// Versions further ahead of the peer's clock than its allowed drift.
     public var skewedVersions = 0
+    /// How far ahead of the peer's clock the most skewed version was, in milliseconds.
     public var maxSkewMilliseconds: UInt64 = 0
     /// Journal entries read on this side to build the batches.
     public var journalEntriesRead = 0
 
+    /// Nothing sent yet.
     public init() {}
 
     mutating func add(_ ack: SyncAck) {

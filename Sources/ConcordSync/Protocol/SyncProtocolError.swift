@@ -8,6 +8,7 @@ import ConcordStore
 /// catch let error as SyncProtocolError where error.kind == .unreachable { print("offline:", error) }
 /// ```
 public struct SyncProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kinds of failure, each calling for a different response.
     public enum Kind: UInt8, Sendable, Equatable {
         /// The peer cannot be reached, refused the login, or the connection dropped.
         case unreachable = 1
@@ -29,10 +30,12 @@ public struct SyncProtocolError: Error, Equatable, Sendable, CustomStringConvert
         case peerStore = 9
     }
 
+    /// Which kind of failure this is.
     public let kind: Kind
     /// What went wrong, for a person to act on.
     public let message: String
 
+    /// A failure of `kind`, explained by `message`.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message

@@ -7,11 +7,16 @@
 /// RemoteAddress.isRemote("/tmp/a:b")   // false: a path with a slash before the colon is local
 /// ```
 public struct RemoteAddress: Sendable, Equatable, CustomStringConvertible {
+    /// The login name, or nil for ssh's default.
     public let user: String?
+    /// The machine to reach.
     public let host: String
+    /// The ssh port, or nil for ssh's default.
     public let port: Int?
+    /// The replica's directory on that machine (relative paths start in the user's home).
     public let path: String
 
+    /// The replica at `path` on `host`, reached as `user` on `port`.
     public init(user: String?, host: String, port: Int?, path: String) {
         self.user = user
         self.host = host

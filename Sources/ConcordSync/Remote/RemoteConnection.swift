@@ -23,6 +23,7 @@ public struct RemoteOptions: Sendable, Equatable {
     /// Seconds of silence (mid-exchange) after which the session fails. The default is 60.
     public var timeout: Double = 60
 
+    /// The default options: `ssh`, `sync-tool` on the far side, no directory created, 60 s of silence.
     public init() {}
 }
 

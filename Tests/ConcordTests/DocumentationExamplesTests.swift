@@ -260,6 +260,26 @@ private final class GreetingPreferences {
         #expect(try phone.peerCursors().cursors.contains { $0.peer == watch.replicaID })
     }
 
+    /// "Syncing replicas": live sync with a directory peer, and the options of a remote one.
+    @Test func liveSync() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Store(path: tmp.path("phone"))
+        try phone.suite("prefs").set("dark", forKey: "theme")
+
+        let live = try LiveSync(store: phone, directory: tmp.path("watch"))
+        for await state in live.states() where state.isInSync {
+            #expect(state.rounds >= 1)
+            break
+        }
+        live.stop()
+        #expect(try Store(path: tmp.path("watch")).suite("prefs").get("theme", as: String.self) == "dark")
+
+        var options = RemoteOptions()
+        options.rsh = "ssh -p 2222 -i ~/.ssh/sync_key"
+        #expect(try RemoteAddress.parse("alice@desktop:settings").host == "desktop" && options.remoteCommand == "sync-tool")
+    }
+
     /// "Durability and performance" and "Troubleshooting".
     @Test func durabilityOperationsAndErrors() throws {
         let tmp = try TemporaryDirectory()

@@ -136,8 +136,10 @@ final class LocalServe {
         process.arguments = ["serve", target] + arguments
         process.standardInput = toChild
         process.standardOutput = fromChild
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
+        process.standardError = errorHandle
         try process.run()
+        try? errorHandle.close()   // the child has its own copy; ours would leak with the Process (see ChildProcess)
         channel = SyncChannel(input: fromChild.fileHandleForReading.fileDescriptor, output: toChild.fileHandleForWriting.fileDescriptor, timeout: 30)
     }
 

@@ -48,10 +48,18 @@ public final class ChildProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: exe)
         process.arguments = arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // The child writes through its own copies. Close ours now: Foundation keeps a Process (and its
+        // handles) alive until it notices the exit, which it can miss, and every leaked descriptor brings
+        // the test process nearer the size of /proc/self/fd where Foundation's Process.run over-reads
+        // (swift-corelibs-foundation #5472) and crashes.
+        try? out.close()
+        try? err.close()
     }
 
     deinit {

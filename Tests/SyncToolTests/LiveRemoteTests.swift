@@ -80,4 +80,43 @@ struct LiveRemoteTests {
         #expect(summary.contains("\"summary\":true"))
         #expect(summary.contains("\"pushed\":2"))
     }
+
+    @Test("sync REMOTE DIR --watch (the remote given as A): a set on each side arrives on the other")
+    func watchWithTheRemoteFirst() throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        let child = try ChildProcess("sync-tool", ["sync", fx.remote("b"), fx.path("a"), "--watch", "--json", "--create",
+                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        #expect(child.waitForLine { $0.contains("\"round\":1") })
+        let b = try Store(path: fx.path("b"))
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "dark" })
+        try b.suite("prefs").set(7, forKey: "volume")
+        #expect(try eventually { try a.suite("prefs").get("volume", as: Int.self) == 7 })
+        try a.suite("prefs").set("light", forKey: "theme")
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
+        child.kill(SIGINT)
+        let result = child.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try #require(result.lines.last).contains("\"summary\":true"))
+    }
+
+    @Test("sync REMOTE REMOTE --watch, relayed through this process: a set on each side arrives on the other")
+    func watchBetweenTwoRemotes() throws {
+        let a = try Store(path: fx.path("a"))
+        try a.suite("prefs").set("dark", forKey: "theme")
+        let child = try ChildProcess("sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--watch", "--json", "--create",
+                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        #expect(child.waitForLine { $0.contains("\"round\":1") })
+        let b = try Store(path: fx.path("b"))
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "dark" })
+        try b.suite("prefs").set(7, forKey: "volume")
+        #expect(try eventually { try a.suite("prefs").get("volume", as: Int.self) == 7 })
+        try a.suite("prefs").set("light", forKey: "theme")
+        #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
+        #expect(try a.peerCursors().peers == [b.replicaID] && b.peerCursors().peers == [a.replicaID])
+        child.kill(SIGINT)
+        let result = child.wait(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try #require(result.lines.last).contains("\"summary\":true"))
+    }
 }

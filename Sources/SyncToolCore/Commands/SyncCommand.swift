@@ -54,10 +54,9 @@ struct SyncCommand: Command {
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
-        if RemoteAddress.isRemote(dirA) && (RemoteAddress.isRemote(dirB) || ConnectionString.isHubURL(dirB)) {
-            throw CLIError.usage("at most one side may be remote: give a local directory as A or B (run the sync on one of the machines)")
+        if RemoteAddress.isRemote(dirA) && ConnectionString.isHubURL(dirB) {
+            throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
         }
-        if watch && RemoteAddress.isRemote(dirA) { throw CLIError.usage("with --watch, A is the local directory and B the peer") }
         for side in [dirA, dirB] where RemoteAddress.isRemote(side) {
             do { _ = try RemoteAddress.parse(side) } catch { throw CLIError.invalid(error.message) }
         }
@@ -68,7 +67,13 @@ struct SyncCommand: Command {
             return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
         }
         if watch {
-            return try LiveSyncCommand(local: dirA, other: dirB, options: remote, selection: selection, json: json, heartbeat: heartbeat).run(io)
+            // The remote may be given either way round; the live loop runs from the local directory.
+            let (local, other) = RemoteAddress.isRemote(dirA) ? (dirB, dirA) : (dirA, dirB)
+            return try LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat).run(io)
+        }
+        if RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
+            return try RelaySyncCommand(a: try RemoteAddress.parse(dirA), b: try RemoteAddress.parse(dirB), options: remote,
+                                        selection: selection, dryRun: dryRun, json: json).run(io)
         }
         for (side, other, isA) in [(dirA, dirB, true), (dirB, dirA, false)] where RemoteAddress.isRemote(side) {
             return try RemoteSyncCommand(local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,

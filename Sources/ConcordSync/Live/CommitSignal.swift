@@ -19,19 +19,26 @@ package final class CommitSignal: Sendable {
     private let token: Mutex<ObservationToken?> = Mutex(nil)
     private let filter: Mutex<(@Sendable (ChangeOrigin) -> Bool)?>
 
-    package init(store: Store, ignoring: (@Sendable (ChangeOrigin) -> Bool)? = nil) throws {
-        var fds: [Int32] = [-1, -1]
-        guard pipe(&fds) == 0 else {
+    package convenience init(store: Store, ignoring: (@Sendable (ChangeOrigin) -> Bool)? = nil) throws {
+        self.init(ignoring: ignoring)
+        guard pipeEnds.read >= 0 else {
             throw StoreError.io(path: store.directory, reason: "cannot create a pipe to watch for commits: \(String(cString: strerror(errno)))")
         }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
-        pipeEnds = (fds[0], fds[1])
-        filter = Mutex(ignoring)
         let observed = try store.observe { [weak self] change in
             guard let self, self.filter.withLock({ $0?(change.origin) }) != true else { return }
             self.poke()
         }
         token.withLock { $0 = observed }
+    }
+
+    /// A signal no store pokes: only `poke()` wakes it (a loop's stop).
+    package init(ignoring: (@Sendable (ChangeOrigin) -> Bool)? = nil) {
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) == 0 {
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        }
+        pipeEnds = (fds[0], fds[1])
+        filter = Mutex(ignoring)
     }
 
     deinit {

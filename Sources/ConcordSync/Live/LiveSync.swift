@@ -34,12 +34,20 @@ public final class LiveSync: Sendable {
 
     /// Starts the loop. `connect` opens a session (called again after each failure); `onEvent` runs on
     /// the loop's thread.
-    public init(store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
-                onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
-                connect: @escaping @Sendable () throws -> any LiveSyncPeer) throws {
+    public convenience init(store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
+                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
+                            connect: @escaping @Sendable () throws -> any LiveSyncPeer) throws {
+        self.init(signal: try CommitSignal(store: store), heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent, connect: connect)
+    }
+
+    /// A loop woken by `signal` (a store's commits; with no store, only by a stop): a relay between
+    /// two remotes holds no store of its own.
+    package init(signal: CommitSignal = CommitSignal(), heartbeat: Double = 10, maxBackoff: Double = 5,
+                 onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
+                 connect: @escaping @Sendable () throws -> any LiveSyncPeer) {
         self.heartbeat = heartbeat
         self.maxBackoff = maxBackoff
-        signal = try CommitSignal(store: store)
+        self.signal = signal
         let thread = Thread { [self] in
             run(connect: connect, onEvent: onEvent)
             update { $0.connection = .stopped }

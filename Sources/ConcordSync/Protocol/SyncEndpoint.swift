@@ -18,6 +18,10 @@ final class SyncEndpoint {
     private var peerHas: [SyncScope: UInt64]
     /// The peer announced a change while this side was waiting for something else.
     var announced = false
+    /// The peer (a relay) may end the session between two of the batches it sends.
+    var mayCloseBetweenBatches = false
+    /// It did: the last `receiveChanges` ended with the stream, after whole batches.
+    private(set) var closedBetweenBatches = false
 
     init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool) {
         self.store = store
@@ -66,7 +70,10 @@ final class SyncEndpoint {
         applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
         var pending = first
         while true {
-            let frame = try pending ?? expectFrame("a batch or the end of the peer's changes")
+            guard let frame = try pending ?? nextFrame("a batch or the end of the peer's changes", mayEnd: mayCloseBetweenBatches) else {
+                closedBetweenBatches = true
+                return total
+            }
             pending = nil
             switch frame {
             case .batch(let batch):
@@ -104,7 +111,15 @@ final class SyncEndpoint {
 
     /// The next frame; the end of the stream, or a failure the peer reports, is an error.
     func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
-        guard let frame = try channel.receive() else { throw channel.describeFailure("the connection closed while waiting for \(what)") }
+        try nextFrame(what, mayEnd: false)!
+    }
+
+    /// The next frame, or nil when the stream ended cleanly between frames and `mayEnd`.
+    private func nextFrame(_ what: String, mayEnd: Bool) throws(SyncProtocolError) -> SyncFrame? {
+        guard let frame = try channel.receive() else {
+            if mayEnd { return nil }
+            throw channel.describeFailure("the connection closed while waiting for \(what)")
+        }
         if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
         return frame
     }
@@ -144,6 +159,18 @@ public struct SentChanges: Sendable, Equatable {
         conflicts += ack.conflicts
         skewedVersions += ack.skewedVersions
         maxSkewMilliseconds = max(maxSkewMilliseconds, ack.maxSkewMilliseconds)
+    }
+
+    /// Adds another leg's batches (a relay forwards one side's changes in several legs).
+    mutating func add(_ other: SentChanges) {
+        batches += other.batches
+        entries += other.entries
+        alreadyMerged += other.alreadyMerged
+        recordsChanged += other.recordsChanged
+        conflicts += other.conflicts
+        skewedVersions += other.skewedVersions
+        maxSkewMilliseconds = max(maxSkewMilliseconds, other.maxSkewMilliseconds)
+        journalEntriesRead += other.journalEntriesRead
     }
 }
 

@@ -140,6 +140,11 @@ package struct SyncHello: Sendable, Equatable {
     package var dryRun = false
     /// The session stays open; the server announces its own commits.
     package var live = false
+    /// The sender relays between two servers and is no replica: after the server's answer it sends a
+    /// second hello, the introduction of the replica it relays for (the other server's own hello),
+    /// and the session is with that replica. The sender may close the stream between any two batches
+    /// it forwards (see the architecture document, "Relaying between two remotes").
+    package var relay = false
 
     package init(replica: ReplicaID, selection: SyncSelection, knowledge: PeerKnowledge, lastSeq: UInt64) {
         self.replica = replica
@@ -148,7 +153,10 @@ package struct SyncHello: Sendable, Equatable {
         self.lastSeq = lastSeq
     }
 
-    var flags: UInt16 { (readOnly ? 1 : 0) | (dryRun ? 2 : 0) | (live ? 4 : 0) }
+    var flags: UInt16 { (readOnly ? 1 : 0) | (dryRun ? 2 : 0) | (live ? 4 : 0) | (relay ? 8 : 0) }
+
+    /// The replica a relay's first hello names: none (the relay has no replica; its introduction follows).
+    package static let relayPlaceholder = ReplicaID(bytes: Array("concord-relay-id".utf8))!
 
     static func decode(_ payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncHello {
         let header = magic.count + 2 + 2 + 4
@@ -165,7 +173,7 @@ package struct SyncHello: Sendable, Equatable {
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
             throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
         }
-        guard flags & ~7 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
+        guard flags & ~15 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
         let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, what: "the hello")
         guard bundle.batch.entries.isEmpty else { throw SyncProtocolError(.malformed, "the hello carries entries; a hello describes its sender only") }
         var hello = SyncHello(replica: bundle.batch.source, selection: bundle.batch.selection, knowledge: bundle.batch.knowledge, lastSeq: bundle.batch.toSeq)
@@ -174,6 +182,7 @@ package struct SyncHello: Sendable, Equatable {
         hello.readOnly = flags & 1 != 0
         hello.dryRun = flags & 2 != 0
         hello.live = flags & 4 != 0
+        hello.relay = flags & 8 != 0
         return hello
     }
 }

@@ -49,9 +49,10 @@ package struct SyncServer {
 
     private func session(_ channel: SyncChannel) throws {
         guard let first = try channel.receive() else { return }
-        guard case .hello(let client) = first else {
+        guard case .hello(let opening) = first else {
             throw SyncProtocolError(.malformed, "the client's first frame is not a hello")
         }
+        var client = opening
         guard client.replica != store.replicaID else { throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description) }
         let selection = try effectiveSelection(client.selection)
         var hello = SyncHello(replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
@@ -61,7 +62,9 @@ package struct SyncServer {
         hello.dryRun = client.dryRun
         hello.live = client.live
         try channel.send(.hello(hello))
+        if opening.relay { client = try introduction(channel, after: opening, selection: selection) }
         let endpoint = SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun)
+        endpoint.mayCloseBetweenBatches = opening.relay
         let clientID = client.replica
         let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
         let idleTimeout = client.live ? nil : channel.timeout
@@ -80,6 +83,7 @@ package struct SyncServer {
                 // A round: the client's batches (if any), then ours. After merging some, at least one
                 // batch goes back, so the client learns (from its knowledge) what was merged of it.
                 let received = try endpoint.receiveChanges(first: frame, refuse: readOnly ? Self.readOnlyRefusal : nil)
+                if endpoint.closedBetweenBatches { return }
                 _ = try endpoint.sendChanges(atLeastOne: received.entries > 0)
             case .failure(let error):
                 throw SyncProtocolError(error.kind, "the client: " + error.message)
@@ -87,6 +91,22 @@ package struct SyncServer {
                 throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
             }
         }
+    }
+
+    /// A relay's second hello: the replica it relays for, whose session this becomes.
+    private func introduction(_ channel: SyncChannel, after opening: SyncHello, selection: SyncSelection) throws -> SyncHello {
+        guard case .hello(var introduced)? = try channel.receive() else {
+            throw SyncProtocolError(.malformed, "a relay's second frame must be the hello of the replica it relays for")
+        }
+        guard !introduced.relay, introduced.replica != SyncHello.relayPlaceholder, introduced.selection == selection else {
+            throw SyncProtocolError(.malformed, "the relay introduced \(introduced.replica) for \(introduced.selection); the session is for \(selection) and needs a replica")
+        }
+        guard introduced.replica != store.replicaID else {
+            throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description)
+        }
+        introduced.dryRun = opening.dryRun
+        introduced.live = opening.live
+        return introduced
     }
 
     static let readOnlyRefusal = SyncProtocolError(.readOnly, "this replica is served read-only: it sends its changes and merges nothing (the batch was not merged)")

@@ -6,8 +6,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// `sync-tool sync A B --watch` with a directory and a directory or remote: a `LiveSync` until
-/// SIGINT or SIGTERM, one line (or JSON object) per round, then a summary and exit 0.
+/// `sync-tool sync A B --watch`: a `LiveSync` until SIGINT or SIGTERM, one line (or JSON object) per
+/// round, then a summary and exit 0. `local` is a directory and `other` a directory or a remote, or
+/// both are remotes, relayed through this process (then "there" is B and "here" is A).
 struct LiveSyncCommand {
     let local: String
     let other: String
@@ -18,7 +19,6 @@ struct LiveSyncCommand {
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
-            let store = try Arguments.openStore(local, create: options.create)
             let json = json
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
@@ -43,15 +43,29 @@ struct LiveSyncCommand {
                 }
             }
             let live: LiveSync
-            if RemoteAddress.isRemote(other) {
+            let title: String
+            if RemoteAddress.isRemote(local) {
+                let (a, b, options, selection) = (try RemoteAddress.parse(local), try RemoteAddress.parse(other), options, selection)
+                live = LiveSync(heartbeat: heartbeat, onEvent: onEvent) {
+                    let first = try RemoteConnection.open(a, options: options, suites: selection)
+                    let second: RemoteConnection
+                    do { second = try RemoteConnection.open(b, options: options, suites: selection) } catch { first.close(); throw error }
+                    return try RelayLivePeer(a: first, b: second, selection: selection)
+                }
+                title = "live sync \(a) <-> \(b), relayed through this machine"
+            } else if RemoteAddress.isRemote(other) {
+                let store = try Arguments.openStore(local, create: options.create)
                 live = try LiveSync(store: store, remote: other, options: options, selection: selection, heartbeat: heartbeat, onEvent: onEvent)
+                title = "live sync \(store.directory) <-> \(other)"
             } else {
+                let store = try Arguments.openStore(local, create: options.create)
                 let peer = try Arguments.openStore(other, create: options.create)
                 live = try LiveSync(store: store, heartbeat: heartbeat, onEvent: onEvent) {
                     try DirectoryLivePeer(store: store, other: peer, selection: selection)
                 }
+                title = "live sync \(store.directory) <-> \(other)"
             }
-            io.err("live sync \(store.directory) <-> \(other) (stop with Ctrl-C)")
+            io.err("\(title) (stop with Ctrl-C)")
             Self.waitForTermination()
             live.stop()
             let t = totals.withLock { $0 }

@@ -48,6 +48,28 @@ struct ServeFrameTests {
         #expect(result.stderr.contains("closed while waiting for an acknowledgement"), "\(result.stderr)")
     }
 
+    var relayHello: [UInt8] {
+        var hello = SyncHello(replica: SyncHello.relayPlaceholder, selection: .all, knowledge: .none, lastSeq: 0)
+        hello.relay = true
+        return SyncFrame.hello(hello).encoded()
+    }
+
+    @Test("a relay introduces the replica it relays for; its batch is merged as that replica's, and it may close after whole batches (exit 0)")
+    func relayIntroduction() throws {
+        let result = try serve(relayHello + hello + batch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try targetKeys().sorted() == ["size", "theme"])
+        #expect(try Store(path: target).peerCursors().peers == [source.replicaID])
+    }
+
+    @Test("a relay that sends a batch where the introduction belongs: exit 3, nothing merged")
+    func relayWithoutIntroduction() throws {
+        let result = try serve(relayHello + batch)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("must be the hello of the replica it relays for"), "\(result.stderr)")
+        #expect(try targetKeys().isEmpty)
+    }
+
     @Test("a batch cut short: exit 3, 'ended in the middle of a frame', nothing merged")
     func truncated() throws {
         let whole = batch

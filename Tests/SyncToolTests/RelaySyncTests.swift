@@ -64,13 +64,16 @@ struct RelaySyncTests {
         #expect(clean.lines.last == "in sync")
     }
 
-    @Test("the same replica given twice is refused (exit 3), and a missing remote directory without --create exits 4")
+    @Test("the same replica given twice is refused (exit 3), a remote with a hub is a usage error (2), a missing remote directory without --create exits 4")
     func refusals() throws {
         _ = try Store(path: fx.path("a"))
         let same = try run("sync-tool", ["sync", fx.remote("a"), fx.ssh.address(fx.path("a") + "/"), "--rsh", fx.ssh.rsh,
                                          "--remote-command", Binaries.path("sync-tool")])
         #expect(same.status == 3, "\(same.stderr)")
         #expect(same.stderr.contains("same replica"))
+        let hub = try run("sync-tool", ["sync", fx.remote("a"), "postgresql://alice@127.0.0.1/concord"])
+        #expect(hub.status == 2)
+        #expect(hub.stderr.contains("on the remote's machine"), "\(hub.stderr)")
         let missing = try relay()
         #expect(missing.status == 4, "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: fx.path("b")))

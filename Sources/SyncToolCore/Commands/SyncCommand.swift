@@ -5,7 +5,7 @@ import ConcordHub
 /// `sync-tool sync A B|postgresql://… [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--create] [--dry-run] [--json] [--watch]`
 struct SyncCommand: Command {
     static let spec = CommandSpec(
-        name: "sync", abstract: "Sync two replicas both ways (directories or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
+        name: "sync", abstract: "Sync two replicas both ways (each a directory or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
         positionals: [.init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
                       .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")],
         options: [.init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
@@ -25,12 +25,15 @@ struct SyncCommand: Command {
         A remote replica is reached by running 'ssh [user@]host sync-tool serve PATH' (see --rsh and \
         --remote-command); the session streams batches both ways, each merged in one transaction and \
         acknowledged, so a dropped connection leaves whole batches merged and the next sync resumes. \
-        Exit 5 when the remote cannot be reached, refuses the login or drops the connection.
+        Exit 5 when the remote cannot be reached, refuses the login or drops the connection. With two \
+        remotes, this machine relays: each far side is introduced to the other's replica and the \
+        batches and acknowledgements pass through unchanged (nothing is stored here).
 
         With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
         ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
 
-        With --watch, one line (or JSON object) per round; on SIGINT or SIGTERM a summary, exit 0.
+        With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
+        SIGINT or SIGTERM a summary, exit 0.
         """)
 
     let dirA, dirB: String

@@ -30,7 +30,9 @@ package final class DirectoryLivePeer: LiveSyncPeer {
     package func syncOnce() throws -> LiveSyncRound {
         otherCommits.drain()
         let report = try synchronizer.sync(store, other)
-        return LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: report.bToA.conflicts)
+        var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: report.bToA.conflicts)
+        round.remoteConflicts = report.aToB.conflicts.count
+        return round
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

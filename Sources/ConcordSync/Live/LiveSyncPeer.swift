@@ -43,8 +43,11 @@ public struct LiveSyncRound: Sendable, Equatable {
     public var pushed: Int
     /// Records the round merged from the peer.
     public var pulled: Int
-    /// Concurrent writes that lost a merge in this round (also in the conflict log).
+    /// Concurrent writes that lost a merge here in this round (also in the local conflict log).
     public var conflicts: [Conflict]
+    /// Concurrent writes found on the far side (a remote's, or with two remotes both's): counted
+    /// here, listed in that replica's conflict log.
+    public var remoteConflicts = 0
 
     /// A round's figures.
     public init(pushed: Int, pulled: Int, conflicts: [Conflict]) {

@@ -13,9 +13,6 @@ package final class RelayLivePeer: LiveSyncPeer {
     private let a: RemoteConnection
     private let b: RemoteConnection
     private let relay: SyncRelay
-    /// Conflicts the far sides found in the last round.
-    package private(set) var lastConflicts = 0
-
     package init(a: RemoteConnection, b: RemoteConnection, selection: SyncSelection = .all) throws {
         (self.a, self.b) = (a, b)
         do { relay = try SyncRelay(a: a.channel, b: b.channel, selection: selection, live: true) } catch {
@@ -34,8 +31,9 @@ package final class RelayLivePeer: LiveSyncPeer {
 
     package func syncOnce() throws -> LiveSyncRound {
         let report = try relay.round()
-        lastConflicts = report.aToB.conflicts + report.bToA.conflicts
-        return LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: [])
+        var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: [])
+        round.remoteConflicts = report.aToB.conflicts + report.bToA.conflicts
+        return round
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

@@ -25,7 +25,9 @@ package final class StreamLivePeer: LiveSyncPeer {
 
     package func syncOnce() throws -> LiveSyncRound {
         let report = try session.round()
-        return LiveSyncRound(pushed: report.sent.recordsChanged, pulled: report.received.recordsChanged, conflicts: report.received.conflicts)
+        var round = LiveSyncRound(pushed: report.sent.recordsChanged, pulled: report.received.recordsChanged, conflicts: report.received.conflicts)
+        round.remoteConflicts = report.sent.conflicts
+        return round
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

@@ -8,7 +8,7 @@ import Glibc
 
 /// `sync-tool sync A B --watch`: a `LiveSync` until SIGINT or SIGTERM, one line (or JSON object) per
 /// round, then a summary and exit 0. `local` is a directory and `other` a directory or a remote, or
-/// both are remotes, relayed through this process (then "there" is B and "here" is A).
+/// both are remotes, relayed through this process (then its lines say "in B" and "in A").
 struct LiveSyncCommand {
     let local: String
     let other: String
@@ -20,6 +20,7 @@ struct LiveSyncCommand {
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
             let json = json
+            let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
                 switch event {
@@ -29,15 +30,15 @@ struct LiveSyncCommand {
                     io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
                 case .synced(let round):
                     let n = totals.withLock { t in
-                        t.rounds += 1; t.pushed += round.pushed; t.pulled += round.pulled; t.conflicts += round.conflicts.count
+                        t.rounds += 1; t.pushed += round.pushed; t.pulled += round.pulled; t.conflicts += round.conflicts.count + round.remoteConflicts
                         return t.rounds
                     }
                     if json {
                         io.out(ValueText.object([("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
-                                                 ("conflicts", String(round.conflicts.count)),
+                                                 ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
                                                  ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))]))
                     } else {
-                        io.out("round \(n): \(round.pushed) records changed there, \(round.pulled) here, \(round.conflicts.count) conflicts")
+                        io.out("round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts")
                         for c in round.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                     }
                 }
@@ -73,7 +74,7 @@ struct LiveSyncCommand {
                 io.out(ValueText.object([("summary", "true"), ("rounds", String(t.rounds)), ("pushed", String(t.pushed)), ("pulled", String(t.pulled)),
                                          ("conflicts", String(t.conflicts)), ("disconnects", String(t.disconnects))]))
             } else {
-                io.out("stopped after \(t.rounds) rounds: \(t.pushed) records changed there, \(t.pulled) here, \(t.conflicts) conflicts, \(t.disconnects) disconnections")
+                io.out("stopped after \(t.rounds) rounds: \(t.pushed) records changed \(there), \(t.pulled) \(here), \(t.conflicts) conflicts, \(t.disconnects) disconnections")
             }
             return .ok
         }

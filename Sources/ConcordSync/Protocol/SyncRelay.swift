@@ -164,14 +164,16 @@ private final class RelaySide {
 /// let round = try relay.round()
 /// if !round.isInSync { print(round.aToB.entries, "changes sent to B") }
 /// ```
-public struct RelayRoundReport: Sendable, Equatable {
-    public var aToB = SentChanges()
-    public var bToA = SentChanges()
+package struct RelayRoundReport: Sendable, Equatable {
+    /// A's changes, as B reported merging them.
+    package var aToB = SentChanges()
+    /// B's changes, as A reported merging them.
+    package var bToA = SentChanges()
     /// True when nothing was written (on either side).
-    public let dryRun: Bool
+    package let dryRun: Bool
 
     /// Records changed on both sides.
-    public var recordsChanged: Int { aToB.recordsChanged + bToA.recordsChanged }
+    package var recordsChanged: Int { aToB.recordsChanged + bToA.recordsChanged }
     /// True when neither replica had a record the other lacked.
-    public var isInSync: Bool { recordsChanged == 0 }
+    package var isInSync: Bool { recordsChanged == 0 }
 }

@@ -64,6 +64,35 @@ struct RelaySyncTests {
         #expect(clean.lines.last == "in sync")
     }
 
+    @Test("B's far serve killed mid-relay: whole batches merged in B, its cursor forward, and the next relay sends only the rest")
+    func killedMidRelay() throws {
+        let a = try Store(path: fx.path("a"))
+        try RemoteFixture.fill(a, count: 100_000)
+        let bPath = fx.path("b")
+        let child = try ChildProcess("sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
+                                                   "--remote-command", Binaries.path("sync-tool")])
+        var merged: UInt64 = 0
+        let deadline = Date().addingTimeInterval(60)
+        while merged == 0 && Date() < deadline {
+            if FileManager.default.fileExists(atPath: bPath + "/data.mdb"), let b = try? Store(path: bPath) { merged = (try? b.lastSeq()) ?? 0 }
+            if merged == 0 { usleep(5_000) }
+        }
+        #expect(merged > 0)
+        let serve = try #require(RemoteSyncTests.process(commandLineContaining: ["serve", bPath]))
+        kill(serve, SIGKILL)
+        let cut = child.wait()
+        #expect(cut.status == 5, "\(cut.stderr)")
+        let b = try Store(path: bPath)
+        let count = try b.suite("prefs").keys().count
+        #expect(count > 0 && count < 100_000, "the kill came after the whole relay (\(count) keys)")
+        #expect(count % 20_000 == 0, "only whole batches are merged (\(count) keys)")
+        #expect(try b.peerCursors().received(from: a.replicaID, scope: .allSuites) > 0)
+        #expect(try b.peerCursors().peers == [a.replicaID])
+        let resumed = try RemoteFixture.json(try relay(["--json"]))
+        #expect(resumed["sent_a_to_b"] as? Int == 100_000 - count)
+        #expect(try contents(a) == contents(b))
+    }
+
     @Test("the same replica given twice is refused (exit 3), a remote with a hub is a usage error (2), a missing remote directory without --create exits 4")
     func refusals() throws {
         _ = try Store(path: fx.path("a"))

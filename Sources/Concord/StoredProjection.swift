@@ -69,8 +69,20 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
         try reference.observe(default: key.defaultValue, handler)
     }
 
+    /// Calls `handler` on the main actor for every change of the key until the token is cancelled
+    /// or released, so main-actor code needs no hop (see `Suite.observe(_:on:onError:_:)`).
+    ///
+    /// ```swift
+    /// let token = try profile.$username.observe(on: MainActor.shared) { change in model.title = change.value }
+    /// ```
+    public func observe(on actor: MainActor, _ handler: @escaping @MainActor @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
+        let defaultValue = key.defaultValue
+        return try reference.suite.observe(reference.key, on: actor) { change in handler(StoredChange(change, default: defaultValue)) }
+    }
+
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
-    /// `body` may run more than once and must not touch the store itself.
+    /// `body` runs once, unless the store's memory map had to grow during the transaction: then it
+    /// runs again from the start (see `Suite.update`). It must not touch the store itself.
     ///
     /// ```swift
     /// try profile.$launchCount.update { $0 += 1 }

@@ -203,8 +203,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
     /// process never lose one another. `body` starts from what a read returns (stored value,
     /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
-    /// call the store (that throws `StoreError.reentrantCall`), and it may run more than once (again
-    /// from the start, when the store's map had to grow), so it should only compute from its argument.
+    /// call the store (that throws `StoreError.reentrantCall`), and it runs again from the start only
+    /// when the store's memory map had to grow during the transaction (never on conflict: writers
+    /// take turns; see `Suite.update`), so it should only compute from its argument.
     /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
     /// added and removed members), so concurrent updates on other replicas combine with it.
     ///

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Observation
 import Synchronization
 
@@ -24,6 +25,15 @@ import Synchronization
 /// all inside `withObservationTracking`; any change to what they read schedules the next cycle
 /// (changes that arrive together make one cycle). Errors thrown by `render` go to `onError`.
 /// A render that writes what it reads re-renders itself forever — as in SwiftUI, don't.
+///
+/// A host made with `on: MainActor.shared` runs its cycles on the main actor instead, so `render`
+/// can touch main-actor state (UI code) without a hop; the program must run the main actor (an
+/// `async` main, or the main queue), as a UI app does.
+///
+/// ```swift
+/// let host = UpdateHost(Greeting(), on: MainActor.shared) { view in label.text = view.username }
+/// host.start()      // on the main actor: renders now; from elsewhere: renders soon, on the main actor
+/// ```
 public final class UpdateHost<Content: Sendable>: Sendable {
     /// What the host renders.
     public let content: Content
@@ -31,6 +41,8 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     private let render: @Sendable (Content) throws -> Void
     private let onError: @Sendable (any Error) -> Void
     private let queue = DispatchQueue(label: "concord.update-host")
+    /// Whether cycles run on the main actor rather than on `queue`.
+    private let onMainActor: Bool
     private let state = Mutex(State())
 
     private struct State {
@@ -56,18 +68,50 @@ public final class UpdateHost<Content: Sendable>: Sendable {
         self.scope = scope
         self.render = render
         self.onError = onError
+        self.onMainActor = false
+    }
+
+    /// A host of `content` whose cycles run on the main actor: `render` is main-actor code.
+    ///
+    /// ```swift
+    /// let host = UpdateHost(Greeting(), on: MainActor.shared) { view in model.title = view.username }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - content: What the host renders.
+    ///   - scope: The settings scope `render` runs with, if any.
+    ///   - actor: `MainActor.shared`.
+    ///   - onError: Told what `render` throws.
+    ///   - render: Runs on the main actor, now (from `start()`) and after every change of what it read.
+    public init(_ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
+                onError: @escaping @Sendable (any Error) -> Void = { error in
+                    UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+                },
+                render: @escaping @MainActor @Sendable (Content) throws -> Void) {
+        self.content = content
+        self.scope = scope
+        self.render = { content in try MainActor.assumeIsolated { try render(content) } }
+        self.onError = onError
+        self.onMainActor = true
     }
 
     deinit { state.withLock { $0.running = false } }
 
     /// Runs the first cycle (it has finished when `start` returns) and keeps re-running on changes.
+    /// A main-actor host started off the main actor runs its first cycle soon after, on the main actor.
     public func start() {
         let starting = state.withLock { s -> Bool in
             defer { s.running = true }
             return !s.running
         }
         guard starting else { return }
-        queue.sync { cycle() }
+        if !onMainActor {
+            queue.sync { cycle() }
+        } else if Thread.isMainThread {
+            MainActor.assumeIsolated { cycle() }
+        } else {
+            Task { @MainActor in self.cycle() }
+        }
     }
 
     /// Stops re-running; a cycle already running finishes.
@@ -89,11 +133,12 @@ public final class UpdateHost<Content: Sendable>: Sendable {
             return true
         }
         guard schedule else { return }
-        queue.async { [weak self] in
+        let work: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
             state.withLock { $0.pending = false }
             cycle()
         }
+        if onMainActor { Task { @MainActor in work() } } else { queue.async(execute: work) }
     }
 
     private func cycle() {

@@ -18,6 +18,8 @@ public final class Store: Sendable {
     /// The options this store was opened with.
     public let options: Options
     package let core: ReplicaCore
+    /// Where this store's async calls do their blocking work (see `StoreThread`).
+    package let thread = StoreThread(name: "concord.store")
 
     /// This replica's identity, stamped at creation.
     public var replicaID: ReplicaID { core.replicaID }

@@ -207,7 +207,8 @@ public struct Suite: Sendable {
     }
 
     /// Applies many sets and removes in one transaction: all of them or none.
-    /// `build` runs once, before the transaction; it only collects the operations.
+    /// `build` runs exactly once, before the transaction (it only collects the operations, so it is
+    /// never rerun, even when the transaction is retried after the memory map grew).
     ///
     /// ```swift
     /// try suite.batch { b in
@@ -224,6 +225,11 @@ public struct Suite: Sendable {
         try build(&batch)
         let operations = batch.operations
         guard !operations.isEmpty else { return }
+        try commit(operations)
+    }
+
+    /// Writes a batch's operations in one transaction.
+    func commit(_ operations: [(String, Value?)]) throws {
         try core.write { w in
             for (key, value) in operations {
                 if let value { try w.set(value, suite: name, key: key) } else { try w.remove(suite: name, key: key) }
@@ -238,10 +244,16 @@ public struct Suite: Sendable {
     /// updates on other replicas combine with it.
     ///
     /// `body` runs inside the store's write transaction: it must not call the store (that throws
-    /// `StoreError.reentrantCall`), and it may run more than once — again from the start, when the
-    /// store's memory map had to grow or another write sharing its commit failed — so it should only
-    /// compute from the value it is given. When threads write at once it may run on the thread that
-    /// leads their shared commit, while this one waits.
+    /// `StoreError.reentrantCall`). When it runs more than once: it runs once per attempt, and the
+    /// transaction is attempted again — `body` included, from the start, on a freshly read value —
+    /// only when the store's memory map turned out too small while writing or committing (rolled
+    /// back, the map grows), or when another write sharing its group commit threw (threads of this
+    /// process writing at once share one commit; it is rolled back and runs again without that
+    /// write). Nothing else reruns it: there is no optimistic retry on conflict — writers take turns
+    /// on LMDB's write lock, so a concurrent update is simply waited for. So `body` should only
+    /// compute from the value it is given, and not depend on its thread (in a shared commit it runs
+    /// on the thread leading it, while this one waits); the run that commits is the one whose
+    /// result is returned.
     ///
     /// ```swift
     /// let next = try suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }

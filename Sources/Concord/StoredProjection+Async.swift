@@ -1,0 +1,36 @@
+/// `$name`'s writes from async code, run on the store's own thread so an `await` never holds a
+/// thread of Swift's cooperative pool.
+///
+/// ```swift
+/// try await profile.$launchCount.update { $0 += 1 }
+/// try await profile.$username.set("Ada")
+/// ```
+extension StoredProjection {
+    /// Stores `value` durably, without blocking the cooperative pool.
+    ///
+    /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
+    public func set(_ value: Value) async throws {
+        let reference = self.reference, policy = key.policy
+        try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
+    }
+
+    /// Removes the stored value (the removal syncs), without blocking the cooperative pool.
+    ///
+    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    public func reset() async throws {
+        let reference = self.reference
+        try await reference.suite.store.thread.run { try reference.remove() }
+    }
+
+    /// Reads, changes and writes the value in one write transaction, without blocking the
+    /// cooperative pool. `body` runs on the store's thread inside the transaction (again from the
+    /// start if the memory map had to grow).
+    ///
+    /// - Returns: What `body` returned.
+    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func update<R: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
+        let reference = self.reference, key = self.key
+        return try await reference.suite.store.thread.run { try reference.update(default: key.defaultValue, declaring: key.policy, body) }
+    }
+}

@@ -1,0 +1,62 @@
+/// A typed key's value as an `AsyncSequence`: the value a read returns now, then after every change
+/// — from this process, another process or a sync. Built on `ValueStream`, with the same promise (the
+/// latest value, after coalescing: the key's latest committed value always arrives, in commit order,
+/// but a slow consumer does not see every intermediate one). When nothing is stored and no default is
+/// registered, an element is the key's default. A stored value of another type ends the stream with
+/// `StoreError.typeMismatch`.
+///
+/// ```swift
+/// let launchCount = Key("launchCount", default: 0)
+/// for try await count in suite.values(of: launchCount) { print(count) }
+/// for try await name in profile.$username.values { greet(name) }
+/// ```
+public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
+    public typealias Element = Value
+    public typealias Failure = StoreError
+
+    let base: ValueStream<Value>
+    let defaultValue: Value
+
+    /// Delivers the values one at a time, on the consumer's isolation.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: ValueStream<Value>.AsyncIterator
+        let defaultValue: Value
+
+        public mutating func next() async throws(StoreError) -> Value? {
+            guard let element = try await base.next() else { return nil }
+            return element ?? defaultValue
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> Value? {
+            guard let element = try await base.next(isolation: actor) else { return nil }
+            return element ?? defaultValue
+        }
+    }
+
+    /// Starts observing, then reads the current value: it is the first element.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), defaultValue: defaultValue)
+    }
+}
+
+extension Suite {
+    /// The value of `key` now, then after every change (see `StoredValues`).
+    ///
+    /// ```swift
+    /// for try await theme in suite.values(of: Key("theme", default: Theme.system)) { apply(theme) }
+    /// ```
+    ///
+    /// - Returns: A stream whose first element is the current value.
+    public func values<Value>(of key: Key<Value>) -> StoredValues<Value> {
+        StoredValues(base: values(of: key.name, as: Value.self), defaultValue: key.defaultValue)
+    }
+}
+
+extension StoredProjection {
+    /// The property's value now, then after every change (see `StoredValues`).
+    ///
+    /// ```swift
+    /// for try await name in profile.$username.values { print("Hello, \(name)") }
+    /// ```
+    public var values: StoredValues<Value> { reference.suite.values(of: key) }
+}

@@ -1,0 +1,41 @@
+/// Typed keys from async code: the writes of `Suite+Key` run on the store's own thread, so an
+/// `await` never holds a thread of Swift's cooperative pool (see `Suite.set(_:forKey:)`'s async form).
+///
+/// ```swift
+/// let launchCount = Key("launchCount", default: 0)
+/// try await suite.update(launchCount) { $0 += 1 }
+/// try await suite.set(.dark, for: Key("theme", default: Theme.system))
+/// ```
+extension Suite {
+    /// Stores `value` under `key` durably (`nil` of an optional key removes it), without blocking the cooperative pool.
+    ///
+    /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
+    public func set<Value>(_ value: Value, for key: Key<Value>) async throws {
+        let reference = reference(for: key)
+        try await store.thread.run { try reference.set(value, declaring: key.policy) }
+    }
+
+    /// Removes the stored value of `key`, without blocking the cooperative pool.
+    ///
+    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    public func remove<Value>(_ key: Key<Value>) async throws {
+        let reference = reference(for: key)
+        try await store.thread.run { try reference.remove() }
+    }
+
+    /// Reads, changes and writes `key` in one write transaction, atomic across processes, without
+    /// blocking the cooperative pool. `body` runs on the store's thread, inside the transaction (it
+    /// runs again from the start if the memory map had to grow).
+    ///
+    /// ```swift
+    /// try await suite.update(Key("tags", default: [String]())) { $0.append("new") }
+    /// ```
+    ///
+    /// - Returns: What `body` returned.
+    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func update<Value, R: Sendable>(_ key: Key<Value>, _ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
+        let reference = reference(for: key)
+        return try await store.thread.run { try reference.update(default: key.defaultValue, declaring: key.policy, body) }
+    }
+}

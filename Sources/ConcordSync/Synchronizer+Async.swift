@@ -1,0 +1,34 @@
+import ConcordStore
+
+/// Syncing from async code: the same work, errors and reports as the synchronous calls, run on the
+/// first store's own thread, so an `await` never holds a thread of Swift's cooperative pool while
+/// the replicas are read, merged and fsynced. A sync whose task is cancelled before it starts
+/// throws `CancellationError` and changes nothing; once started, it runs to the end.
+///
+/// ```swift
+/// let report = try await Synchronizer().sync(phone, watch)
+/// print(report.aToB.recordsChanged, report.bToA.recordsChanged)
+/// ```
+extension Synchronizer {
+    /// Sends each replica the changes it lacks, without blocking the cooperative pool.
+    ///
+    /// ```swift
+    /// try await Synchronizer().sync(phone, watch)
+    /// ```
+    ///
+    /// - Returns: What each direction changed, as `sync(_:_:dryRun:)` reports it.
+    /// - Throws: What `sync(_:_:dryRun:)` throws; `CancellationError` when cancelled before it started.
+    @discardableResult
+    public func sync(_ a: Store, _ b: Store, dryRun: Bool = false) async throws -> SyncReport {
+        try await a.thread.run { [self] in try sync(a, b, dryRun: dryRun) }
+    }
+
+    /// Merges into `target` the changes of `source` it lacks, without blocking the cooperative pool.
+    ///
+    /// - Returns: What the merge changed, and how many journal entries were read.
+    /// - Throws: What `pull(from:into:dryRun:)` throws; `CancellationError` when cancelled before it started.
+    @discardableResult
+    public func pull(from source: Store, into target: Store, dryRun: Bool = false) async throws -> (report: ApplyReport, journalEntriesRead: Int) {
+        try await target.thread.run { [self] in try pull(from: source, into: target, dryRun: dryRun) }
+    }
+}

@@ -3,7 +3,7 @@ import Concord
 
 /// Converting values to and from the text the CLI reads and prints.
 enum ValueText {
-    static let types = ["string", "int", "double", "bool", "data", "date", "url", "json"]
+    static let types = ["string", "int", "double", "float", "bool", "data", "date", "url", "uuid", "json"]
 
     /// Parses `text` as a value of `type` (`--type`); a mismatch is invalid input.
     static func parse(_ text: String, type: String) throws -> Value {
@@ -16,6 +16,13 @@ enum ValueText {
         case "double":
             guard let v = Double(text), !v.isNaN else { throw bad("a number (NaN is not stored)") }
             return .double(v)
+        case "float":
+            guard let v = Float(text), !v.isNaN else { throw bad("a 32-bit float (NaN is not stored)") }
+            guard v.isFinite || Double(text)?.isInfinite == true else { throw bad("a 32-bit float (beyond Float's range)") }
+            return .float(v)
+        case "uuid":
+            guard let u = UUID(uuidString: text) else { throw bad("a UUID (e.g. 3F2504E0-4F89-41D3-9A0C-0305E82C3301)") }
+            return .uuid(u)
         case "bool":
             switch text.lowercased() {
             case "true", "1", "yes": return .bool(true)
@@ -47,6 +54,8 @@ enum ValueText {
         case .string(let s): s
         case .int(let i): String(i)
         case .double(let d): "\(d)"
+        case .float(let f): "\(f)"
+        case .uuid(let u): u.uuidString
         case .bool(let b): b ? "true" : "false"
         case .data(let d): d.base64EncodedString()
         case .date(let d): JSONValue.formatDate(d)

@@ -32,10 +32,10 @@ import TestSupport
             }
         }
         #expect(await started.arrival(of: 1))
-        try suite.set(1, forKey: "fine")
+        try await suite.set(1, forKey: "fine")
         #expect(await received.arrival(of: 1))
         try Self.damageJournal(store)
-        try suite.set(2, forKey: "after")   // wakes the hub, which meets the damaged entry
+        try await suite.set(2, forKey: "after")   // wakes the hub, which meets the damaged entry
         let error = await task.value
         #expect(caseName(error) == "damaged", "\(String(describing: error))")
         #expect(error?.description.contains("does not decode") == true)

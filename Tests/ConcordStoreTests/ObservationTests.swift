@@ -78,11 +78,11 @@ struct ObservationTests {
             return received.count   // reached only when the sequence ends
         }
         for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        try suite.set(1, forKey: "k")
-        try suite.set(1, forKey: "other")
+        try await suite.set(1, forKey: "k")
+        try await suite.set(1, forKey: "other")
         // The journal keeps one entry per key: wait for the first change before rewriting the key.
         for _ in 0..<3000 where received.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
-        try suite.set(2, forKey: "k")
+        try await suite.set(2, forKey: "k")
         for _ in 0..<3000 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         task.cancel()
         let delivered = try await task.value
@@ -99,8 +99,8 @@ struct ObservationTests {
         var iterator = suite.changes().makeAsyncIterator()
         _ = iterator   // subscribed, never consumed while writing
         let start = Date()
-        try suite.batch { b in for i in 0..<2000 { try b.set(i, forKey: "k\(i)") } }
-        for i in 0..<200 { try suite.set(i, forKey: "single\(i)") }
+        try await suite.batch { b in for i in 0..<2000 { try b.set(i, forKey: "k\(i)") } }
+        for i in 0..<200 { try await suite.set(i, forKey: "single\(i)") }
         #expect(Date().timeIntervalSince(start) < 30)
         try await Task.sleep(for: .milliseconds(500))
         // Only the newest `observerBufferLimit` changes are buffered; they end with the last write.

@@ -22,7 +22,7 @@ struct ChangeExpectationTests {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let expectation = try suite.expectChange(of: "theme") { $0.value == .string("dark") }
-        try suite.set("light", forKey: "theme")   // does not match
+        try await suite.set("light", forKey: "theme")   // does not match
         let writer = Task { try suite.set("dark", forKey: "theme") }
         let change = try await expectation.value(timeout: .seconds(30))
         #expect(change.value == .string("dark"))
@@ -69,7 +69,7 @@ struct ChangeExpectationTests {
                 }
             }
             while started.count < expectations.count { try await Task.sleep(for: .milliseconds(5)) }
-            try suite.set(true, forKey: "go")
+            try await suite.set(true, forKey: "go")
             var all: [Change] = []
             for try await change in group { all.append(change) }
             return all

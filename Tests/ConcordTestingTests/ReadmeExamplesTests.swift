@@ -20,7 +20,7 @@ import ConcordTesting
         try await saveDraft("hello", in: suite)
         #expect(try await saved.value(timeout: .seconds(5)).value == .string("hello"))
 
-        try suite.remove("draft")
+        try await suite.remove("draft")
         clock.advance(days: 31)
         #expect(try store.collectTombstones().collected == 1)
     }

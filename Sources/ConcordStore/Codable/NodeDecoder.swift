@@ -32,12 +32,13 @@ struct NodeDecoder: Decoder {
         NodeSingleValueDecodingContainer(decoder: self)
     }
 
-    /// Decodes a `T` from this value: `Date`, `Data`, `URL` (and `Decimal` written as a number)
+    /// Decodes a `T` from this value: `Date`, `Data`, `URL`, `UUID` (and `Decimal` written as a number)
     /// by `ScalarDecoding`'s rules, any other type through its own `init(from:)`.
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == Date.self { return try ScalarDecoding.date(value, at: codingPath) as! T }
         if T.self == Data.self { return try ScalarDecoding.data(value, at: codingPath) as! T }
         if T.self == URL.self { return try ScalarDecoding.url(value, at: codingPath) as! T }
+        if T.self == UUID.self { return try ScalarDecoding.uuid(value, at: codingPath) as! T }
         if T.self == Decimal.self, let decimal = ScalarDecoding.decimal(value) { return decimal as! T }
         return try T(from: self)
     }

@@ -4,7 +4,8 @@ import Foundation
 /// `String`), except the reads that keep values written through JSON by earlier versions readable:
 /// a number as `Double`/`Float` when exact, a whole `.double` as an integer, a `Date` from
 /// milliseconds since 1970 (`.int` or `.double`) or an ISO 8601 `.string`, `Data` from a base64
-/// `.string`, a `URL` from a `.string`, and a `Decimal` from a number.
+/// `.string`, a `URL` from a `.string`, a `UUID` from its `.string` (as `UUID`'s own `Codable`
+/// wrote it), and a `Decimal` from a number. A native `.float` reads as `Float` and as `Double`.
 ///
 /// ```swift
 /// try ScalarDecoding.integer(UInt8.self, .int(7), at: [])        // 7
@@ -43,6 +44,7 @@ enum ScalarDecoding {
     static func double(_ stored: Value?, at path: [any CodingKey]) throws -> Double {
         switch try required(stored, Double.self, at: path) {
         case .double(let value): return value
+        case .float(let value): return Double(value)
         case .int(let value):
             guard let exact = Double(exactly: value) else { throw CoderErrors.doesNotFit(Double.self, found: "int \(value)", "which a Double cannot hold exactly", at: path) }
             return exact
@@ -54,6 +56,7 @@ enum ScalarDecoding {
     /// `Float`s as short decimals); one beyond `Float`'s range is an error.
     static func float(_ stored: Value?, at path: [any CodingKey]) throws -> Float {
         switch try required(stored, Float.self, at: path) {
+        case .float(let value): return value
         case .double(let value):
             let rounded = Float(value)
             guard rounded.isFinite || value.isInfinite else { throw CoderErrors.doesNotFit(Float.self, found: "double \(value)", "beyond Float's range", at: path) }
@@ -94,6 +97,16 @@ enum ScalarDecoding {
             guard let url = URL(string: text) else { throw CoderErrors.doesNotFit(URL.self, found: "string \"\(text.prefix(40))\"", "not a URL", at: path) }
             return url
         case let other: throw CoderErrors.typeMismatch(URL.self, found: other, at: path)
+        }
+    }
+
+    static func uuid(_ stored: Value?, at path: [any CodingKey]) throws -> UUID {
+        switch try required(stored, UUID.self, at: path) {
+        case .uuid(let value): return value
+        case .string(let text):
+            guard let uuid = UUID(uuidString: text) else { throw CoderErrors.doesNotFit(UUID.self, found: "string \"\(text.prefix(40))\"", "not a UUID", at: path) }
+            return uuid
+        case let other: throw CoderErrors.typeMismatch(UUID.self, found: other, at: path)
         }
     }
 

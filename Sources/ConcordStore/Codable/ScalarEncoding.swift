@@ -1,8 +1,8 @@
 import Foundation
 
 /// How the encoder maps Swift's scalars to `Value`: strings, booleans, every integer width (as
-/// `.int`, if it fits), `Float` and `Double` (as `.double`, never NaN), and `Date`, `Data` and
-/// `URL` as themselves rather than through their own `Codable` conformances.
+/// `.int`, if it fits), `Double` as `.double` and `Float` as `.float` (never NaN), and `Date`, `Data`,
+/// `URL` and `UUID` as themselves rather than through their own `Codable` conformances.
 ///
 /// ```swift
 /// try ScalarEncoding.integer(UInt8(7), at: [])        // .int(7)
@@ -25,16 +25,17 @@ enum ScalarEncoding {
 
     static func float(_ value: Float, at path: [any CodingKey]) throws -> Value {
         guard !value.isNaN else { throw CoderErrors.unrepresentable(value, "NaN is not equal to itself, so Concord refuses it", at: path) }
-        return .double(Double(value))
+        return .float(value)
     }
 
-    /// The `Value` a type `Value` holds natively (`Date`, `Data`, `URL`), or `nil` for any other type.
+    /// The `Value` a type `Value` holds natively (`Date`, `Data`, `URL`, `UUID`), or `nil` for any other type.
     /// A URL is stored absolute, as the store reads it back.
     static func native<T>(_ value: T) -> Value? {
         switch value {
         case let date as Date: .date(date)
         case let data as Data: .data(data)
         case let url as URL: .url(url.absoluteURL)
+        case let uuid as UUID: .uuid(uuid)
         default: nil
         }
     }

@@ -7,6 +7,8 @@ import Foundation
 ///
 /// Dates are written as the bits of `timeIntervalSinceReferenceDate`, which is what `Date` holds,
 /// so they read back `==`; the first format's dates (seconds since 1970) are still read.
+/// A `Float` is its 32 bits, a UUID its 16 bytes. A tag newer than this build knows is reported as
+/// written by a newer Concord, so an old reader fails clearly instead of guessing.
 ///
 /// ```swift
 /// let bytes = try ValueCodec.encode(.array([.int(1), .string("two")]))
@@ -23,6 +25,14 @@ package enum ValueCodec {
         case url, array, dictionary
         /// Seconds since 2001-01-01 as a double: exactly what `Date` holds.
         case date
+        /// A `Float`'s 32 bits. Tags from here on were added within store format 3: a release that
+        /// predates one reports the record as undecodable ("unknown type tag"), never misreads it.
+        case float
+        /// A UUID's 16 bytes.
+        case uuid
+
+        /// The newest tag this build knows: a larger one comes from a newer Concord.
+        static let newest = Tag.uuid
     }
 
     /// Encodes `value`; throws `StoreError.unsupportedValue` for NaN or too-deep nesting.
@@ -44,6 +54,13 @@ package enum ValueCodec {
         case .double(let d):
             guard !d.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
             out.u8(Tag.double.rawValue); out.u64(d.bitPattern)
+        case .float(let f):
+            guard !f.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
+            out.u8(Tag.float.rawValue); out.u32(f.bitPattern)
+        case .uuid(let u):
+            out.u8(Tag.uuid.rawValue)
+            let b = u.uuid
+            for byte in [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9, b.10, b.11, b.12, b.13, b.14, b.15] { out.u8(byte) }
         case .bool(let b):
             out.u8(Tag.bool.rawValue); out.u8(b ? 1 : 0)
         case .data(let d):
@@ -82,7 +99,10 @@ package enum ValueCodec {
     static func decode(_ r: inout ByteReader, depth: Int) throws(ValueDecodingError) -> Value {
         guard depth <= maxDepth else { throw ValueDecodingError("collections nested deeper than \(maxDepth) levels") }
         let raw = try r.u8()
-        guard let tag = Tag(rawValue: raw) else { throw ValueDecodingError("unknown type tag \(raw)") }
+        guard let tag = Tag(rawValue: raw) else {
+            guard raw > Tag.newest.rawValue else { throw ValueDecodingError("unknown type tag \(raw)") }
+            throw ValueDecodingError("a value of type tag \(raw), which a newer version of Concord wrote (this one reads tags up to \(Tag.newest.rawValue)): upgrade Concord to read it")
+        }
         switch tag {
         case .string:
             guard let s = ByteReader.utf8String(try r.lengthPrefixed()) else { throw ValueDecodingError("a string that is not valid UTF-8") }
@@ -92,6 +112,16 @@ package enum ValueCodec {
             let d = Double(bitPattern: try r.u64())
             guard !d.isNaN else { throw ValueDecodingError("a NaN double") }
             return .double(d)
+        case .float:
+            let f = Float(bitPattern: try r.u32())
+            guard !f.isNaN else { throw ValueDecodingError("a NaN float") }
+            return .float(f)
+        case .uuid:
+            var bytes: [UInt8] = []
+            for _ in 0..<16 { bytes.append(try r.u8()) }
+            let u = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            return .uuid(u)
         case .bool:
             switch try r.u8() {
             case 0: return .bool(false)

@@ -1,6 +1,6 @@
 /// The total order max/min keys and set members follow: numbers by value, strings by their UTF-8
 /// bytes, dates by time; values of different types by type (`int`, `double`, `date`, `string`, then
-/// the rest), and values that compare equal (`0.0` and `-0.0`) by their encoded bytes. Every replica
+/// the rest, with `float` and `uuid` last, so orders between older kinds never moved), and values that compare equal (`0.0` and `-0.0`) by their encoded bytes. Every replica
 /// orders alike, so merges that pick an extreme are deterministic.
 ///
 /// ```swift
@@ -8,10 +8,10 @@
 /// ValueOrder.isComparable(.bool(true))              // false: max/min refuse it
 /// ```
 package enum ValueOrder {
-    /// Whether max and min accept the value: `Int`, `Double`, `String` or `Date`.
+    /// Whether max and min accept the value: `Int`, `Double`, `Float`, `String` or `Date`.
     package static func isComparable(_ value: Value) -> Bool {
         switch value {
-        case .int, .double, .string, .date: true
+        case .int, .double, .float, .string, .date: true
         default: false
         }
     }
@@ -24,6 +24,7 @@ package enum ValueOrder {
         switch (a, b) {
         case let (.int(x), .int(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
         case let (.double(x), .double(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case let (.float(x), .float(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
         case let (.date(x), .date(y)):
             let (s, t) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
             natural = s < t ? -1 : (s > t ? 1 : 0)
@@ -49,6 +50,8 @@ package enum ValueOrder {
         case .data: 6
         case .array: 7
         case .dictionary: 8
+        case .float: 9
+        case .uuid: 10
         }
     }
 

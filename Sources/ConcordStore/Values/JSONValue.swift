@@ -2,7 +2,8 @@ import Foundation
 
 /// JSON ⇄ `Value`: objects are dictionaries, arrays arrays, integers `int`, other numbers `double`,
 /// strings `string`, booleans `bool`. `null` has no `Value` and is refused.
-/// Writing renders `data` as base64, `date` as ISO 8601 and `url` as its string.
+/// Writing renders `data` as base64, `date` as ISO 8601, `url` as its string, `float` as a number
+/// and `uuid` as its string (JSON has no types for them; the CLI's `--json` output names the type).
 package enum JSONValue {
     /// Parses one JSON document.
     package static func parse(_ data: Data) throws -> Value {
@@ -33,6 +34,9 @@ package enum JSONValue {
         case .int(let i): out += String(i)
         case .double(let d):
             if d.isInfinite { out += d > 0 ? "1e999" : "-1e999" } else { out += "\(d)" }
+        case .float(let f):
+            if f.isInfinite { out += f > 0 ? "1e999" : "-1e999" } else { out += "\(f)" }
+        case .uuid(let u): writeString(u.uuidString, to: &out)
         case .bool(let b): out += b ? "true" : "false"
         case .data(let d): writeString(d.base64EncodedString(), to: &out)
         case .date(let d): writeString(formatDate(d), to: &out)

@@ -4,8 +4,8 @@ import Foundation
 /// The mapping is chosen by the type alone, so every way of reading and writing a key — `suite.get`
 /// and `suite.set`, `Key`, `@Stored`, `@Setting`, `ExclusiveChoice`, the CLI — stores it the same way.
 ///
-/// Store-native types conform already: `String`, `Int`, `Double`, `Bool`, `Data`, `Date`, `URL`,
-/// and arrays and string-keyed dictionaries of storable values. An optional is stored as its
+/// Store-native types conform already: `String`, `Int`, `Double`, `Float`, `Bool`, `Data`, `Date`,
+/// `URL`, `UUID`, and arrays and string-keyed dictionaries of storable values. An optional is stored as its
 /// wrapped value, and `nil` means "nothing stored" (setting `nil` removes the key).
 ///
 /// Declare the conformance for your own types; the requirements come for free for enums with raw
@@ -90,7 +90,8 @@ extension String: StorableValue {
     public func storedValue() -> Value? { .string(self) }
 }
 
-/// `Int` is stored natively (`Value.int`).
+/// An `Int` reads only a stored `.int`: a `.double` (even `3.0`) or a `.float` is a type mismatch,
+/// never truncated.
 extension Int: StorableValue {
     public static var storedTypeName: String { "Int" }
     public init(storedValue: Value) throws {
@@ -100,14 +101,46 @@ extension Int: StorableValue {
     public func storedValue() -> Value? { .int(self) }
 }
 
-/// `Double` is stored natively (`Value.double`).
+/// A `Double` reads a stored `.double`, a `.float` (widened: exact) and an `.int` the `Double` holds
+/// exactly (magnitude up to 2^53, or a multiple of a power of two beyond); any other `.int` is a
+/// type mismatch rather than a rounded number.
 extension Double: StorableValue {
     public static var storedTypeName: String { "Double" }
     public init(storedValue: Value) throws {
-        guard case .double(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
-        self = v
+        switch storedValue {
+        case .double(let v): self = v
+        case .float(let v): self = Double(v)
+        case .int(let v):
+            guard let exact = Double(exactly: v) else {
+                throw ValueMismatch(stored: "int \(v), which a Double cannot hold exactly", requested: Self.storedTypeName)
+            }
+            self = exact
+        default: throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName)
+        }
     }
     public func storedValue() -> Value? { .double(self) }
+}
+
+/// A `Float` is stored natively (its 32 bits) and reads only a stored `.float`: a `.double` or an
+/// `.int` is a type mismatch, never rounded.
+extension Float: StorableValue {
+    public static var storedTypeName: String { "Float" }
+    public init(storedValue: Value) throws {
+        guard case .float(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .float(self) }
+}
+
+/// A `UUID` is stored natively (its 16 bytes) and reads only a stored `.uuid`: a string is a type
+/// mismatch (the `Codable` decoder, which must read what `UUID`'s own `Codable` wrote, also takes a string).
+extension UUID: StorableValue {
+    public static var storedTypeName: String { "UUID" }
+    public init(storedValue: Value) throws {
+        guard case .uuid(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        self = v
+    }
+    public func storedValue() -> Value? { .uuid(self) }
 }
 
 /// `Bool` is stored natively (`Value.bool`).

@@ -89,7 +89,7 @@ public struct MigrationStep: Sendable {
         case rename(from: String, to: String)
         case drop(String)
         case declare(MergePolicy, key: String, isPrefix: Bool)
-        /// Applies to a stored value that reads as the old type and not as the new one.
+        /// Applies to a stored value that reads as the old type and is not stored as the new one is.
         case convert(String, applies: @Sendable (Value) -> Bool, transform: @Sendable (Value) throws -> Value?)
     }
 
@@ -116,13 +116,18 @@ public struct MigrationStep: Sendable {
     }
 
     /// Converts the value of `key` from `Old` to `New` with `transform` (nil: remove the key). It
-    /// applies to a stored value that reads as an `Old` and not as a `New` — so the two types must
-    /// be told apart by what is stored (`Int` → `Double`, `String` → a `Codable` struct); for a change
+    /// applies to a stored value that reads as an `Old` and is not stored as a `New` is (an `.int`
+    /// reads as a `Double` too, but a `Double` is stored as a `.double`) — so the two types must be
+    /// told apart by what is stored (`Int` → `Double`, `String` → a `Codable` struct); for a change
     /// within one type, rename the key. Applies to keys under the lww policy.
     public static func convert<Old: StorableValue, New: StorableValue>(_ key: String, from: Old.Type, to: New.Type,
                                                                       _ transform: @escaping @Sendable (Old) throws -> New?) -> MigrationStep {
         MigrationStep(action: .convert(key, applies: { value in
-            (try? Old(storedValue: value)) != nil && (try? New(storedValue: value)) == nil
+            // Of the old shape: it reads as an `Old`, and is not already stored as a `New` is (an
+            // `Int` also reads as a `Double`, but is not stored as one).
+            guard (try? Old(storedValue: value)) != nil else { return false }
+            guard let asNew = try? New(storedValue: value) else { return true }
+            return (try? asNew.storedValue()) != value
         }, transform: { value in
             try transform(try Old(storedValue: value))?.storedValue()
         }))

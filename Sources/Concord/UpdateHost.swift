@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import Observation
 import Synchronization
 
@@ -32,7 +31,7 @@ import Synchronization
 ///
 /// ```swift
 /// let host = UpdateHost(Greeting(), on: MainActor.shared) { view in label.text = view.username }
-/// host.start()      // on the main actor: renders now; from elsewhere: renders soon, on the main actor
+/// host.start()      // renders on the main actor once it gets there, and again after every change
 /// ```
 public final class UpdateHost<Content: Sendable>: Sendable {
     /// What the host renders.
@@ -98,20 +97,14 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     deinit { state.withLock { $0.running = false } }
 
     /// Runs the first cycle (it has finished when `start` returns) and keeps re-running on changes.
-    /// A main-actor host started off the main actor runs its first cycle soon after, on the main actor.
+    /// A main-actor host runs its first cycle on the main actor as soon as it gets there, after `start` returns.
     public func start() {
         let starting = state.withLock { s -> Bool in
             defer { s.running = true }
             return !s.running
         }
         guard starting else { return }
-        if !onMainActor {
-            queue.sync { cycle() }
-        } else if Thread.isMainThread {
-            MainActor.assumeIsolated { cycle() }
-        } else {
-            Task { @MainActor in self.cycle() }
-        }
+        if onMainActor { Task { @MainActor in self.cycle() } } else { queue.sync { cycle() } }
     }
 
     /// Stops re-running; a cycle already running finishes.

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import Concord
+import TestSupport
+
+/// What a main-actor test collects; only touched on the main actor.
+@MainActor private final class MainLog {
+    var values: [String] = []
+}
+
+/// An actor of the test's own that observations deliver on.
+private actor Recorder {
+    var values: [String] = []
+    func count() -> Int { values.count }
+    func record(_ value: String) {
+        preconditionIsolated()
+        values.append(value)
+    }
+}
+
+/// Waits (without blocking a thread) until `condition` holds, for at most 30 seconds.
+@MainActor private func waitUntil(_ condition: @MainActor () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return false
+}
+
+/// Callbacks, streams and `UpdateHost` delivering on the main actor or another actor: the runtime
+/// isolation checks in the handlers would stop the test were they called anywhere else.
+@Suite(.timeLimit(.minutes(1))) struct ActorDeliveryTests {
+    @MainActor @Test func callbacksDeliverOnTheMainActor() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let log = MainLog()
+        let token = try box.suite.observe("theme", on: MainActor.shared) { change in
+            MainActor.preconditionIsolated()
+            log.values.append(change.value.map { "\($0)" } ?? "nil")
+        }
+        let suite = box.suite
+        try await Task.detached { try suite.set("dark", forKey: "theme"); try suite.set("light", forKey: "theme") }.value
+        #expect(await waitUntil { log.values.last == "string(\"light\")" })
+        token.cancel()
+
+        @Stored("username", in: box.suite) var username = "Guest"
+        let names = MainLog()
+        let watch = try $username.observe(on: MainActor.shared) { change in
+            MainActor.preconditionIsolated()
+            names.values.append(change.value)
+        }
+        try await Task.detached { try suite.set("Ada", forKey: "username") }.value
+        #expect(await waitUntil { names.values == ["Ada"] })
+        watch.cancel()
+    }
+
+    @Test func callbacksDeliverOnAGivenActor() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let recorder = Recorder()
+        let token = try box.suite.observe("theme", on: recorder) { recorder, change in
+            recorder.record(change.key)      // synchronous: the handler is isolated to the recorder
+        }
+        for theme in ["dark", "light", "system"] { try await box.suite.set(theme, forKey: "theme") }
+        #expect(await waitUntil { await recorder.count() == 3 })
+        token.cancel()
+    }
+
+    @MainActor @Test func keyAndStoredStreamsStartWithTheValueAndStayOnTheMainActor() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let launches = Key("launches", default: 0)
+        var counts = box.suite.values(of: launches).makeAsyncIterator()
+        #expect(try await counts.next() == 0)                  // the key's default: nothing stored
+        MainActor.preconditionIsolated()
+        try await box.suite.update(launches) { $0 += 1 }
+        #expect(try await counts.next() == 1)
+        MainActor.preconditionIsolated()
+
+        @Stored("lastOpened", in: box.suite) var lastOpened: Date?
+        var opened = $lastOpened.values.makeAsyncIterator()
+        #expect(try await opened.next() == .some(nil))
+        let now = Date(timeIntervalSinceReferenceDate: 1_000)
+        try await $lastOpened.set(now)
+        #expect(try await opened.next() == .some(now))
+        try await $lastOpened.reset()
+        #expect(try await opened.next() == .some(nil))
+        MainActor.preconditionIsolated()
+    }
+
+    @MainActor @Test func anUpdateHostOnTheMainActorRendersThere() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        struct Greeting: Sendable {
+            @Stored var username: String
+            init(_ suite: Suite) { _username = Stored(wrappedValue: "Guest", "username", in: suite) }
+        }
+        let log = MainLog()
+        let host = UpdateHost(Greeting(box.suite), on: MainActor.shared) { view in
+            MainActor.preconditionIsolated()
+            log.values.append(view.username)
+        }
+        host.start()
+        #expect(await waitUntil { log.values == ["Guest"] })
+        let suite = box.suite
+        try await Task.detached { try suite.set("Ada", forKey: "username") }.value
+        #expect(await waitUntil { log.values.last == "Ada" })
+        host.stop()
+    }
+
+    @Test func keyAndWrapperWritesHaveAsyncForms() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let theme = Key("theme", default: Theme.system)
+        try await box.suite.set(.dark, for: theme)
+        #expect(box.suite[theme] == .dark)
+        try await box.suite.remove(theme)
+        #expect(box.suite[theme] == .system)
+        #expect(try await box.suite.update(Key("tags", default: [String]())) { $0.append("a"); return $0.count } == 1)
+
+        @Stored("count", in: box.suite) var count = 0
+        #expect(try await $count.update { $0 += 2; return $0 } == 2)
+        try await $count.set(5)
+        #expect(count == 5)
+        try await box.suite.set("five", forKey: "count")
+        await #expect(throws: WrapperError.self) { try await $count.update { $0 += 1 } }
+    }
+}

@@ -174,7 +174,7 @@ struct ValueCoderTests {
                                .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .pi, 0.1, 0x1p-130]
         for (double, float) in zip(doubles, floats) {
             let value = try encoder.encode(Reals(double: double, float: float))
-            #expect(value == .dictionary(["double": .double(double), "float": .double(Double(float))]))
+            #expect(value == .dictionary(["double": .double(double), "float": .float(float)]))
             let back = try decoder.decode(Reals.self, from: ValueCodec.decode(ValueCodec.encode(value)))
             #expect(back.double.bitPattern == double.bitPattern)
             #expect(back.float.bitPattern == float.bitPattern)

@@ -31,6 +31,7 @@ import TestSupport
         #expect(try oldStore.schemaVersion(of: "app") == 2)
         #expect(try oldStore.suite("app").get("appearance.theme", as: String.self) == "dark")
         #expect(try oldStore.suite("app").get("fontSize", as: Double.self) == 14)
+        #expect(try oldStore.suite("app").value(forKey: "fontSize") == .double(14))   // converted, not just readable as a Double
         #expect(try oldStore.suite("app").policy(forKey: "launchCount") == .counter)
         #expect(try Self.app(old, version: 1, "set:theme=light", "get:theme") == ["error newerSchema", "theme=nil"])
         #expect(try Self.app(old, version: 2, "incr:launchCount", "get:launchCount") == ["4", "launchCount=int 4"],

@@ -31,7 +31,8 @@ struct SyncToolTests {
         let cases: [(String, String, String)] = [
             ("string", "hello world", "hello world"), ("int", "-42", "-42"), ("double", "2.5", "2.5"),
             ("bool", "true", "true"), ("data", "AAEC", "AAEC"), ("date", "2026-11-29T12:00:00Z", "2026-11-29T12:00:00.000Z"),
-            ("url", "https://example.com/x", "https://example.com/x"), ("json", #"{"b":[1,2.5,"x"],"a":true}"#, #"{"a":true,"b":[1,2.5,"x"]}"#),
+            ("url", "https://example.com/x", "https://example.com/x"), ("float", "0.1", "0.1"),
+            ("uuid", "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "3F2504E0-4F89-41D3-9A0C-0305E82C3301"), ("json", #"{"b":[1,2.5,"x"],"a":true}"#, #"{"a":true,"b":[1,2.5,"x"]}"#),
         ]
         for (type, input, printed) in cases {
             #expect(Invocation(["set", dir, "app", type, input, "--type", type]).status == 0)
@@ -46,6 +47,14 @@ struct SyncToolTests {
         #expect(object["type"] as? String == "int")
         #expect(object["value"] as? Int == -42)
         #expect((object["version"] as? String)?.contains("@") == true)
+        // Floats and UUIDs are stored natively, and --json names their types.
+        for (key, type, value) in [("float", "float", "0.1"), ("uuid", "uuid", #""3F2504E0-4F89-41D3-9A0C-0305E82C3301""#)] {
+            let native = Invocation(["get", dir, "app", key, "--json"])
+            #expect(native.out.first?.contains(#""type":"\#(type)","value":\#(value)"#) == true, "\(native.out)")
+        }
+        let store = try Store(path: dir)
+        #expect(try store.suite("app").value(forKey: "float") == .float(0.1))
+        #expect(try store.suite("app").get("uuid", as: UUID.self) == UUID(uuidString: "3F2504E0-4F89-41D3-9A0C-0305E82C3301"))
     }
 
     @Test func exitCodesNameWhatWasWrong() {
@@ -68,6 +77,13 @@ struct SyncToolTests {
         #expect(Invocation(["set", dir, "app", String(repeating: "k", count: 300), "v"]).status == 3)
         #expect(Invocation(["set", dir, "app", "k", "{", "--type", "json"]).status == 3)
         #expect(Invocation(["set", dir, "app", "k", "NaN", "--type", "double"]).status == 3)
+        #expect(Invocation(["set", dir, "app", "k", "nan", "--type", "float"]).status == 3)
+        let tooBig = Invocation(["set", dir, "app", "k", "1e39", "--type", "float"])
+        #expect(tooBig.status == 3)
+        #expect(tooBig.err.first?.contains("beyond Float's range") == true)
+        let badUUID = Invocation(["set", dir, "app", "k", "not-a-uuid", "--type", "uuid"])
+        #expect(badUUID.status == 3)
+        #expect(badUUID.err.first?.contains("not-a-uuid") == true)
         #expect(Invocation(["get", tmp.path("absent"), "app", "k"]).status == 4)
         // Nothing bad was written.
         #expect(Invocation(["get", dir, "app", "k"]).out == ["v"])

@@ -6,55 +6,128 @@ import Concord
 /// The README's tour of the store and of sync, as code that must compile and behave as it says.
 @Suite struct ReadmeExamplesTests {
     enum Theme: String, StorableValue { case light, dark }
+    @MainActor final class MainActorLog { var values: [Value?] = [] }
     struct Window: Codable, Equatable, StorableValue { var width: Int; var height: Int }
 
-    @Test func theLibraryTour() throws {
+    @Test func theLibraryTour() async throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let store = try Store(path: tmp.path("settings"))
         let suite = try store.suite("group.example.app")
 
-        try suite.set("Ada", forKey: "username")
-        try suite.set(3, forKey: "launchCount")
-        try suite.set(["a", "b"], forKey: "recent")
+        try await suite.set("Ada", forKey: "username")
+        try await suite.set(3, forKey: "launchCount")
+        try await suite.set(["a", "b"], forKey: "recent")
         #expect(try suite.get("username", as: String.self) == "Ada")
         #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "username", stored: "string", requested: "Int")) {
             try suite.get("username", as: Int.self)
         }
 
         try suite.register(defaults: ["theme": "light"])
-        try suite.set("dark", forKey: "theme")
-        try suite.remove("theme")
+        try await suite.set("dark", forKey: "theme")
+        try await suite.remove("theme")
         #expect(try suite.get("theme", as: String.self) == "light")
 
-        try suite.batch { b in
+        try await suite.batch { b in
             try b.set(1, forKey: "a")
             try b.remove("b")
         }
-        #expect(try suite.increment("launchCount") == 4)
-        try suite.update("recent", as: [String].self) { $0 = ($0 ?? []) + ["c"] }
+        #expect(try await suite.increment("launchCount") == 4)
+        try await suite.update("recent", as: [String].self) { $0 = ($0 ?? []) + ["c"] }
         #expect(try suite.get("recent", as: [String].self) == ["a", "b", "c"])
 
-        try suite.set(Theme.dark, forKey: "theme")
+        try await suite.set(Theme.dark, forKey: "theme")
         #expect(try suite.get("theme", as: Theme.self) == .dark)
-        try suite.set(Window(width: 800, height: 600), forKey: "window")
+        try await suite.set(Window(width: 800, height: 600), forKey: "window")
         #expect(try suite.get("window", as: Window.self) == Window(width: 800, height: 600))
         #expect(try suite.value(forKey: "window")?.kind == .dictionary)
+        let installID = UUID()
+        try await suite.set(installID, forKey: "installID")
+        #expect(try suite.value(forKey: "installID") == .uuid(installID))
 
-        try suite.reset()
+        try await suite.reset()
         #expect(try suite.keys().isEmpty)
-        // One journal entry per key ever written (username, launchCount, recent, theme, a, window), now tombstones.
-        #expect(try store.journalEntries(after: 0).count == 6)
+        // One journal entry per key ever written (username, launchCount, recent, theme, a, window, installID), now tombstones.
+        #expect(try store.journalEntries(after: 0).count == 7)
         #expect(try store.journalEntries(after: 0).allSatisfy { $0.record.isTombstone })
     }
 
-    @Test func theSyncTour() throws {
+    /// "Observing changes": a value stream starts with the current value; a change stream with the
+    /// next commit; callbacks on the main actor; the promise (the latest value, in commit order).
+    @MainActor @Test func theObservingTour() async throws {
+        let store = try Store.temporary()
+        let suite = try store.suite("group.example.app")
+        try await suite.set("light", forKey: "theme")
+
+        var themes = suite.values(of: "theme", as: String.self).makeAsyncIterator()
+        var changes = suite.changes(for: "theme").makeAsyncIterator()
+        #expect(try await themes.next() == .some("light"))           // the value now
+        let seen = MainActorLog()
+        let onMain = try suite.observe("theme", on: MainActor.shared) { change in
+            MainActor.preconditionIsolated()
+            seen.values.append(change.effectiveValue)
+        }
+        try await suite.set("dark", forKey: "theme")
+        #expect(try await themes.next() == .some("dark"))            // then as it changes
+        let change = try #require(try await changes.next())          // the changes from now on
+        #expect(change.effectiveValue == .string("dark") && change.origin == .thisProcess)
+        for theme in ["a", "b", "c"] { try await suite.set(theme, forKey: "theme") }
+        var latest: String?? = nil
+        while latest != .some("c") { latest = try await themes.next() }   // the latest always arrives
+        let deadline = ContinuousClock.now + .seconds(30)
+        while seen.values.last != .string("c"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(seen.values.first == .string("dark") && seen.values.last == .string("c"))
+        onMain.cancel()
+        #expect(try store.journalEntries(after: 0).count == 1)       // one entry per key: its latest change
+    }
+
+    /// "Typed keys and `@Stored`": the README's code, with its loops taking what they say they get.
+    @Test func theTypedKeysTour() async throws {
+        enum Theme: String, StorableValue { case system, light, dark }
+        let store = try Store.temporary()
+        let app = try store.suite("app")
+
+        let launchCount = Key("launchCount", default: 0)
+        app[launchCount] += 1
+        try await app.update(launchCount) { $0 += 1 }
+        var counts = app.values(of: launchCount).makeAsyncIterator()
+        #expect(try await counts.next() == 2)                        // now
+        app[launchCount] += 1
+        #expect(try await counts.next() == 3)                        // then as it changes
+
+        struct Profile {
+            let app: Suite
+            @Stored var username: String
+            @Stored var theme: Theme
+            @Stored var lastOpened: Date?
+            init(app: Suite) {
+                self.app = app
+                _username = Stored(wrappedValue: "Guest", "username", in: app)
+                _theme = Stored(wrappedValue: .system, "theme", in: app)
+                _lastOpened = Stored("lastOpened", in: app)
+            }
+        }
+        let profile = Profile(app: app)
+        profile.username = "Ada"
+        #expect(profile.$username.isSet)
+        var names = profile.$username.values.makeAsyncIterator()
+        var changes = profile.$username.changes.makeAsyncIterator()
+        #expect(try await names.next() == "Ada")
+        try await profile.$username.reset()
+        #expect(profile.username == "Guest")
+        #expect(try await names.next() == "Guest")
+        let change = try #require(try await changes.next())
+        #expect(change.value == "Guest" && change.origin == .thisProcess && !change.isSet)
+        #expect(profile.theme == .system && profile.lastOpened == nil)
+    }
+
+    @Test func theSyncTour() async throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let phone = try Store(path: tmp.path("phone")), watch = try Store(path: tmp.path("watch"))
-        try phone.suite("prefs").set("light", forKey: "theme")
-        try watch.suite("prefs").set("dark", forKey: "theme")
-        let report = try Synchronizer().sync(phone, watch)
+        try await phone.suite("prefs").set("light", forKey: "theme")
+        try await watch.suite("prefs").set("dark", forKey: "theme")
+        let report = try await Synchronizer().sync(phone, watch)
         #expect(report.aToB.entries + report.bToA.entries == 2)
         let phoneTheme = try phone.suite("prefs").get("theme", as: String.self)
         #expect(phoneTheme == (try watch.suite("prefs").get("theme", as: String.self)))
@@ -62,7 +135,7 @@ import Concord
         #expect(!logged.isEmpty)
         #expect(logged.allSatisfy { $0.loser.record.version < $0.winner.record.version })
 
-        try phone.suite("prefs").set(14, forKey: "fontSize")
+        try await phone.suite("prefs").set(14, forKey: "fontSize")
         let bundle = tmp.path("phone.bundle")
         try BundleExchange.export(from: phone, since: .receivedBy(watch), to: bundle)
         try BundleExchange.importBundle(at: bundle, into: watch)

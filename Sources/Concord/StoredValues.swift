@@ -11,7 +11,9 @@
 /// for try await name in profile.$username.values { greet(name) }
 /// ```
 public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
+    /// The key's value: stored, else registered default, else the key's default.
     public typealias Element = Value
+    /// Why a stream ends early: a value of another type, or a journal that cannot be read.
     public typealias Failure = StoreError
 
     let base: ValueStream<Value>
@@ -22,11 +24,13 @@ public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
         var base: ValueStream<Value>.AsyncIterator
         let defaultValue: Value
 
+        /// The next value, waiting for a change when there is none yet; `nil` when the task is cancelled.
         public mutating func next() async throws(StoreError) -> Value? {
             guard let element = try await base.next() else { return nil }
             return element ?? defaultValue
         }
 
+        /// The next value, delivered on `actor`'s isolation (the consuming loop's).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> Value? {
             guard let element = try await base.next(isolation: actor) else { return nil }
             return element ?? defaultValue

@@ -22,7 +22,9 @@ import Synchronization
 /// }
 /// ```
 public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
+    /// What a read returns: the stored value, else the registered default, else `nil`.
     public typealias Element = T?
+    /// Why a stream ends early: a bad key, a value of another type, or a journal that cannot be read.
     public typealias Failure = StoreError
 
     let suite: Suite
@@ -32,10 +34,12 @@ public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<T?, any Error>.Iterator
 
+        /// The next value, waiting for a change when there is none yet; `nil` when the task is cancelled.
         public mutating func next() async throws(StoreError) -> T?? {
             do { return try await base.next() } catch { throw Self.storeError(error) }
         }
 
+        /// The next value, delivered on `actor`'s isolation (the consuming loop's).
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> T?? {
             do { return try await base.next(isolation: actor) } catch { throw Self.storeError(error) }
         }

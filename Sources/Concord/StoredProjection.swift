@@ -63,13 +63,13 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// arrive as one change with the latest value; see `StoredChanges`).
     public var changes: StoredChanges<Value> { reference.changes(default: key.defaultValue) }
 
-    /// Calls `handler` for every change of the key until the token is cancelled or released
+    /// Calls `handler` for the key's changes (its latest value, in commit order) until the token is cancelled or released
     /// (quick successive writes may arrive as one call with the latest value).
     public func observe(_ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
         try reference.observe(default: key.defaultValue, handler)
     }
 
-    /// Calls `handler` on the main actor for every change of the key until the token is cancelled
+    /// Calls `handler` on the main actor for the key's changes until the token is cancelled
     /// or released, so main-actor code needs no hop (see `Suite.observe(_:on:onError:_:)`).
     ///
     /// ```swift
@@ -78,6 +78,16 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     public func observe(on actor: MainActor, _ handler: @escaping @MainActor @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
         let defaultValue = key.defaultValue
         return try reference.suite.observe(reference.key, on: actor) { change in handler(StoredChange(change, default: defaultValue)) }
+    }
+
+    /// Calls `handler` isolated to `actor` for the key's changes until the token is cancelled or released.
+    ///
+    /// ```swift
+    /// let token = try profile.$username.observe(on: cache) { cache, change in cache.username = change.value }
+    /// ```
+    public func observe<A: Actor>(on actor: A, _ handler: @escaping @Sendable (isolated A, StoredChange<Value>) -> Void) throws -> ObservationToken {
+        let defaultValue = key.defaultValue
+        return try reference.suite.observe(reference.key, on: actor) { actor, change in handler(actor, StoredChange(change, default: defaultValue)) }
     }
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).

@@ -273,7 +273,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         StoredChanges(reference: self, defaultValue: defaultValue)
     }
 
-    /// Calls `handler` for every change of the key from now on, until the token is cancelled or released.
+    /// Calls `handler` for the key's changes from now on (its latest value, in commit order), until the token is cancelled or released.
     public func observe(default defaultValue: Value,
                         _ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
         try suite.observe(key) { change in handler(StoredChange(change, default: defaultValue)) }

@@ -1,4 +1,4 @@
-/// A typed key's value as an `AsyncSequence`: the value a read returns now, then after every change
+/// A typed key's value as an `AsyncSequence`: the value a read returns now, then as it changes
 /// — from this process, another process or a sync. Built on `ValueStream`, with the same promise (the
 /// latest value, after coalescing: the key's latest committed value always arrives, in commit order,
 /// but a slow consumer does not see every intermediate one). When nothing is stored and no default is
@@ -44,7 +44,7 @@ public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
 }
 
 extension Suite {
-    /// The value of `key` now, then after every change (see `StoredValues`).
+    /// The value of `key` now, then as it changes (see `StoredValues` for what is promised).
     ///
     /// ```swift
     /// for try await theme in suite.values(of: Key("theme", default: Theme.system)) { apply(theme) }
@@ -57,7 +57,7 @@ extension Suite {
 }
 
 extension StoredProjection {
-    /// The property's value now, then after every change (see `StoredValues`).
+    /// The property's value now, then as it changes (see `StoredValues` for what is promised).
     ///
     /// ```swift
     /// for try await name in profile.$username.values { print("Hello, \(name)") }

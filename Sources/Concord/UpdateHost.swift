@@ -15,7 +15,7 @@ import Synchronization
 /// let host = UpdateHost(Greeting(), scope: scope) { view in
 ///     print("Hello, \(view.username) (\(view.theme))")
 /// }
-/// host.start()      // renders now, then again after every change of username or theme
+/// host.start()      // renders now, then again after username or theme change (coalesced)
 /// host.stop()
 /// ```
 ///
@@ -31,7 +31,7 @@ import Synchronization
 ///
 /// ```swift
 /// let host = UpdateHost(Greeting(), on: MainActor.shared) { view in label.text = view.username }
-/// host.start()      // renders on the main actor once it gets there, and again after every change
+/// host.start()      // renders on the main actor once it gets there, and again after changes
 /// ```
 public final class UpdateHost<Content: Sendable>: Sendable {
     /// What the host renders.
@@ -81,7 +81,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - scope: The settings scope `render` runs with, if any.
     ///   - actor: `MainActor.shared`.
     ///   - onError: Told what `render` throws.
-    ///   - render: Runs on the main actor, now (from `start()`) and after every change of what it read.
+    ///   - render: Runs on the main actor, now (from `start()`) and again after what it read changes.
     public init(_ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
                 onError: @escaping @Sendable (any Error) -> Void = { error in
                     UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))

@@ -62,8 +62,30 @@ private actor Recorder {
         let token = try box.suite.observe("theme", on: recorder) { recorder, change in
             recorder.record(change.key)      // synchronous: the handler is isolated to the recorder
         }
+        let everything = try box.store.observe(on: recorder) { recorder, change in recorder.record("store:" + change.key) }
+        @Stored("username", in: box.suite) var username = "Guest"
+        let names = try $username.observe(on: recorder) { recorder, change in recorder.record("name:" + change.value) }
         for theme in ["dark", "light", "system"] { try await box.suite.set(theme, forKey: "theme") }
-        #expect(await waitUntil { await recorder.count() == 3 })
+        try await $username.set("Ada")
+        #expect(await waitUntil { await recorder.count() == 8 })
+        let values = await recorder.values
+        #expect(values.filter { $0 == "theme" }.count == 3)
+        #expect(values.filter { $0.hasPrefix("store:") } == ["store:theme", "store:theme", "store:theme", "store:username"])
+        #expect(values.filter { $0.hasPrefix("name:") } == ["name:Ada"])
+        token.cancel(); everything.cancel(); names.cancel()
+    }
+
+    @MainActor @Test func storeWideCallbacksDeliverOnTheMainActor() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        let log = MainLog()
+        let token = try box.store.observe(on: MainActor.shared) { change in
+            MainActor.preconditionIsolated()
+            log.values.append(change.suite + "/" + change.key)
+        }
+        let suite = box.suite
+        try await Task.detached { try suite.set(1, forKey: "a"); try suite.set(2, forKey: "b") }.value
+        #expect(await waitUntil { log.values == [suite.name + "/a", suite.name + "/b"] })
         token.cancel()
     }
 

@@ -20,7 +20,7 @@ extension Store {
     /// ```
     public func changes() -> ChangeStream { ChangeStream(core: core, suite: nil, key: nil, limit: options.observerBufferLimit) }
 
-    /// Calls `handler` for every change committed from now on, until the token is cancelled or released.
+    /// Calls `handler` for the changes committed from now on (each key's latest, in commit order), until the token is cancelled or released.
     ///
     /// ```swift
     /// let token = try store.observe { change in print(change.suite, change.key) }
@@ -57,7 +57,7 @@ extension Suite {
     ///   is cancelled, and throws an invalid key or an unreadable journal.
     public func changes(for key: String) -> ChangeStream { ChangeStream(core: core, suite: name, key: key, limit: store.options.observerBufferLimit) }
 
-    /// Calls `handler` for every change to this suite (or to `key`, if given), until the token is cancelled or released.
+    /// Calls `handler` for the changes to this suite (or to `key`, if given; each key's latest, in commit order), until the token is cancelled or released.
     ///
     /// ```swift
     /// let token = try suite.observe("theme") { change in print(change.effectiveValue as Any) }

@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// ```swift
 /// for try await theme in suite.values(of: "theme", as: String.self) {
-///     apply(theme ?? "light")          // now, then after every change
+///     apply(theme ?? "light")          // now, then as it changes
 /// }
 /// ```
 public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
@@ -115,7 +115,7 @@ private final class InitialValueGate<T: StorableValue>: Sendable {
 }
 
 extension Suite {
-    /// The value of `key` now, then after every change, as a `T` (see `ValueStream` for what is promised).
+    /// The value of `key` now, then as it changes, as a `T` (see `ValueStream` for what is promised).
     ///
     /// ```swift
     /// for try await count in suite.values(of: "launchCount", as: Int.self) { print(count ?? 0) }

@@ -27,7 +27,8 @@ import Synchronization
 ///
 /// A host made with `on: MainActor.shared` runs its cycles on the main actor instead, so `render`
 /// can touch main-actor state (UI code) without a hop; the program must run the main actor (an
-/// `async` main, or the main queue), as a UI app does.
+/// `async` main, or the main queue), as a UI app does. With `on: someActor`, cycles run isolated to
+/// that actor. Such a host's first cycle runs once the actor gets to it, after `start()` returns.
 ///
 /// ```swift
 /// let host = UpdateHost(Greeting(), on: MainActor.shared) { view in label.text = view.username }
@@ -40,8 +41,8 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     private let render: @Sendable (Content) throws -> Void
     private let onError: @Sendable (any Error) -> Void
     private let queue = DispatchQueue(label: "concord.update-host")
-    /// Whether cycles run on the main actor rather than on `queue`.
-    private let onMainActor: Bool
+    /// Runs a cycle on the actor the host delivers on; `nil`: on `queue`.
+    private let onActor: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     private let state = Mutex(State())
 
     private struct State {
@@ -67,7 +68,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
         self.scope = scope
         self.render = render
         self.onError = onError
-        self.onMainActor = false
+        self.onActor = nil
     }
 
     /// A host of `content` whose cycles run on the main actor: `render` is main-actor code.
@@ -91,20 +92,48 @@ public final class UpdateHost<Content: Sendable>: Sendable {
         self.scope = scope
         self.render = { content in try MainActor.assumeIsolated { try render(content) } }
         self.onError = onError
-        self.onMainActor = true
+        self.onActor = { work in Task { @MainActor in work() } }
     }
+
+    /// A host of `content` whose cycles run isolated to `actor`: `render` gets the actor as an
+    /// `isolated` parameter, so it can use the actor's state synchronously.
+    ///
+    /// ```swift
+    /// actor Screen { var lines: [String] = []; func show(_ line: String) { lines.append(line) } }
+    /// let host = UpdateHost(Greeting(), on: screen) { screen, view in screen.show(view.username) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - content: What the host renders.
+    ///   - scope: The settings scope `render` runs with, if any.
+    ///   - actor: The actor every cycle runs on.
+    ///   - onError: Told what `render` throws.
+    ///   - render: Runs isolated to `actor`, soon after `start()` and again after what it read changes.
+    public init<A: Actor>(_ content: Content, scope: SettingsScope? = nil, on actor: A,
+                          onError: @escaping @Sendable (any Error) -> Void = { error in
+                              UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+                          },
+                          render: @escaping @Sendable (isolated A, Content) throws -> Void) {
+        self.content = content
+        self.scope = scope
+        self.render = { content in try actor.assumeIsolated { actor in try render(actor, content) } }
+        self.onError = onError
+        self.onActor = { work in Task { await Self.run(on: actor, work) } }
+    }
+
+    private static func run<A: Actor>(on actor: isolated A, _ work: @Sendable () -> Void) { work() }
 
     deinit { state.withLock { $0.running = false } }
 
     /// Runs the first cycle (it has finished when `start` returns) and keeps re-running on changes.
-    /// A main-actor host runs its first cycle on the main actor as soon as it gets there, after `start` returns.
+    /// A host on an actor (the main actor or another) runs its first cycle there as soon as it gets to it, after `start` returns.
     public func start() {
         let starting = state.withLock { s -> Bool in
             defer { s.running = true }
             return !s.running
         }
         guard starting else { return }
-        if onMainActor { Task { @MainActor in self.cycle() } } else { queue.sync { cycle() } }
+        if let onActor { onActor { self.cycle() } } else { queue.sync { cycle() } }
     }
 
     /// Stops re-running; a cycle already running finishes.
@@ -131,7 +160,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
             state.withLock { $0.pending = false }
             cycle()
         }
-        if onMainActor { Task { @MainActor in work() } } else { queue.async(execute: work) }
+        if let onActor { onActor(work) } else { queue.async(execute: work) }
     }
 
     private func cycle() {

@@ -131,6 +131,24 @@ private actor Recorder {
         host.stop()
     }
 
+    @Test func anUpdateHostOnAGivenActorRendersThere() async throws {
+        let box = try Sandbox()
+        defer { box.remove() }
+        struct Greeting: Sendable {
+            @Stored var username: String
+            init(_ suite: Suite) { _username = Stored(wrappedValue: "Guest", "username", in: suite) }
+        }
+        let recorder = Recorder()
+        let host = UpdateHost(Greeting(box.suite), on: recorder) { recorder, view in
+            recorder.record(view.username)   // synchronous: render is isolated to the recorder
+        }
+        host.start()
+        #expect(await waitUntil { await recorder.values == ["Guest"] })
+        try await box.suite.set("Ada", forKey: "username")
+        #expect(await waitUntil { await recorder.values.last == "Ada" })
+        host.stop()
+    }
+
     @Test func keyAndWrapperWritesHaveAsyncForms() async throws {
         let box = try Sandbox()
         defer { box.remove() }

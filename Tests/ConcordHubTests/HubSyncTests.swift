@@ -36,6 +36,21 @@ struct HubSyncTests {
         #expect(again.pushed == 0 && again.pulled.entries == 0)
     }
 
+    @Test("floats and UUIDs travel through the hub as themselves")
+    func nativeFloatsAndUUIDs() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let id = UUID()
+        try phone.suite("prefs").set(Float(0.1), forKey: "scale")
+        try phone.suite("prefs").set([id], forKey: "devices")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        #expect(try laptop.suite("prefs").value(forKey: "scale") == .float(0.1))
+        #expect(try laptop.suite("prefs").value(forKey: "devices") == .array([.uuid(id)]))
+        #expect(try contents(phone) == contents(laptop))
+    }
+
     @Test("concurrent writes of one key: the greater version wins on the hub and on both devices; the loser is in the conflict log")
     func concurrentWrites() throws {
         let fx = try HubFixture()

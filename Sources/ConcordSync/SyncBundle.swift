@@ -2,9 +2,11 @@ import ConcordStore
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
-/// Format version 3, every integer big-endian (versions 1 and 2 have the same layout: version 2 says
+/// Format version 4, every integer big-endian (versions 1 to 3 have the same layout: version 2 says
 /// its records may hold exact dates, version 3 that they may be policy records — flags 2, a counter's,
-/// max's, min's or set's state — which a format-2 reader cannot merge):
+/// max's, min's or set's state — which a format-2 reader cannot merge, version 4 that their values
+/// may hold floats and UUIDs (codec tags 11 and 12), which a format-3 reader cannot decode, so it
+/// refuses the bundle as newer up front instead of failing on a record):
 /// ```
 /// magic "CONCORDB" (8) | format version u16 | flags u16 (0) | total length u64 (the whole file)
 /// source replica (16) | from seq u64 | to seq u64 | created ms u64
@@ -24,7 +26,7 @@ package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
     package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    package static let formatVersion: UInt16 = 3
+    package static let formatVersion: UInt16 = 4
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle.
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4
     /// The smallest possible entry: seq, a 1-byte suite, a 1-byte key, a tombstone record.

@@ -49,6 +49,8 @@ enum BundleFixtureRecipes {
         first[versionOffset + 1] = 1                            // format version 1: what the first release wrote
         var second = good
         second[versionOffset + 1] = 2                           // format version 2: exact dates, no policy records
+        var third = good
+        third[versionOffset + 1] = 3                            // format version 3: policy records, no floats or UUIDs
         var newer = good
         newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1)   // a format newer than this Concord reads
         var huge = good
@@ -57,6 +59,7 @@ enum BundleFixtureRecipes {
             ("valid.bundle", good, nil),
             ("valid-format1.bundle", resealed(first), nil),
             ("valid-format2.bundle", resealed(second), nil),
+            ("valid-format3.bundle", resealed(third), nil),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .wrongMagic),

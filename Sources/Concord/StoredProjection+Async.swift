@@ -23,8 +23,8 @@ extension StoredProjection {
     }
 
     /// Reads, changes and writes the value in one write transaction, without blocking the
-    /// cooperative pool. `body` runs on the store's thread inside the transaction (again from the
-    /// start if the memory map had to grow).
+    /// cooperative pool. `body` runs inside the transaction, off the pool (again from the start if
+    /// the memory map had to grow or another write of its group commit failed; see `Suite.update`).
     ///
     /// - Returns: What `body` returned.
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.

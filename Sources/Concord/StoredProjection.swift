@@ -91,8 +91,9 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     }
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
-    /// `body` runs once, unless the store's memory map had to grow during the transaction: then it
-    /// runs again from the start (see `Suite.update`). It must not touch the store itself.
+    /// `body` runs once, unless the store's memory map had to grow during the transaction or another
+    /// write sharing its group commit failed: then it runs again from the start (see `Suite.update`).
+    /// It must not touch the store itself.
     ///
     /// ```swift
     /// try profile.$launchCount.update { $0 += 1 }

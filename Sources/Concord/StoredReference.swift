@@ -204,8 +204,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// process never lose one another. `body` starts from what a read returns (stored value,
     /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
     /// call the store (that throws `StoreError.reentrantCall`), and it runs again from the start only
-    /// when the store's memory map had to grow during the transaction (never on conflict: writers
-    /// take turns; see `Suite.update`), so it should only compute from its argument.
+    /// when the store's memory map had to grow during the transaction or another write sharing its
+    /// group commit failed (never on conflict: writers take turns; see `Suite.update`), so it should
+    /// only compute from its argument.
     /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
     /// added and removed members), so concurrent updates on other replicas combine with it.
     ///

@@ -24,8 +24,8 @@ extension Suite {
     }
 
     /// Reads, changes and writes `key` in one write transaction, atomic across processes, without
-    /// blocking the cooperative pool. `body` runs on the store's thread, inside the transaction (it
-    /// runs again from the start if the memory map had to grow).
+    /// blocking the cooperative pool. `body` runs inside the transaction, off the pool (again from the
+    /// start if the memory map had to grow or another write of its group commit failed).
     ///
     /// ```swift
     /// try await suite.update(Key("tags", default: [String]())) { $0.append("new") }

@@ -25,8 +25,8 @@ package enum ValueCodec {
         case url, array, dictionary
         /// Seconds since 2001-01-01 as a double: exactly what `Date` holds.
         case date
-        /// A `Float`'s 32 bits. Tags from here on were added within store format 3: a release that
-        /// predates one reports the record as undecodable ("unknown type tag"), never misreads it.
+        /// A `Float`'s 32 bits. Tags from here on came with store format 4 (bundle format 4): a release
+        /// that predates them refuses such stores and bundles as newer, and never misreads a record.
         case float
         /// A UUID's 16 bytes.
         case uuid

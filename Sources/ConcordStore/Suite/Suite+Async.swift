@@ -74,9 +74,11 @@ extension Suite {
     }
 
     /// Reads, changes and writes `key` in one write transaction (atomic across processes), without
-    /// blocking the cooperative pool. `body` runs on the store's thread inside the transaction, under
-    /// the same rules as the synchronous `update`: it must not call the store, and it runs again from
-    /// the start if the memory map had to grow, so it should only compute from its argument.
+    /// blocking the cooperative pool. `body` runs inside the transaction on the store's thread (or
+    /// the thread leading a group commit it joins — never a thread of the pool), under the same rules
+    /// as the synchronous `update`: it must not call the store, and it runs again from the start if
+    /// the memory map had to grow or another write of its group commit failed, so it should only
+    /// compute from its argument.
     ///
     /// ```swift
     /// let next = try await suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }

@@ -208,7 +208,8 @@ public struct Suite: Sendable {
 
     /// Applies many sets and removes in one transaction: all of them or none.
     /// `build` runs exactly once, before the transaction (it only collects the operations, so it is
-    /// never rerun, even when the transaction is retried after the memory map grew).
+    /// never rerun, even when the transaction is retried: after the memory map grew, or without a
+    /// failed write of its group commit).
     ///
     /// ```swift
     /// try suite.batch { b in

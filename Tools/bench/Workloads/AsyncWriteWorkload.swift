@@ -19,7 +19,70 @@ enum AsyncWriteWorkload: Workload {
     static func run(_ context: BenchContext) throws -> [Figure] {
         var figures: [Figure] = []
         for durable in [true, false] { figures += try writes(durable: durable, context) }
+        figures += try concurrentWrites(context)
         return figures
+    }
+
+    /// Eight writers at once, durable: eight threads calling `suite.set` (they share group commits)
+    /// beside eight tasks awaiting `suite.set` (their writes queue on the store's one thread, so each
+    /// is a commit of its own). Time per write over all of them.
+    private static func concurrentWrites(_ context: BenchContext) throws -> [Figure] {
+        let writers = 8, keys = 1_000
+        let each = context.pick(quick: 10, full: 50)
+        let runs = context.pick(quick: 3, full: 7)
+        let scenario = "8 writers at once, 1,000 keys, durable"
+        context.progress("\(name): \(scenario), \(runs) runs of \(writers) × \(each) sets per path")
+        let suite = try Store(path: try context.scratch.makeDirectory("async-write-8")).suite("bench")
+        try suite.batch { b in for i in 0..<keys { try b.set(i, forKey: "k\(i)") } }
+        var samples: [String: [Double]] = [:]
+        for run in 0..<runs {
+            for subject in run % 2 == 0 ? [syncSubject, asyncSubject] : [asyncSubject, syncSubject] {
+                let failures = Mutex<[String]>([])
+                let nanoseconds: UInt64
+                if subject == syncSubject {
+                    nanoseconds = BenchClock.measure {
+                        DispatchQueue.concurrentPerform(iterations: writers) { w in
+                            do { for k in 0..<each { try suite.set(run, forKey: "k\((w * each + k) % keys)") } } catch {
+                                failures.withLock { $0.append("\(error)") }
+                            }
+                        }
+                    }
+                } else {
+                    nanoseconds = try awaitConcurrentWrites(suite, writers: writers, each: each, keys: keys, value: run)
+                }
+                if let failure = failures.withLock({ $0.first }) { throw BenchError("\(name): \(failure)") }
+                samples[subject, default: []].append(Double(nanoseconds) / 1e3 / Double(writers * each))
+            }
+        }
+        return [syncSubject, asyncSubject].map {
+            Figure(workload: name, scenario: scenario, subject: $0, metric: "per write", unit: .microseconds, samples: samples[$0] ?? [])
+        }
+    }
+
+    /// `writers` tasks at once, each awaiting `each` sets; timed from before the first task starts
+    /// to the last one's end.
+    private static func awaitConcurrentWrites(_ suite: Suite, writers: Int, each: Int, keys: Int, value: Int) throws -> UInt64 {
+        let outcome = Mutex<Result<UInt64, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result: Result<UInt64, any Error>
+            do {
+                let began = BenchClock.now()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for w in 0..<writers {
+                        group.addTask { for k in 0..<each { try await suite.set(value, forKey: "k\((w * each + k) % keys)") } }
+                    }
+                    try await group.waitForAll()
+                }
+                result = .success(BenchClock.now() - began)
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
     }
 
     private static func writes(durable: Bool, _ context: BenchContext) throws -> [Figure] {

@@ -1,4 +1,4 @@
-/// `$name`'s writes from async code, run on the store's own thread so an `await` never holds a
+/// `$name`'s writes from async code, run on the store's own threads, so an `await` never holds a
 /// thread of Swift's cooperative pool.
 ///
 /// ```swift

@@ -1,4 +1,4 @@
-/// Typed keys from async code: the writes of `Suite+Key` run on the store's own thread, so an
+/// Typed keys from async code: the writes of `Suite+Key` run on the store's own threads, so an
 /// `await` never holds a thread of Swift's cooperative pool (see `Suite.set(_:forKey:)`'s async form).
 ///
 /// ```swift

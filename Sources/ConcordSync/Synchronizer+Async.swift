@@ -1,7 +1,7 @@
 import ConcordStore
 
 /// Syncing from async code: the same work, errors and reports as the synchronous calls, run on the
-/// first store's own thread, so an `await` never holds a thread of Swift's cooperative pool while
+/// first store's own threads, so an `await` never holds a thread of Swift's cooperative pool while
 /// the replicas are read, merged and fsynced. A sync whose task is cancelled before it starts
 /// throws `CancellationError` and changes nothing; once started, it runs to the end.
 ///

@@ -127,13 +127,20 @@ private final class Tally: Sendable {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let gate = Gate()
+        // Every store thread busy: one inside the held write's transaction, the others waiting to
+        // join its group commit — so the next job waits in the queue, not started.
         let holder = Task { try await suite.update("held", as: Int.self) { $0 = 1; _ = gate.enterAndWait(seconds: 60) } }
         while !gate.isEntered { await Task.yield() }
+        var joiners: [Task<Void, any Error>] = []
+        for i in 1..<StoreThread.threadLimit { joiners.append(Task { try await suite.set(i, forKey: "joiner\(i)") }) }
+        while store.core.group.waitingCount < StoreThread.threadLimit - 1 { await Task.yield() }
         let queued = Task { try await suite.set("never", forKey: "cancelled") }
+        while store.thread.waitingJobs == 0 { await Task.yield() }
         queued.cancel()
         let outcome = await queued.result
         gate.open()
         try await holder.value
+        for joiner in joiners { try await joiner.value }
         #expect(throws: CancellationError.self) { try outcome.get() }
         #expect(try suite.contains("cancelled") == false)
 

@@ -1,13 +1,14 @@
 import Foundation
 import Synchronization
 
-/// The thread a store runs its async calls' blocking work on, so an `await` never holds a thread
+/// The threads a store runs its async calls' blocking work on, so an `await` never holds a thread
 /// of Swift's cooperative pool through an LMDB transaction or an fsync.
 ///
-/// Jobs run one at a time, in the order they were submitted (LMDB takes one write transaction at a
-/// time anyway). The thread starts with the first job and ends when the store is released. A job
-/// whose task is cancelled before it starts is skipped and throws `CancellationError`; one that has
-/// started runs to the end, and its caller gets its result.
+/// Jobs start in the order they were submitted, on up to `threadLimit` threads of the store's own,
+/// started as jobs arrive and ended when the store is released: writes that arrive together run on
+/// several of them and share a group commit, as threads writing at once do. A job whose task is
+/// cancelled before it starts is skipped and throws `CancellationError`; one that has started runs
+/// to the end, and its caller gets its result.
 ///
 /// ```swift
 /// let version = try await store.thread.run { try suite.set("dark", forKey: "theme") }
@@ -15,14 +16,20 @@ import Synchronization
 package final class StoreThread: Sendable {
     private let queue: JobQueue
 
-    init(name: String) { queue = JobQueue(name: name) }
+    /// How many threads a store runs async calls on, at most.
+    package static let threadLimit = 4
+
+    init(name: String) { queue = JobQueue(name: name, limit: Self.threadLimit) }
+
+    /// Jobs submitted and not yet taken by a thread (for tests that line jobs up).
+    package var waitingJobs: Int { queue.waiting }
 
     deinit { queue.close() }
 
     /// Whether the calling thread is a store thread (of any store) running a job.
     package static var isCurrent: Bool { Thread.current.threadDictionary[JobQueue.marker] != nil }
 
-    /// Runs `body` on the store's thread and returns its result, suspending (not blocking) meanwhile.
+    /// Runs `body` on one of the store's threads and returns its result, suspending (not blocking) meanwhile.
     ///
     /// - Throws: `CancellationError` when the task was cancelled before `body` started; else what `body` throws.
     package func run<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
@@ -95,24 +102,38 @@ private final class Job<R: Sendable>: Sendable {
     }
 }
 
-/// A FIFO of jobs served by one thread of its own, started on the first job.
+/// A FIFO of jobs served by up to `limit` threads of its own, each started when a job finds no idle one.
 private final class JobQueue: @unchecked Sendable {
     static let marker = "concord.store-thread"
     private let name: String
+    private let limit: Int
     private let condition = NSCondition()   // guards the fields below
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
-    private var running = false
+    private var threads = 0
+    /// Threads waiting for a job, and how many of them have been signalled and not yet woken.
+    private var idle = 0
+    private var wakes = 0
     private var closed = false
 
-    init(name: String) { self.name = name }
+    init(name: String, limit: Int) {
+        self.name = name
+        self.limit = limit
+    }
+
+    var waiting: Int { condition.lock(); defer { condition.unlock() }; return jobs.count - head }
 
     func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
-        let start = !running
-        running = true
-        condition.signal()
+        var start = false
+        if idle > wakes {
+            wakes += 1
+            condition.signal()
+        } else if threads < limit {
+            threads += 1
+            start = true
+        }
         condition.unlock()
         if start {
             let thread = Thread { [self] in serve() }
@@ -125,7 +146,7 @@ private final class JobQueue: @unchecked Sendable {
     func close() {
         condition.lock()
         closed = true
-        condition.signal()
+        condition.broadcast()
         condition.unlock()
     }
 
@@ -138,8 +159,11 @@ private final class JobQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while head == jobs.count {
-            if closed { running = false; return nil }
+            if closed { threads -= 1; return nil }
+            idle += 1
             condition.wait()
+            idle -= 1
+            if wakes > 0 { wakes -= 1 }
         }
         let job = jobs[head]
         head += 1

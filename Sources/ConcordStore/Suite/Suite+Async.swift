@@ -54,7 +54,7 @@ extension Suite {
 
     /// Applies many sets and removes in one transaction, without blocking the cooperative pool.
     /// `build` runs once, here, before anything is written (it only collects the operations); the
-    /// transaction runs on the store's thread.
+    /// transaction runs on one of the store's threads.
     ///
     /// ```swift
     /// try await suite.batch { b in
@@ -74,7 +74,7 @@ extension Suite {
     }
 
     /// Reads, changes and writes `key` in one write transaction (atomic across processes), without
-    /// blocking the cooperative pool. `body` runs inside the transaction on the store's thread (or
+    /// blocking the cooperative pool. `body` runs inside the transaction on one of the store's threads (or
     /// the thread leading a group commit it joins — never a thread of the pool), under the same rules
     /// as the synchronous `update`: it must not call the store, and it runs again from the start if
     /// the memory map had to grow or another write of its group commit failed, so it should only

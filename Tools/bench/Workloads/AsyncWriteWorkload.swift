@@ -3,14 +3,14 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Workload 14: the async write path. The same writes through `try suite.set` on the caller's
+/// Workload 15: the async write path. The same writes through `try suite.set` on the caller's
 /// thread and through `try await suite.set`, which hands the transaction to the store's own thread
 /// and suspends until it is done — durable (each commit fsynced, as apps write) and without fsync
 /// (so the hand-off's own cost shows). Both paths write the same keys of one store, alternating run
 /// by run; the ratio column is the async path's time over the synchronous call's.
 enum AsyncWriteWorkload: Workload {
     static let name = "async-write"
-    static let title = "14 async write path"
+    static let title = "15 async write path"
     static let summary = "try await suite.set (the store's thread) beside the synchronous call, durable and without fsync"
 
     static let syncSubject = SubjectKind.concord.displayName + " sync set"

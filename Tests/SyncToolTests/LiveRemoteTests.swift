@@ -32,7 +32,7 @@ struct LiveRemoteTests {
     @Test("a set on either side is readable on the other; the far serve killed, the session comes back; the state stream tells it all")
     func liveBothWaysAcrossAKill() async throws {
         let a = try Store(path: fx.path("a"))
-        try a.suite("prefs").set("dark", forKey: "theme")
+        try await a.suite("prefs").set("dark", forKey: "theme")
         let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: 30, maxBackoff: 0.3)
         let states = Collector<LiveSyncState>()
         let watcher = Task { for await state in live.states() { states.append(state) } }
@@ -41,15 +41,15 @@ struct LiveRemoteTests {
         let b = try Store(path: fx.path("b"))
         #expect(try b.suite("prefs").get("theme", as: String.self) == "dark")
 
-        try a.suite("prefs").set("light", forKey: "theme")
+        try await a.suite("prefs").set("light", forKey: "theme")
         #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
-        try b.suite("prefs").set(7, forKey: "size")   // the far replica's own commit: serve announces it
+        try await b.suite("prefs").set(7, forKey: "size")   // the far replica's own commit: serve announces it
         #expect(try eventually { try a.suite("prefs").get("size", as: Int.self) == 7 })
 
         let serve = try #require(RemoteSyncTests.process(commandLineContaining: ["serve", fx.path("b")]))
         kill(serve, SIGKILL)
         #expect(eventually { live.state.lastError != nil || live.state.connection != .connected })
-        try b.suite("prefs").set(8, forKey: "size")
+        try await b.suite("prefs").set(8, forKey: "size")
         #expect(try eventually { try a.suite("prefs").get("size", as: Int.self) == 8 })
         #expect(try contents(a) == contents(b))
 

@@ -157,8 +157,8 @@ private final class GreetingPreferences {
             seen.append(change.effectiveValue.map { "\($0)" } ?? "unset")
         }
         try suite.register(defaults: ["theme": "light"])
-        try suite.set("dark", forKey: "theme")
-        try suite.remove("theme")
+        try await suite.set("dark", forKey: "theme")
+        try await suite.remove("theme")
         #expect(seen.wait(for: 2))
         #expect(seen.values.suffix(2) == ["\(Value.string("dark"))", "\(Value.string("light"))"],
                 "after a removal the effective value is the registered default")
@@ -174,7 +174,7 @@ private final class GreetingPreferences {
         // Iteration starts observing: write until the stream, once started, hears a write.
         var heard = false
         for _ in 0..<100 where !heard {
-            try suite.set("system", forKey: "theme")
+            try await suite.set("system", forKey: "theme")
             heard = await streamed.arrival(of: 1, timeout: 0.1)
         }
         #expect(heard && streamed.values.first?.effectiveValue == .string("system") && streamed.values.first?.origin == .thisProcess)
@@ -265,7 +265,7 @@ private final class GreetingPreferences {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let phone = try Store(path: tmp.path("phone"))
-        try phone.suite("prefs").set("dark", forKey: "theme")
+        try await phone.suite("prefs").set("dark", forKey: "theme")
 
         let live = try LiveSync(store: phone, directory: tmp.path("watch"))
         for await state in live.states() where state.isInSync {

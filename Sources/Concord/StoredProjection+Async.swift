@@ -8,6 +8,11 @@
 extension StoredProjection {
     /// Stores `value` durably, without blocking the cooperative pool.
     ///
+    /// ```swift
+    /// try await profile.$username.set("Ada")
+    /// ```
+    ///
+    /// - Parameter value: The value to store.
     /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
     public func set(_ value: Value) async throws {
         let reference = self.reference, policy = key.policy
@@ -15,6 +20,10 @@ extension StoredProjection {
     }
 
     /// Removes the stored value (the removal syncs), without blocking the cooperative pool.
+    ///
+    /// ```swift
+    /// try await profile.$username.reset()
+    /// ```
     ///
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
     public func reset() async throws {
@@ -26,7 +35,12 @@ extension StoredProjection {
     /// cooperative pool. `body` runs inside the transaction, off the pool (again from the start if
     /// the memory map had to grow or another write of its group commit failed; see `Suite.update`).
     ///
-    /// - Returns: What `body` returned.
+    /// ```swift
+    /// try await profile.$launchCount.update { $0 += 1 }
+    /// ```
+    ///
+    /// - Parameter body: Changes the current value (the default when nothing is stored) in place.
+    /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<R: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {

@@ -9,14 +9,26 @@
 extension Suite {
     /// Stores `value` under `key` durably (`nil` of an optional key removes it), without blocking the cooperative pool.
     ///
+    /// ```swift
+    /// try await suite.set(.dark, for: theme)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The typed key to store it under.
     /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
     public func set<Value>(_ value: Value, for key: Key<Value>) async throws {
         let reference = reference(for: key)
         try await store.thread.run { try reference.set(value, declaring: key.policy) }
     }
 
-    /// Removes the stored value of `key`, without blocking the cooperative pool.
+    /// Removes the stored value of `key`, without blocking the cooperative pool; it reads as its default again.
     ///
+    /// ```swift
+    /// try await suite.remove(theme)
+    /// ```
+    ///
+    /// - Parameter key: The typed key whose value to remove.
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
     public func remove<Value>(_ key: Key<Value>) async throws {
         let reference = reference(for: key)
@@ -31,7 +43,10 @@ extension Suite {
     /// try await suite.update(Key("tags", default: [String]())) { $0.append("new") }
     /// ```
     ///
-    /// - Returns: What `body` returned.
+    /// - Parameters:
+    ///   - key: The typed key to change.
+    ///   - body: Changes the current value (the key's default when nothing is stored) in place.
+    /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<Value, R: Sendable>(_ key: Key<Value>, _ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {

@@ -16,6 +16,10 @@ extension Synchronizer {
     /// try await Synchronizer().sync(phone, watch)
     /// ```
     ///
+    /// - Parameters:
+    ///   - a: One replica (its store's threads run the sync).
+    ///   - b: The other replica.
+    ///   - dryRun: When true, nothing is written to either replica.
     /// - Returns: What each direction changed, as `sync(_:_:dryRun:)` reports it.
     /// - Throws: What `sync(_:_:dryRun:)` throws; `CancellationError` when cancelled before it started.
     @discardableResult
@@ -25,6 +29,14 @@ extension Synchronizer {
 
     /// Merges into `target` the changes of `source` it lacks, without blocking the cooperative pool.
     ///
+    /// ```swift
+    /// let (report, _) = try await Synchronizer().pull(from: phone, into: watch)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The replica to read changes from (it is not written).
+    ///   - target: The replica to merge them into (its store's threads run the pull).
+    ///   - dryRun: When true, nothing is written.
     /// - Returns: What the merge changed, and how many journal entries were read.
     /// - Throws: What `pull(from:into:dryRun:)` throws; `CancellationError` when cancelled before it started.
     @discardableResult

@@ -23,6 +23,9 @@ extension Suite {
     /// try await suite.set("dark", forKey: "theme")
     /// ```
     ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - key: The key (1–256 bytes of UTF-8).
     /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: What `set(_:forKey:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
@@ -36,6 +39,7 @@ extension Suite {
     /// try await suite.remove("draft")
     /// ```
     ///
+    /// - Parameter key: The key to delete.
     /// - Returns: The tombstone's version, or `nil` when the key held no value.
     /// - Throws: What `remove(_:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
@@ -63,6 +67,7 @@ extension Suite {
     /// }
     /// ```
     ///
+    /// - Parameter build: Collects the operations, through `SuiteBatch`'s `set` and `remove`.
     /// - Throws: What `build` throws (nothing is written), what the synchronous `batch` throws,
     ///   or `CancellationError` when cancelled before the write started.
     public func batch(_ build: (inout SuiteBatch) throws -> Void) async throws {
@@ -84,6 +89,10 @@ extension Suite {
     /// let next = try await suite.update("count", as: Int.self) { n in n = (n ?? 0) + 1; return n! }
     /// ```
     ///
+    /// - Parameters:
+    ///   - key: The key to change.
+    ///   - type: The type to read and write it as.
+    ///   - body: Changes the current value in place (`nil`: nothing stored; set `nil` to delete).
     /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: What `update` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
@@ -98,6 +107,9 @@ extension Suite {
     /// let launches = try await suite.increment("launchCount")
     /// ```
     ///
+    /// - Parameters:
+    ///   - key: The key of the integer.
+    ///   - amount: What to add. The default is 1.
     /// - Returns: The new value.
     /// - Throws: What `increment(_:by:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult

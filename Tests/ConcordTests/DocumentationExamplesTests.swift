@@ -43,6 +43,24 @@ private final class GreetingPreferences {
         let window = try suite.get("window", as: Window.self)
         #expect(window == Window(width: 800, height: 600))
 
+        try suite.set(Float(0.5), forKey: "scale")
+        try suite.set(3, forKey: "retries")
+        try suite.set(UUID(), forKey: "installID")
+        let scale = try suite.get("scale", as: Double.self)
+        let retries = try suite.get("retries", as: Double.self)
+        #expect(scale == 0.5 && retries == 3.0, "a Float and an exact Int read as a Double")
+        #expect(try suite.get("scale", as: Float.self) == 0.5 && (try suite.get("installID", as: UUID.self)) != nil)
+        try suite.set(3.0, forKey: "ratio")
+        for (key, read) in [("ratio", { try suite.get("ratio", as: Int.self) as Any }),
+                            ("ratio", { try suite.get("ratio", as: Float.self) as Any }),
+                            ("retries", { try suite.get("retries", as: Float.self) as Any }),
+                            ("scale", { try suite.get("scale", as: Int.self) as Any }),
+                            ("installID", { try suite.get("installID", as: String.self) as Any })] as [(String, () throws -> Any)] {
+            #expect(throws: StoreError.self, "\(key) does not convert") { _ = try read() }
+        }
+        try suite.set(Int(1 << 53) + 1, forKey: "huge")
+        #expect(throws: StoreError.self, "2^53 + 1 is no Double") { try suite.get("huge", as: Double.self) }
+
         try suite.register(defaults: ["fontSize": 12])
         try suite.set(13, forKey: "fontSize")
         try suite.remove("fontSize")
@@ -187,6 +205,109 @@ private final class GreetingPreferences {
             lastSeen = entry.seq
         }
         #expect(try keys == ["theme"] && lastSeen == (try store.lastSeq()), "one entry per key: its latest change")
+    }
+
+    /// The landing page, "Writing from async code" (Getting started), value streams and delivery on
+    /// an actor ("Observing changes"), and the async forms of typed keys and `@Stored` ("Typed keys and
+    /// property wrappers").
+    @Test func asyncWritesStreamsAndActors() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let store = try Store(path: tmp.path("settings"))
+        let suite = try store.suite("group.example.app")
+        let app = suite
+
+        let launchCount = Key("launchCount", default: 0)
+        try await app.update(launchCount) { $0 += 1 }
+        #expect(try app.get(launchCount) == 1)
+
+        try await suite.set("dark", forKey: "theme")
+        let opened = try await suite.increment("launchCount")
+        try await suite.update("recent", as: [String].self) { $0 = ($0 ?? []) + ["async"] }
+        try await suite.set(true, forKey: "draft")
+        try await suite.batch { b in
+            try b.set(16, forKey: "fontSize")
+            try b.remove("draft")
+        }
+        #expect(try opened == 2 && (try suite.get("recent", as: [String].self)) == ["async"])
+        #expect(try suite.get("fontSize", as: Int.self) == 16 && !suite.contains("draft"))
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await suite.set("never", forKey: "cancelled")
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(try !suite.contains("cancelled"), "a write cancelled before it starts writes nothing")
+
+        // Value streams: the value now, then each later one.
+        var themes = suite.values(of: "theme", as: String.self).makeAsyncIterator()
+        #expect(try await themes.next() == .some("dark"))
+        try await suite.set("light", forKey: "theme")
+        #expect(try await themes.next() == .some("light"))
+        let fontSize = Key("fontSize", default: 12)
+        try await suite.remove("fontSize")
+        var sizes = suite.values(of: fontSize).makeAsyncIterator()
+        #expect(try await sizes.next() == 12, "the key's default when nothing is stored")
+        try await suite.set(18, for: fontSize)
+        try await suite.update(fontSize) { $0 += 1 }
+        var latest = try await sizes.next()
+        if latest == 18 { latest = try await sizes.next() }
+        #expect(latest == 19, "the latest value always arrives; 18 may be skipped")
+        for try await size in suite.values(of: fontSize) {
+            #expect(size == 19)
+            break
+        }
+
+        // Delivery on the main actor and on an actor of yours.
+        let onMainSeen = Collector<Value?>()
+        let onMain = try suite.observe("theme", on: MainActor.shared) { change in
+            MainActor.preconditionIsolated()
+            onMainSeen.append(change.effectiveValue)
+        }
+        actor ThemeCache {
+            var theme: Value?
+            func remember(_ value: Value?) { theme = value }
+        }
+        let cache = ThemeCache()
+        let onCache = try suite.observe("theme", on: cache) { cache, change in
+            cache.remember(change.effectiveValue)
+        }
+        try await suite.set("system", forKey: "theme")
+        #expect(await onMainSeen.arrival(of: 1) && onMainSeen.values.last == .string("system"))
+        var cached: Value?
+        for _ in 0..<1000 where cached != .string("system") {
+            cached = await cache.theme
+            if cached != .string("system") { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(cached == .string("system"))
+        onMain.cancel()
+        onCache.cancel()
+
+        // `@Stored`'s async writes and values, and an UpdateHost on the main actor.
+        struct Profile: Sendable {
+            @Stored var username: String
+            init(suite: Suite) { _username = Stored(wrappedValue: "Guest", "username", in: suite) }
+        }
+        let profile = Profile(suite: suite)
+        try await profile.$username.set("Grace")
+        for try await name in profile.$username.values {
+            #expect(name == "Grace")
+            break
+        }
+        let rendered = Collector<String>()
+        let host = UpdateHost(profile, on: MainActor.shared) { badge in
+            MainActor.preconditionIsolated()
+            rendered.append(badge.username)
+        }
+        host.start()
+        #expect(await rendered.arrival(of: 1) && rendered.values.first == "Grace")
+        try await profile.$username.set("Ada")
+        var renderedAda = false
+        for _ in 0..<1000 where !renderedAda {
+            renderedAda = rendered.values.last == "Ada"
+            if !renderedAda { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(renderedAda, "the host renders again with the latest value")
+        host.stop()
     }
 
     /// "Syncing replicas", "Conflicts" and "Merge policies".

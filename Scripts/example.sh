@@ -50,4 +50,4 @@ grep -q '^widget: theme changed to dark by another process$' "$tmp/widget.out" |
 grep -q '^widget: fontSize changed to 16 by a sync$' "$tmp/widget.out" || fail "the widget did not see the watch's font size arrive by sync"
 grep -q '^watch: set fontSize to 16$' "$tmp/watch.out" || fail "the watch never made its edit"
 grep -q '^app: fontSize is now 16 (from a sync)$' "$tmp/app.out" || fail "the app did not see the watch's edit"
-echo "example: ok (three processes, two replicas, every change seen where it should be)"
+echo "example: ok (three processes, two replicas, each expected value seen where it should be)"

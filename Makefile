@@ -6,7 +6,7 @@
 SWIFT ?= swift
 BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: deps build test demo docs example bench stress clean
+.PHONY: deps build test lint format demo docs example bench stress clean
 
 deps:
 	@Scripts/install-deps.sh
@@ -14,7 +14,16 @@ deps:
 build: deps
 	$(SWIFT) build --build-tests
 
-test: build
+# The toolchain's swift-format, with the checked-in .swift-format configuration.
+FORMATTED := Sources Tools Tests Examples Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(FORMATTED)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(FORMATTED)
+
+test: build lint
 	$(SWIFT) test --skip-build
 	@Scripts/docs.sh "$(BIN)"
 	@Scripts/example.sh "$(BIN)" --check

@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "ConcordTesting", targets: ["ConcordTesting"]),
         .executable(name: "sync-tool", targets: ["sync-tool"]),
         .executable(name: "stress-test", targets: ["stress-test"]),
-        .executable(name: "bench", targets: ["bench"]),
+        .executable(name: "bench", targets: ["bench"])
     ],
     targets: [
         // LMDB layer: the C library and a thin, safe Swift API over it. Nothing Concord-specific.
@@ -33,11 +33,14 @@ let package = Package(
         .executableTarget(name: "sync-tool", dependencies: ["SyncToolCore"], path: "Tools/sync-tool"),
 
         // The multi-process stress and crash harness.
-        .executableTarget(name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH"], path: "Tools/stress-test"),
+        .executableTarget(
+            name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH"], path: "Tools/stress-test"),
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .executableTarget(name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite"], path: "Tools/bench", exclude: ["README.md"]),
+        .executableTarget(
+            name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite"], path: "Tools/bench",
+            exclude: ["README.md"]),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),
@@ -65,7 +68,7 @@ let package = Package(
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "ScratchSSH", "TestSupport"]),
         .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "TestSupport"]),
-        .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"]),
+        .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"])
     ],
     swiftLanguageModes: [.v6]
 )

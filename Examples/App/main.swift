@@ -29,13 +29,13 @@ do {
         if arrived() { expected.signal() }
     }
 
-    try settings.update(ExampleSettings.launches) { $0 += 1 }   // a counter: this replica's launch
+    try settings.update(ExampleSettings.launches) { $0 += 1 } // a counter: this replica's launch
     say(role, "launched; launches here: \(settings[ExampleSettings.launches])")
     settings[ExampleSettings.username] = "Ada"
     say(role, "set username to Ada")
     settings[ExampleSettings.theme] = .dark
     say(role, "set theme to dark")
-    try settings.set(14, for: ExampleSettings.fontSize)          // the throwing form of the same write
+    try settings.set(14, for: ExampleSettings.fontSize) // the throwing form of the same write
     say(role, "set fontSize to 14")
 
     if !arrived() && expected.wait(timeout: .now() + timeout) == .timedOut {

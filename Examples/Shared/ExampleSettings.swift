@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// The settings the example's three processes share: typed keys in one suite, so the app, the
 /// widget and the watch read and write them alike.

@@ -26,7 +26,10 @@ do {
     let edited = Atomic(false)
     let token = try settings.observe { change in
         guard case .sync = change.origin else { return }
-        if change.key == ExampleSettings.finished.name { finished.signal(); return }
+        if change.key == ExampleSettings.finished.name {
+            finished.signal()
+            return
+        }
         say(role, "\(change.key) arrived: \(describe(change.effectiveValue))")
         // The watch's user finds 14 pt too small: a local edit, which syncs back to the phone.
         if change.key == ExampleSettings.fontSize.name, change.value == .int(14), !edited.exchange(true, ordering: .relaxed) {
@@ -37,16 +40,18 @@ do {
 
     try settings.update(ExampleSettings.launches) { $0 += 1 }
     say(role, "launched; launches here: \(settings[ExampleSettings.launches])")
-    let live = try LiveSync(store: watch, directory: CommandLine.arguments[1], onEvent: { event in
-        switch event {
-        case .synced(let round) where round.pushed + round.pulled > 0:
-            say(role, "synced: \(round.pulled) change(s) to the watch, \(round.pushed) to the phone")
-        case .disconnected(let error, _):
-            say(role, "sync failed, retrying: \(error)")
-        default:
-            break
-        }
-    })
+    let live = try LiveSync(
+        store: watch, directory: CommandLine.arguments[1],
+        onEvent: { event in
+            switch event {
+            case .synced(let round) where round.pushed + round.pulled > 0:
+                say(role, "synced: \(round.pulled) change(s) to the watch, \(round.pushed) to the phone")
+            case .disconnected(let error, _):
+                say(role, "sync failed, retrying: \(error)")
+            default:
+                break
+            }
+        })
     say(role, "ready")
 
     if !settings[ExampleSettings.finished] && finished.wait(timeout: .now() + timeout) == .timedOut {
@@ -54,7 +59,7 @@ do {
         exit(1)
     }
     token.cancel()
-    live.stop()   // the round under way finishes first
+    live.stop() // the round under way finishes first
     say(role, "final \(ExampleSettings.summary(of: settings))")
 } catch {
     say(role, "error: \(error)")

@@ -56,7 +56,8 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// The lease that holds the choice now (with the version that granted it), or nil.
     public var currentLease: Lease<Choice>? {
         guard let record = try? suite.record(forKey: reference.key), let value = try? record.value(),
-              var lease = try? Lease<Choice>(storedValue: value), lease.isLive(now: now, in: suite.store.replicaID) else { return nil }
+            var lease = try? Lease<Choice>(storedValue: value), lease.isLive(now: now, in: suite.store.replicaID)
+        else { return nil }
         lease.version = record.version
         return lease
     }
@@ -162,7 +163,8 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
 
     /// Runs `body` in one write transaction with the lease that counts now (nil when none does).
     private func write<R>(_ body: (ReplicaTransaction, Lease<Choice>?) throws -> (R, wrote: Bool)) throws -> R {
-        let suiteName = suite.name, key = reference.key
+        let suiteName = suite.name
+        let key = reference.key
         return try reference.withWrite(.write) { w in
             var held: Lease<Choice>?
             if let record = try w.record(suite: suiteName, key: key), let value = try w.value(suite: suiteName, key: key) {
@@ -188,7 +190,8 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// The choice a change stored, if its lease counts now.
     func choice(in change: Change) -> Choice? {
         guard let value = change.value, let lease = try? Lease<Choice>(storedValue: value),
-              lease.isLive(now: now, in: suite.store.replicaID) else { return nil }
+            lease.isLive(now: now, in: suite.store.replicaID)
+        else { return nil }
         return lease.choice
     }
 

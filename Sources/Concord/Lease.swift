@@ -53,7 +53,8 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
             return
         }
         guard let stored = fields["choice"], case .string(let token)? = fields["holder"], case .string(let replicaHex)? = fields["replica"],
-              let replica = ReplicaID(hex: replicaHex), case .int(let pid)? = fields["pid"], case .int(let start)? = fields["start"] else {
+            let replica = ReplicaID(hex: replicaHex), case .int(let pid)? = fields["pid"], case .int(let start)? = fields["start"]
+        else {
             throw ValueMismatch(stored: "lease missing its choice or holder", requested: Self.storedTypeName)
         }
         let expires: UInt64?
@@ -62,9 +63,10 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
         case .int(let ms)?: expires = UInt64(max(0, ms))
         case let other?: throw ValueMismatch(stored: "lease expiring at a \(other.typeName)", requested: Self.storedTypeName)
         }
-        self.init(choice: try Choice(storedValue: stored),
-                  holder: LeaseHolder(replica: replica, token: token, pid: Int32(truncatingIfNeeded: pid), start: UInt64(max(0, start))),
-                  expiresMilliseconds: expires)
+        self.init(
+            choice: try Choice(storedValue: stored),
+            holder: LeaseHolder(replica: replica, token: token, pid: Int32(truncatingIfNeeded: pid), start: UInt64(max(0, start))),
+            expiresMilliseconds: expires)
     }
 
     public func storedValue() throws -> Value? {
@@ -72,7 +74,7 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
         guard let holder else { return choiceValue }
         var fields: [String: Value] = [
             "concord.lease": .int(1), "choice": choiceValue, "replica": .string(holder.replica.description),
-            "holder": .string(holder.token), "pid": .int(Int(holder.pid)), "start": .int(Int(holder.start)),
+            "holder": .string(holder.token), "pid": .int(Int(holder.pid)), "start": .int(Int(holder.start))
         ]
         if let expiresMilliseconds { fields["expires"] = .int(Int(expiresMilliseconds)) }
         return .dictionary(fields)
@@ -83,7 +85,10 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(choice); hasher.combine(holder); hasher.combine(expiresMilliseconds); hasher.combine(version)
+        hasher.combine(choice)
+        hasher.combine(holder)
+        hasher.combine(expiresMilliseconds)
+        hasher.combine(version)
     }
 }
 

@@ -50,8 +50,8 @@ final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
         state.withLock { s in
             guard !s.stopped else { return }
             if let v = lease.version {
-                if let held = s.held?.version, held >= v { return }     // the watch saw this grant, or a later one
-                if let lost = s.lostVersion, lost >= v { return }       // …and already told of its loss
+                if let held = s.held?.version, held >= v { return } // the watch saw this grant, or a later one
+                if let lost = s.lostVersion, lost >= v { return } // …and already told of its loss
             }
             s.held = lease
         }

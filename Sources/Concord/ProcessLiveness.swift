@@ -19,8 +19,9 @@ enum ProcessLiveness {
     /// The state letter and start time of `pid`, from `/proc/PID/stat` (nil when there is no such process).
     private static func stat(_ pid: Int32) -> (state: Character, start: UInt64)? {
         guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
-              let text = String(data: data, encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let text = String(data: data, encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // After "pid (comm) ": state is field 3, starttime field 22.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 19, let state = fields[0].first, let start = UInt64(fields[19]) else { return nil }

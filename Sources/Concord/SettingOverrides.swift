@@ -49,7 +49,10 @@ public final class SettingOverrides: Observable, Sendable {
         while i < arguments.count {
             let argument = arguments[i]
             let name = argument.drop { $0 == "-" }
-            guard argument.hasPrefix("-"), !name.isEmpty else { i += 1; continue }
+            guard argument.hasPrefix("-"), !name.isEmpty else {
+                i += 1
+                continue
+            }
             if let equals = name.firstIndex(of: "=") {
                 let key = name[..<equals]
                 if !key.isEmpty { out[String(key)] = String(name[name.index(after: equals)...]) }
@@ -107,8 +110,10 @@ public final class SettingOverrides: Observable, Sendable {
             if let parsed = try? JSONValue.parse(text), let value = try? K.Value(storedValue: parsed) { return value }
             let first = state.withLock { $0.reported.insert("\(K.name)\u{0}\(text)").inserted }
             if first {
-                UnhandledErrors.report(WrapperError(.read, suite: "(overrides)", key: K.name,
-                                                  underlying: ValueMismatch(stored: "text \"\(text)\"", requested: K.Value.storedTypeName)))
+                UnhandledErrors.report(
+                    WrapperError(
+                        .read, suite: "(overrides)", key: K.name,
+                        underlying: ValueMismatch(stored: "text \"\(text)\"", requested: K.Value.storedTypeName)))
             }
             return nil
         }

@@ -134,8 +134,10 @@ public final class SettingsScope: Observable, Sendable {
     /// ```swift
     /// let watching = scope.observe(\.theme) { theme in apply(theme) }
     /// ```
-    public func observe<Value: Equatable & Sendable>(_ keyPath: KeyPath<SettingValues, Value> & Sendable,
-                                                     _ handler: @escaping @Sendable (Value) -> Void) -> UpdateHost<SettingsScope> {
+    public func observe<Value: Equatable & Sendable>(
+        _ keyPath: KeyPath<SettingValues, Value> & Sendable,
+        _ handler: @escaping @Sendable (Value) -> Void
+    ) -> UpdateHost<SettingsScope> {
         let last = Mutex<Value?>(nil)
         let host = UpdateHost(self) { scope in
             let value = scope[keyPath]

@@ -44,7 +44,8 @@ public struct Stored<Value: StorableValue>: StoreProperty {
     /// A property backed by `key`, which must be bound to a suite (`Key(..., suite:)` or `key.bound(to:)`).
     public init(_ key: Key<Value>) {
         guard let suite = key.suite else {
-            preconditionFailure("@Stored(key): the key \"\(key.name)\" is not bound to a suite; write @Stored(key, in: suite) or bind it with key.bound(to: suite)")
+            preconditionFailure(
+                "@Stored(key): the key \"\(key.name)\" is not bound to a suite; write @Stored(key, in: suite) or bind it with key.bound(to: suite)")
         }
         self.init(key, in: suite)
     }

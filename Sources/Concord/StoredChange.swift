@@ -41,9 +41,10 @@ public struct StoredChange<Value: StorableValue>: Sendable {
             error = nil
         } catch {
             value = defaultValue
-            let underlying: any Error = (error as? ValueMismatch).map {
-                StoreError.typeMismatch(suite: change.suite, key: change.key, stored: $0.stored, requested: $0.requested)
-            } ?? error
+            let underlying: any Error =
+                (error as? ValueMismatch).map {
+                    StoreError.typeMismatch(suite: change.suite, key: change.key, stored: $0.stored, requested: $0.requested)
+                } ?? error
             self.error = WrapperError(.read, suite: change.suite, key: change.key, underlying: underlying)
         }
     }

@@ -15,7 +15,8 @@ extension StoredProjection {
     /// - Parameter value: The value to store.
     /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
     public func set(_ value: Value) async throws {
-        let reference = self.reference, policy = key.policy
+        let reference = self.reference
+        let policy = key.policy
         try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
     }
 
@@ -44,7 +45,8 @@ extension StoredProjection {
     /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<R: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
-        let reference = self.reference, key = self.key
+        let reference = self.reference
+        let key = self.key
         return try await reference.suite.store.thread.run { try reference.update(default: key.defaultValue, declaring: key.policy, body) }
     }
 }

@@ -38,11 +38,14 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// A get/set pair for this key.
     public var binding: StoreBinding<Value> {
-        let reference = self.reference, defaultValue = key.defaultValue, policy = key.policy
-        return StoreBinding(get: { reference.value(default: defaultValue) },
-                            set: { newValue in
-                                do { try reference.set(newValue, declaring: policy) } catch { reference.reportUnthrown(error) }
-                            })
+        let reference = self.reference
+        let defaultValue = key.defaultValue
+        let policy = key.policy
+        return StoreBinding(
+            get: { reference.value(default: defaultValue) },
+            set: { newValue in
+                do { try reference.set(newValue, declaring: policy) } catch { reference.reportUnthrown(error) }
+            })
     }
 
     /// Removes the stored value, so reads return the default again (the removal syncs).

@@ -82,9 +82,12 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         self.stamps = suite.store.stampReader
         self.observedKeyPath = \StoredReference<Value>.anchor
         do {
-            let token = try suite.observe(key, onError: { [weak self] error in
-                self?.record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
-            }) { [weak self] change in self?.storeDidChange(change) }
+            let token = try suite.observe(
+                key,
+                onError: { [weak self] error in
+                    self?.record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
+                }
+            ) { [weak self] change in self?.storeDidChange(change) }
             subscription.withLock { $0 = token }
         } catch {
             record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
@@ -153,7 +156,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         }
         switch slot {
         case .value(let value): return .stored(value)
-        case .failed(let failure): record(failure, report: reportStored); return .failed(failure)
+        case .failed(let failure):
+            record(failure, report: reportStored)
+            return .failed(failure)
         case .absent: break
         }
 
@@ -233,9 +238,12 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// the write it returns (after declaring `policy` for the key, when given). Observers are told
     /// after the commit, when something was written.
     @discardableResult
-    func transact<R>(_ operation: WrapperError.Operation, declaring policy: MergePolicy? = nil,
-                     _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)) throws -> R {
-        let suiteName = suite.name, key = self.key
+    func transact<R>(
+        _ operation: WrapperError.Operation, declaring policy: MergePolicy? = nil,
+        _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)
+    ) throws -> R {
+        let suiteName = suite.name
+        let key = self.key
         return try withWrite(operation) { w in
             if let policy { try w.declare(policy, suite: suiteName, key: key, isPrefix: false) }
             let (write, result) = try body(try w.value(suite: suiteName, key: key))
@@ -275,8 +283,10 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     }
 
     /// Calls `handler` for the key's changes from now on (its latest value, in commit order), until the token is cancelled or released.
-    public func observe(default defaultValue: Value,
-                        _ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
+    public func observe(
+        default defaultValue: Value,
+        _ handler: @escaping @Sendable (StoredChange<Value>) -> Void
+    ) throws -> ObservationToken {
         try suite.observe(key) { change in handler(StoredChange(change, default: defaultValue)) }
     }
 
@@ -310,7 +320,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     private func announce(_ seq: UInt64) {
         let fresh = state.withLock { s -> Bool in
             s.snapshot = Int.min
-            guard seq > s.notifiedSeq else { return false }   // announced already (or a later change was)
+            guard seq > s.notifiedSeq else { return false } // announced already (or a later change was)
             s.notifiedSeq = seq
             return true
         }
@@ -331,8 +341,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     private func wrap(_ operation: WrapperError.Operation, _ error: any Error) -> WrapperError {
         if let error = error as? WrapperError { return error }
         if let mismatch = error as? ValueMismatch {
-            return WrapperError(operation, suite: suite.name, key: key,
-                                underlying: StoreError.typeMismatch(suite: suite.name, key: key, stored: mismatch.stored, requested: mismatch.requested))
+            return WrapperError(
+                operation, suite: suite.name, key: key,
+                underlying: StoreError.typeMismatch(suite: suite.name, key: key, stored: mismatch.stored, requested: mismatch.requested))
         }
         return WrapperError(operation, suite: suite.name, key: key, underlying: error)
     }

@@ -59,11 +59,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - onError: Called with what `render` throws; the default hands it to `UnhandledErrors`.
     ///   - render: Runs on the host's serial queue, first in `start()`, then after every change of
     ///     what it read.
-    public init(_ content: Content, scope: SettingsScope? = nil,
-                onError: @escaping @Sendable (any Error) -> Void = { error in
-                    UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
-                },
-                render: @escaping @Sendable (Content) throws -> Void) {
+    public init(
+        _ content: Content, scope: SettingsScope? = nil,
+        onError: @escaping @Sendable (any Error) -> Void = { error in
+            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+        },
+        render: @escaping @Sendable (Content) throws -> Void
+    ) {
         self.content = content
         self.scope = scope
         self.render = render
@@ -83,11 +85,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - actor: `MainActor.shared`.
     ///   - onError: Told what `render` throws.
     ///   - render: Runs on the main actor, now (from `start()`) and again after what it read changes.
-    public init(_ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
-                onError: @escaping @Sendable (any Error) -> Void = { error in
-                    UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
-                },
-                render: @escaping @MainActor @Sendable (Content) throws -> Void) {
+    public init(
+        _ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
+        onError: @escaping @Sendable (any Error) -> Void = { error in
+            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+        },
+        render: @escaping @MainActor @Sendable (Content) throws -> Void
+    ) {
         self.content = content
         self.scope = scope
         self.render = { content in try MainActor.assumeIsolated { try render(content) } }
@@ -109,11 +113,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - actor: The actor every cycle runs on.
     ///   - onError: Told what `render` throws.
     ///   - render: Runs isolated to `actor`, soon after `start()` and again after what it read changes.
-    public init<A: Actor>(_ content: Content, scope: SettingsScope? = nil, on actor: A,
-                          onError: @escaping @Sendable (any Error) -> Void = { error in
-                              UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
-                          },
-                          render: @escaping @Sendable (isolated A, Content) throws -> Void) {
+    public init<A: Actor>(
+        _ content: Content, scope: SettingsScope? = nil, on actor: A,
+        onError: @escaping @Sendable (any Error) -> Void = { error in
+            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+        },
+        render: @escaping @Sendable (isolated A, Content) throws -> Void
+    ) {
         self.content = content
         self.scope = scope
         self.render = { content in try actor.assumeIsolated { actor in try render(actor, content) } }

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// What merging one batch into a replica did (or, for a dry run, would do).
 ///
 /// ```swift

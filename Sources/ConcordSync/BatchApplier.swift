@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Merges a batch of remote journal entries into a replica in one write transaction
 /// (see the architecture document, "Sync"): all of the batch or none of it.
 ///
@@ -43,8 +44,9 @@ package struct BatchApplier: Sendable {
             for decision in decisions {
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
                 if let record = decision.record {
-                    try w.storeMerged(record, suite: decision.entry.suite, key: decision.entry.key,
-                                      from: batch.source, replacingSeq: decision.replacingSeq)
+                    try w.storeMerged(
+                        record, suite: decision.entry.suite, key: decision.entry.key,
+                        from: batch.source, replacingSeq: decision.replacingSeq)
                     report.recordsWritten += 1
                     stored[decision.entry.suite, default: []].append(decision.entry.key)
                 }
@@ -97,8 +99,10 @@ package struct BatchApplier: Sendable {
     }
 
     /// The merge decisions for `batch` against the replica seen through `rows`. Pure apart from reading.
-    static func decide(_ batch: RemoteBatch, rows: some ReplicaRows, cursors: PeerCursorTable,
-                       now: UInt64, drift: UInt64) throws -> (report: ApplyReport, decisions: [Decision]) {
+    static func decide(
+        _ batch: RemoteBatch, rows: some ReplicaRows, cursors: PeerCursorTable,
+        now: UInt64, drift: UInt64
+    ) throws -> (report: ApplyReport, decisions: [Decision]) {
         let target = rows.replica
         let source = batch.source
         var report = ApplyReport(source: source, target: target)
@@ -135,14 +139,16 @@ package struct BatchApplier: Sendable {
             if changed { report.recordsChanged += 1 }
             var conflict: Conflict?
             if let lost = RecordMerge.overwrite(local.record, remote),
-               try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows) {
+                try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows)
+            {
                 let localSource = try rows.journalSource(seq: local.seq) ?? .sync(peer: target)
                 let localLost = lost.loser == (local.record.isPlain ? local.record : local.record.state?.baseRecord)
                 let localSide = ConflictSide(record: localLost ? lost.loser : lost.winner, source: localSource)
                 let remoteSide = ConflictSide(record: localLost ? lost.winner : lost.loser, source: .sync(peer: source))
-                conflict = Conflict(suite: entry.suite, key: entry.key,
-                                    winner: localLost ? remoteSide : localSide, loser: localLost ? localSide : remoteSide,
-                                    peer: source, detectedMilliseconds: now)
+                conflict = Conflict(
+                    suite: entry.suite, key: entry.key,
+                    winner: localLost ? remoteSide : localSide, loser: localLost ? localSide : remoteSide,
+                    peer: source, detectedMilliseconds: now)
                 report.conflicts.append(conflict!)
             }
             decisions.append(Decision(entry: entry, record: changed ? merged : nil, conflict: conflict, replacingSeq: local.seq))
@@ -153,8 +159,10 @@ package struct BatchApplier: Sendable {
     /// A local record the source had not seen when it read the batch (stored here after the
     /// source's cursor on this replica) was written concurrently with the source's record. Not
     /// concurrent: a local record the source wrote or sent, or a remote record this replica wrote.
-    static func isConcurrent(local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch,
-                             target: ReplicaID, rows: some ReplicaRows) throws -> Bool {
+    static func isConcurrent(
+        local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch,
+        target: ReplicaID, rows: some ReplicaRows
+    ) throws -> Bool {
         guard local.seq > batch.knowledge.merged(of: target, suite: entry.suite) else { return false }
         guard local.record.version.replica != batch.source, remote.version.replica != target else { return false }
         return try rows.journalSource(seq: local.seq) != .sync(peer: batch.source)

@@ -1,4 +1,5 @@
 import ConcordStore
+
 extension SyncBundle {
     /// Parses and validates a whole bundle: magic, version, length, checksum, every count, name, seq
     /// and record. Nothing is returned unless all of it is sound, so an import that starts has a bundle
@@ -36,10 +37,12 @@ extension SyncBundle {
             throw BundleError(.truncated, "the file is \(bytes.count) bytes but the bundle is \(total): it was cut short (copy it again)")
         }
         var tail = ByteReader(Array(bytes[(bytes.count - 4)...]))
-        let stored = (try? tail.u32()) ?? 0   // four bytes are there: the size was checked above
+        let stored = (try? tail.u32()) ?? 0 // four bytes are there: the size was checked above
         let computed = CRC32.checksum(bytes[..<(bytes.count - 4)])
         guard stored == computed else {
-            throw BundleError(.checksumMismatch, "the checksum does not match (stored \(hex32(stored)), computed \(hex32(computed))): the file was damaged in storage or transit")
+            throw BundleError(
+                .checksumMismatch,
+                "the checksum does not match (stored \(hex32(stored)), computed \(hex32(computed))): the file was damaged in storage or transit")
         }
         guard flags == 0 else { throw BundleError(.malformed, "unknown flags \(flags) in a version-1 bundle") }
         r.end = bytes.count - 4
@@ -47,7 +50,8 @@ extension SyncBundle {
         guard let source = ReplicaID(bytes: try r.take(16, "the source replica")), source != .zero else {
             throw BundleError(.malformed, "the source replica id is all zeros")
         }
-        let fromSeq = try r.u64("the first seq"), toSeq = try r.u64("the last seq")
+        let fromSeq = try r.u64("the first seq")
+        let toSeq = try r.u64("the last seq")
         guard fromSeq <= toSeq else { throw BundleError(.malformed, "the seq range \(fromSeq)…\(toSeq) runs backwards") }
         let created = try r.u64("the creation time")
 
@@ -69,13 +73,15 @@ extension SyncBundle {
             let replica = ReplicaID(bytes: try r.take(16, "knowledge item \(i + 1)"))!
             let scopeName = try r.string(width: 1, "knowledge item \(i + 1)")
             if !scopeName.isEmpty { try validSuite(scopeName, "the scope of knowledge item \(i + 1)") }
-            items.append(PeerKnowledge.Item(replica: replica, scope: scopeName.isEmpty ? .allSuites : .suite(scopeName), seq: try r.u64("knowledge item \(i + 1)")))
+            items.append(
+                PeerKnowledge.Item(replica: replica, scope: scopeName.isEmpty ? .allSuites : .suite(scopeName), seq: try r.u64("knowledge item \(i + 1)")))
         }
 
         let entryCount = try r.u64("the entry count")
         let room = UInt64(r.remaining / minimumEntrySize)
         guard entryCount <= room else {
-            throw BundleError(.malformed, "the bundle claims \(entryCount) entries but its remaining \(r.remaining) bytes could hold at most \(room): the count is damaged")
+            throw BundleError(
+                .malformed, "the bundle claims \(entryCount) entries but its remaining \(r.remaining) bytes could hold at most \(room): the count is damaged")
         }
         guard entryCount <= UInt64(limits.maxEntries) else {
             throw BundleError(.oversized, "the bundle holds \(entryCount) entries, over the limit of \(limits.maxEntries)")
@@ -105,7 +111,9 @@ extension SyncBundle {
             }
             let recordBytes = try r.take(length, what)
             guard length - Record.headerSize <= limits.maxValueBytes else {
-                throw BundleError(.oversized, "the value of \(what) (\(suite)/\(quoted(key))) is \(length - Record.headerSize) bytes, over the limit of \(limits.maxValueBytes)")
+                throw BundleError(
+                    .oversized,
+                    "the value of \(what) (\(suite)/\(quoted(key))) is \(length - Record.headerSize) bytes, over the limit of \(limits.maxValueBytes)")
             }
             let record: Record
             do { record = try Record.decode(recordBytes) } catch {
@@ -114,8 +122,9 @@ extension SyncBundle {
             entries.append(RemoteEntry(seq: seq, suite: suite, key: key, record: record))
         }
         guard r.remaining == 0 else { throw BundleError(.malformed, "\(r.remaining) unexpected bytes after the last entry") }
-        let batch = RemoteBatch(source: source, selection: selection, fromSeq: fromSeq, toSeq: toSeq,
-                                entries: entries, knowledge: PeerKnowledge(items: items))
+        let batch = RemoteBatch(
+            source: source, selection: selection, fromSeq: fromSeq, toSeq: toSeq,
+            entries: entries, knowledge: PeerKnowledge(items: items))
         return SyncBundle(batch: batch, createdMilliseconds: created)
     }
 

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Why a bundle was refused. Import checks the whole bundle before applying anything, so a
 /// refused bundle changed nothing.
 ///

@@ -47,7 +47,9 @@ public struct BundleExportReport: Sendable, Equatable {
 /// ```
 public enum BundleExchange {
     /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`.
-    package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (bundle: SyncBundle, journalEntriesRead: Int) {
+    package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (
+        bundle: SyncBundle, journalEntriesRead: Int
+    ) {
         let target: ReplicaID?
         let merged: PeerKnowledge
         switch start {
@@ -84,8 +86,9 @@ public enum BundleExchange {
         let (bundle, read) = try makeBundle(from: store, since: start, selection: selection)
         let bytes = bundle.encoded()
         try write(bytes, to: path)
-        return BundleExportReport(entries: bundle.batch.entries.count, bytes: bytes.count,
-                                  fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: read)
+        return BundleExportReport(
+            entries: bundle.batch.entries.count, bytes: bytes.count,
+            fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: read)
     }
 
     /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`,

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// A batch read from a replica's journal, with what reading it cost.
 ///
 /// ```swift
@@ -38,16 +39,19 @@ package enum DeltaReader {
     /// With `after`, the read starts after that seq instead (the next part of a delta read in parts);
     /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
     /// entry), so a large delta travels as several batches, each ending where the next begins.
-    package static func read(from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
-                            selection: SyncSelection = .all, after: UInt64? = nil,
-                            maxEntries: Int = .max, maxBytes: Int = .max) throws -> Delta {
+    package static func read(
+        from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
+        selection: SyncSelection = .all, after: UInt64? = nil,
+        maxEntries: Int = .max, maxBytes: Int = .max
+    ) throws -> Delta {
         let sourceID = source.replicaID
         let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
         return try source.read { r in
             let knowledge = PeerKnowledge(received: try r.peerCursors())
             var last = r.lastSeq
             var entries: [RemoteEntry] = []
-            var read = 0, bytes = 0
+            var read = 0
+            var bytes = 0
             var complete = true
             try r.scanJournal(after: start) { entry in
                 if entries.count >= maxEntries || bytes >= maxBytes {
@@ -65,12 +69,15 @@ package enum DeltaReader {
                     if peer == target || entry.record.version.replica == target { return true }
                 }
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
-                bytes += entry.suite.utf8.count + entry.key.utf8.count + 16 + (entry.record.isPlain ? Record.headerSize + (entry.record.valueBytes?.count ?? 0) : entry.record.encoded.count)
+                bytes +=
+                    entry.suite.utf8.count + entry.key.utf8.count + 16
+                    + (entry.record.isPlain ? Record.headerSize + (entry.record.valueBytes?.count ?? 0) : entry.record.encoded.count)
                 return true
             }
             if complete { last = r.lastSeq }
-            let batch = RemoteBatch(source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
-                                    entries: entries, knowledge: knowledge)
+            let batch = RemoteBatch(
+                source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
+                entries: entries, knowledge: knowledge)
             return Delta(batch: batch, journalEntriesRead: read, complete: complete)
         }
     }

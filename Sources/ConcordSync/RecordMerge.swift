@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// The merge rule (see the architecture document, "Merge" and "Beyond last-writer-wins") as pure
 /// functions. Every merge site uses it: a replica merging a batch, a dry run, and a hub merging what
 /// devices push.
@@ -33,9 +34,9 @@ package enum RecordMerge {
     /// Merges two optional records (absent loses to anything).
     package static func merge(_ a: Record?, _ b: Record?) -> Record? {
         switch (a, b) {
-        case let (a?, b?): return merge(a, b)
-        case let (a?, nil): return a
-        case let (nil, b): return b
+        case (let a?, let b?): return merge(a, b)
+        case (let a?, nil): return a
+        case (nil, let b): return b
         }
     }
 
@@ -67,18 +68,20 @@ package enum RecordMerge {
             return Overwrite(winner: aLoses ? b : a, loser: aLoses ? a : b, concurrent: nil)
         }
         guard let baseA = (a.state ?? PolicyState(lifting: a)).base, let baseB = (b.state ?? PolicyState(lifting: b)).base,
-              baseA != baseB else { return nil }
+            baseA != baseB
+        else { return nil }
         let (winner, loser) = PolicyState.baseOrder(baseA, baseB) ? (baseB, baseA) : (baseA, baseB)
         let concurrent: Bool?
         switch winner.prior {
         case .unknown: concurrent = nil
         case .none: concurrent = true
         case .base(let replaced):
-            guard replaced < loser.version else { return nil }   // its writer had replaced the loser, or a newer base
+            guard replaced < loser.version else { return nil } // its writer had replaced the loser, or a newer base
             concurrent = true
         }
-        return Overwrite(winner: Record(version: winner.version, valueBytes: winner.value),
-                         loser: Record(version: loser.version, valueBytes: loser.value), concurrent: concurrent)
+        return Overwrite(
+            winner: Record(version: winner.version, valueBytes: winner.value),
+            loser: Record(version: loser.version, valueBytes: loser.value), concurrent: concurrent)
     }
 
     /// Whether plain record `a` loses to plain record `b`: by version, then a tombstone before a value,
@@ -89,7 +92,7 @@ package enum RecordMerge {
         case (nil, nil): return false
         case (nil, _): return true
         case (_, nil): return false
-        case let (x?, y?): return x.lexicographicallyPrecedes(y)
+        case (let x?, let y?): return x.lexicographicallyPrecedes(y)
         }
     }
 

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// One change of a remote replica's journal, as a batch carries it.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// A key within a suite: what a record is stored under.
 ///
 /// ```swift
@@ -15,8 +16,9 @@ package struct SuiteKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Ordered as the store orders records: by the suite's bytes, then the key's.
     package static func < (a: SuiteKey, b: SuiteKey) -> Bool {
-        a.suite != b.suite ? Array(a.suite.utf8).lexicographicallyPrecedes(b.suite.utf8)
-                           : Array(a.key.utf8).lexicographicallyPrecedes(b.key.utf8)
+        a.suite != b.suite
+            ? Array(a.suite.utf8).lexicographicallyPrecedes(b.suite.utf8)
+            : Array(a.key.utf8).lexicographicallyPrecedes(b.key.utf8)
     }
 
     package var description: String { "\(suite)/\(key)" }

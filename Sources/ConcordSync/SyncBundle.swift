@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
@@ -50,7 +51,7 @@ package struct SyncBundle: Hashable, Sendable {
         w.u16(Self.formatVersion)
         w.u16(0)
         let lengthAt = w.count
-        w.u64(0)   // total length, filled in below
+        w.u64(0) // total length, filled in below
         w.append(batch.source.bytes)
         w.u64(batch.fromSeq)
         w.u64(batch.toSeq)

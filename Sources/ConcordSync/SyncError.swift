@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Errors of the sync layer that are not about a bundle's bytes (those are `BundleError`).
 ///
 /// ```swift
@@ -13,9 +14,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .sameReplica(id, path):
-            return "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
-        case let .duplicateKey(suite, key):
+        case .sameReplica(let id, let path):
+            return
+                "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
+        case .duplicateKey(let suite, let key):
             return "the batch holds two entries for key \"\(key)\" of suite \"\(suite)\"; a batch carries one change per key, so nothing was merged"
         }
     }

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// What a bidirectional sync did (or, for a dry run, would do).
 ///
 /// ```swift

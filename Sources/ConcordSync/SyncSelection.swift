@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Which suites a sync, export or bundle covers: all of them, or a named few.
 ///
 /// ```swift

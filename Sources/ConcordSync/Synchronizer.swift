@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Syncs two replicas both reachable from this process (see the architecture document, "Delta sync").
 ///
 /// `sync` reads one snapshot of each replica (the entries after the other's cursor), then merges
@@ -49,7 +50,8 @@ public struct Synchronizer: Sendable {
         guard a.replicaID != b.replicaID else { throw SyncError.sameReplica(a.replicaID, a.directory) }
         let fromA = try DeltaReader.read(from: a, for: b.replicaID, alreadyMerged: PeerKnowledge(received: try b.peerCursors()), selection: selection)
         let fromB = try DeltaReader.read(from: b, for: a.replicaID, alreadyMerged: fromA.batch.knowledge, selection: selection)
-        let intoB = applier(b), intoA = applier(a)
+        let intoB = applier(b)
+        let intoA = applier(a)
         let aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
         // B has now merged A through the end of A's batch: A records that with B's batch.
         let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
@@ -59,8 +61,9 @@ public struct Synchronizer: Sendable {
         // it received, which A has not seen.
         var batchB = fromB.batch
         if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq, aToB.recordsMigrated == 0 {
-            batchB = RemoteBatch(source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
-                                 entries: batchB.entries, knowledge: batchB.knowledge)
+            batchB = RemoteBatch(
+                source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
+                entries: batchB.entries, knowledge: batchB.knowledge)
         }
         let bToA = dryRun ? try intoA.plan(batchB) : try intoA.apply(batchB, acknowledged: merged)
         return SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
@@ -82,7 +85,8 @@ public struct Synchronizer: Sendable {
     @discardableResult
     public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> (report: ApplyReport, journalEntriesRead: Int) {
         guard source.replicaID != target.replicaID else { throw SyncError.sameReplica(source.replicaID, source.directory) }
-        let delta = try DeltaReader.read(from: source, for: target.replicaID, alreadyMerged: PeerKnowledge(received: try target.peerCursors()), selection: selection)
+        let delta = try DeltaReader.read(
+            from: source, for: target.replicaID, alreadyMerged: PeerKnowledge(received: try target.peerCursors()), selection: selection)
         let applier = applier(target)
         return (dryRun ? try applier.plan(delta.batch) : try applier.apply(delta.batch), delta.journalEntriesRead)
     }

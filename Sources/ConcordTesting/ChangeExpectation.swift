@@ -1,6 +1,6 @@
+import Concord
 import Dispatch
 import Synchronization
-import Concord
 
 /// A change a test waits for. Observation starts when the expectation is made, so a change committed
 /// right after — by this process, another process or a sync — is never missed; then wait for it,
@@ -99,7 +99,7 @@ private final class Inbox: Sendable {
             defer { s.waiters.removeAll() }
             return Array(s.waiters.values)
         }
-        guard let waiters else { return }   // a later change: the first one stays
+        guard let waiters else { return } // a later change: the first one stays
         for waiter in waiters { waiter.resume(with: outcome.mapError { $0 }) }
         arrived.signal()
     }
@@ -108,13 +108,16 @@ private final class Inbox: Sendable {
     func wait(until deadline: DispatchTime) -> Result<Change, StoreError>? {
         if let outcome = state.withLock({ $0.outcome }) { return outcome }
         guard arrived.wait(timeout: deadline) == .success else { return state.withLock { $0.outcome } }
-        arrived.signal()   // pass the wake-up on to the next blocked waiter
+        arrived.signal() // pass the wake-up on to the next blocked waiter
         return state.withLock { $0.outcome }
     }
 
     /// Suspends until the outcome is there; ends with `CancellationError` when the task is cancelled.
     func arrival() async throws -> Change {
-        let id = state.withLock { s -> Int in defer { s.nextWaiter += 1 }; return s.nextWaiter }
+        let id = state.withLock { s -> Int in
+            defer { s.nextWaiter += 1 }
+            return s.nextWaiter
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Change, any Error>) in
                 let ready = state.withLock { s -> Result<Change, any Error>? in

@@ -25,8 +25,9 @@ public struct TemporaryDirectory: Sendable {
         if !base.hasSuffix("/") { base += "/" }
         root = base + label + "-" + UUID().uuidString.lowercased()
         // Not intermediate: creating fails rather than reuse a directory that exists.
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: root, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
     }
 
     /// A path inside the directory (not created).

@@ -44,11 +44,13 @@ enum C {
         final class Lines { var all: [String] = [] }
         let lines = Lines()
         let rc = withExtendedLifetime(lines) {
-            mdb_reader_list(env, { message, context in
-                guard let message, let context else { return -1 }
-                Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().all.append(String(cString: message))
-                return 0
-            }, Unmanaged.passUnretained(lines).toOpaque())
+            mdb_reader_list(
+                env,
+                { message, context in
+                    guard let message, let context else { return -1 }
+                    Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().all.append(String(cString: message))
+                    return 0
+                }, Unmanaged.passUnretained(lines).toOpaque())
         }
         return (rc, lines.all)
     }
@@ -63,7 +65,7 @@ enum C {
     }
     static func txnCommit(_ txn: Txn) -> Int32 {
         if let code = FaultInjection.take(.commit) {
-            mdb_txn_abort(txn)   // a failed commit frees the transaction, as mdb_txn_commit does
+            mdb_txn_abort(txn) // a failed commit frees the transaction, as mdb_txn_commit does
             return code
         }
         return mdb_txn_commit(txn)

@@ -23,7 +23,10 @@ package final class Cursor {
     }
 
     func close() {
-        if !closed { C.cursorClose(handle); closed = true }
+        if !closed {
+            C.cursorClose(handle)
+            closed = true
+        }
     }
 
     package func first() throws -> Entry? { try move(MDB_FIRST) }
@@ -65,7 +68,9 @@ package final class Cursor {
     private func finish(_ rc: Int32, _ k: MDB_val, _ v: MDB_val) throws -> Entry? {
         if rc == MDB_NOTFOUND { return nil }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_get in \(database.name)") }
-        return (try ValueBounds.copy(k, within: bounds, what: "a key in \(database.name)"),
-                try ValueBounds.copy(v, within: bounds, what: "a value in \(database.name)"))
+        return (
+            try ValueBounds.copy(k, within: bounds, what: "a key in \(database.name)"),
+            try ValueBounds.copy(v, within: bounds, what: "a value in \(database.name)")
+        )
     }
 }

@@ -1,6 +1,7 @@
 import CLMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Environment {
@@ -42,12 +43,12 @@ extension Environment {
     }
 
     private func copy(to fd: Int32, path: String, compact: Bool) throws -> Int {
-        fchmod(fd, mode_t(options.fileMode))   // open() applied the umask
+        fchmod(fd, mode_t(options.fileMode)) // open() applied the umask
         while true {
             // The copy begins its own read transaction; this one keeps every thread of this process
             // from remapping the map under it, and first adopts a map another process grew.
             let rc = try read { _ in C.envCopy(handle, toFile: fd, compact ? UInt32(MDB_CP_COMPACT) : 0) }
-            if rc == MDB_MAP_RESIZED {   // grown again between the two transactions: start over
+            if rc == MDB_MAP_RESIZED { // grown again between the two transactions: start over
                 guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
                     throw LMDBError(code: errno, operation: "restarting the copy into \(path)")
                 }

@@ -1,6 +1,7 @@
 import CLMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How an environment uses its map: what someone sizing a deployment needs.
@@ -98,7 +99,9 @@ extension Transaction {
             var entry = try cursor.first()
             while let (_, value) = entry {
                 guard value.count >= MemoryLayout<UInt>.size else {
-                    throw LMDBError(code: LMDBError.corrupted, operation: "reading the free list", message: "an entry of \(value.count) bytes is shorter than its page count")
+                    throw LMDBError(
+                        code: LMDBError.corrupted, operation: "reading the free list",
+                        message: "an entry of \(value.count) bytes is shorter than its page count")
                 }
                 total += Int(value.withUnsafeBytes { $0.loadUnaligned(as: UInt.self) })
                 entry = try cursor.next()

@@ -1,7 +1,8 @@
 import CLMDB
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An LMDB environment: one directory holding `data.mdb` and `lock.mdb`,
@@ -112,8 +113,9 @@ package final class Environment: @unchecked Sendable {
         var info = stat()
         guard let fd = C.envFileDescriptor(env), fstat(fd, &info) == 0 else { return }
         guard Int(info.st_size) >= usedBytes else {
-            throw LMDBError(code: LMDBError.corrupted, operation: "opening \(path)",
-                            message: "data.mdb is \(info.st_size) bytes, but its pages in use end at \(usedBytes) bytes; the file was truncated")
+            throw LMDBError(
+                code: LMDBError.corrupted, operation: "opening \(path)",
+                message: "data.mdb is \(info.st_size) bytes, but its pages in use end at \(usedBytes) bytes; the file was truncated")
         }
     }
 
@@ -141,9 +143,11 @@ package final class Environment: @unchecked Sendable {
         if C.txnBegin(handle, UInt32(MDB_RDONLY), &raw) == 0, let txn = raw {
             defer { C.txnAbort(txn) }
             var cursor: OpaquePointer?
-            if C.cursorOpen(txn, 1 /* MAIN_DBI */, &cursor) == 0, let cursor {
+            let mainDatabase: MDB_dbi = 1 // MAIN_DBI: the database of named databases
+            if C.cursorOpen(txn, mainDatabase, &cursor) == 0, let cursor {
                 defer { C.cursorClose(cursor) }
-                var key = MDB_val(), value = MDB_val()
+                var key = MDB_val()
+                var value = MDB_val()
                 if C.cursorGet(cursor, &key, &value, MDB_FIRST) == 0, let data = key.mv_data {
                     let size = UInt(pageSize)
                     let page = UInt(bitPattern: data) & ~(size - 1)
@@ -171,14 +175,18 @@ package final class Environment: @unchecked Sendable {
 
     private func lostMapError() -> LMDBError? {
         guard lostMap.load(ordering: .acquiring) else { return nil }
-        return LMDBError(code: ENOMEM, operation: "using the store at \(path)",
-                         message: "remapping the data file failed after LMDB had released the old map, so this process can no longer read it; restart the process (the data on disk is intact)")
+        return LMDBError(
+            code: ENOMEM, operation: "using the store at \(path)",
+            message:
+                "remapping the data file failed after LMDB had released the old map, so this process can no longer read it; restart the process (the data on disk is intact)"
+        )
     }
 
     /// Checks that `bytes` of address space can be mapped now; returns the errno when they cannot.
     private static func reserveAddressSpace(_ bytes: Int) -> Int32? {
         guard let probe = mmap(nil, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
-              probe != UnsafeMutableRawPointer(bitPattern: -1) else { return errno }
+            probe != UnsafeMutableRawPointer(bitPattern: -1)
+        else { return errno }
         munmap(probe, bytes)
         return nil
     }
@@ -204,7 +212,11 @@ package final class Environment: @unchecked Sendable {
 
     // MARK: - One environment per directory per process
 
-    private struct WeakEnvironment { let path: String; weak var environment: Environment?; let generation: Int }
+    private struct WeakEnvironment {
+        let path: String
+        weak var environment: Environment?
+        let generation: Int
+    }
     /// One entry per directory opened in this process (an array for the same reason as `databases`).
     private static let registry = Mutex<[WeakEnvironment]>([])
 
@@ -244,14 +256,16 @@ package final class Environment: @unchecked Sendable {
         return try databases.withLock { cache in
             let missing = names.filter { name in !cache.contains { $0.name == name } }
             if !missing.isEmpty {
-                let opened = try openExistingDatabases(missing) ?? write { txn in
-                    try missing.map { name in
-                        var dbi = MDB_dbi()
-                        let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
-                        guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
-                        return Database(name: name, dbi: dbi)
+                let opened =
+                    try openExistingDatabases(missing)
+                    ?? write { txn in
+                        try missing.map { name in
+                            var dbi = MDB_dbi()
+                            let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
+                            guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+                            return Database(name: name, dbi: dbi)
+                        }
                     }
-                }
                 cache.append(contentsOf: opened)
             }
             return names.map { name in cache.first { $0.name == name }! }
@@ -272,8 +286,14 @@ package final class Environment: @unchecked Sendable {
         for name in names {
             var dbi = MDB_dbi()
             let rc = C.dbiOpen(raw, name, 0, &dbi)
-            if rc == MDB_NOTFOUND { C.txnAbort(raw); return nil }
-            guard rc == 0 else { C.txnAbort(raw); throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+            if rc == MDB_NOTFOUND {
+                C.txnAbort(raw)
+                return nil
+            }
+            guard rc == 0 else {
+                C.txnAbort(raw)
+                throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)")
+            }
             opened.append(Database(name: name, dbi: dbi))
         }
         let commit = C.txnCommitReadOnly(raw)
@@ -288,7 +308,10 @@ package final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
-            if let error = lostMapError() { resizeLock.unlock(); throw error }
+            if let error = lostMapError() {
+                resizeLock.unlock()
+                throw error
+            }
             let (rc, raw) = beginRead()
             if rc == MDB_MAP_RESIZED {
                 resizeLock.unlock()
@@ -316,7 +339,10 @@ package final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
-            if let error = lostMapError() { resizeLock.unlock(); throw error }
+            if let error = lostMapError() {
+                resizeLock.unlock()
+                throw error
+            }
             var raw: OpaquePointer?
             let rc = C.txnBegin(handle, 0, &raw)
             if rc == MDB_MAP_RESIZED {
@@ -451,7 +477,7 @@ package final class Environment: @unchecked Sendable {
 
     private func checkFork() throws {
         guard ForkGuard.generation == forkGeneration else {
-            throw LMDBError(code: EINVAL_CODE, operation: "using an LMDB environment opened before fork() (open it again in the child)")
+            throw LMDBError(code: invalidArgumentCode, operation: "using an LMDB environment opened before fork() (open it again in the child)")
         }
     }
 }

@@ -14,17 +14,17 @@ import Synchronization
 package enum FaultInjection {
     /// The C calls a fault can be injected into.
     package enum Operation: Hashable, Sendable {
-        case beginTransaction   // mdb_txn_begin (write transactions)
-        case put                // mdb_put
-        case commit             // mdb_txn_commit (the writes and the fsyncs)
-        case setMapSize         // mdb_env_set_mapsize (map growth)
-        case openEnvironment    // mdb_env_open
-        case copyEnvironment    // mdb_env_copyfd2 (a backup)
+        case beginTransaction // mdb_txn_begin (write transactions)
+        case put // mdb_put
+        case commit // mdb_txn_commit (the writes and the fsyncs)
+        case setMapSize // mdb_env_set_mapsize (map growth)
+        case openEnvironment // mdb_env_open
+        case copyEnvironment // mdb_env_copyfd2 (a backup)
     }
 
     struct Fault {
         var code: Int32
-        var remaining: Int?   // nil: every call fails until cleared
+        var remaining: Int? // nil: every call fails until cleared
     }
 
     private static let armed = Atomic<Bool>(false)
@@ -48,7 +48,12 @@ package enum FaultInjection {
         return faults.withLock { table -> Int32? in
             guard var fault = table[operation] else { return nil }
             if let left = fault.remaining {
-                if left <= 1 { table[operation] = nil } else { fault.remaining = left - 1; table[operation] = fault }
+                if left <= 1 {
+                    table[operation] = nil
+                } else {
+                    fault.remaining = left - 1
+                    table[operation] = fault
+                }
             }
             return fault.code
         }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Counts `fork()`s of this process, so an environment opened before a fork
 /// refuses to be used in the child (LMDB handles must not cross `fork()`).

@@ -1,6 +1,7 @@
 import CLMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// An error reported by LMDB (or by the operating system through LMDB).

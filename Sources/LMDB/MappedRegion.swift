@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where this process maps an environment's data file, found in `/proc/self/maps`.
@@ -24,13 +24,15 @@ struct MappedRegion: Sendable, Equatable {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count >= 5, UInt(String(decoding: fields[2], as: UTF8.self), radix: 16) == 0 else { continue }
             let path = fields.count == 6 ? String(decoding: fields[5], as: UTF8.self).trimmingSpaces : ""
-            let sameFile = (String(decoding: fields[3], as: UTF8.self) == wantedDevice && String(decoding: fields[4], as: UTF8.self) == wantedInode)
+            let sameFile =
+                (String(decoding: fields[3], as: UTF8.self) == wantedDevice && String(decoding: fields[4], as: UTF8.self) == wantedInode)
                 || path == file
             guard sameFile else { continue }
             let range = fields[0].split(separator: UInt8(ascii: "-"))
             guard range.count == 2,
-                  let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
-                  let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start else { continue }
+                let start = UInt(String(decoding: range[0], as: UTF8.self), radix: 16),
+                let end = UInt(String(decoding: range[1], as: UTF8.self), radix: 16), end > start
+            else { continue }
             return MappedRegion(start: start, length: end - start)
         }
         return nil
@@ -57,8 +59,8 @@ struct MappedRegion: Sendable, Equatable {
     }
 }
 
-private extension String {
-    var trimmingSpaces: String {
+extension String {
+    fileprivate var trimmingSpaces: String {
         var s = Substring(self)
         while s.first == " " { s = s.dropFirst() }
         while s.last == " " { s = s.dropLast() }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `Environment.verifyPages()` found.
@@ -27,7 +27,7 @@ struct PageVerifier {
     static let dupSort: UInt16 = 0x04
     static let invalidPage = UInt64.max
     static let metaMagic: UInt32 = 0xBEEF_C0DE
-    static let maxDepth = 32   // LMDB's cursor stack depth
+    static let maxDepth = 32 // LMDB's cursor stack depth
     static let dbRecordSize = 48
 
     let fd: Int32
@@ -82,17 +82,34 @@ struct PageVerifier {
             if root != Self.invalidPage { note("\(name): depth 0 but a root page \(root)") }
             return
         }
-        guard depth <= Self.maxDepth else { note("\(name): a depth of \(depth), beyond LMDB's limit of \(Self.maxDepth)"); return }
+        guard depth <= Self.maxDepth else {
+            note("\(name): a depth of \(depth), beyond LMDB's limit of \(Self.maxDepth)")
+            return
+        }
         walk(root, level: depth, tree: name, isMain: isMain)
     }
 
     private mutating func walk(_ pgno: UInt64, level: Int, tree: String, isMain: Bool) {
-        guard pgno >= 2, pgno <= lastPage else { note("\(tree): a pointer to page \(pgno), outside the pages in use (2…\(lastPage))"); return }
-        guard visited.insert(pgno).inserted else { note("\(tree): page \(pgno) is reached twice"); return }
-        guard let page = readPage(pgno) else { note("\(tree): page \(pgno) cannot be read"); return }
+        guard pgno >= 2, pgno <= lastPage else {
+            note("\(tree): a pointer to page \(pgno), outside the pages in use (2…\(lastPage))")
+            return
+        }
+        guard visited.insert(pgno).inserted else {
+            note("\(tree): page \(pgno) is reached twice")
+            return
+        }
+        guard let page = readPage(pgno) else {
+            note("\(tree): page \(pgno) cannot be read")
+            return
+        }
         pagesChecked += 1
-        let flags = Self.u16(page, 10), lower = Int(Self.u16(page, 12)), upper = Int(Self.u16(page, 14))
-        guard Self.u64(page, 0) == pgno else { note("\(tree): page \(pgno) says it is page \(Self.u64(page, 0))"); return }
+        let flags = Self.u16(page, 10)
+        let lower = Int(Self.u16(page, 12))
+        let upper = Int(Self.u16(page, 14))
+        guard Self.u64(page, 0) == pgno else {
+            note("\(tree): page \(pgno) says it is page \(Self.u64(page, 0))")
+            return
+        }
         let expected = level == 1 ? Self.leaf : Self.branch
         guard flags == expected else {
             note("\(tree): page \(pgno) has flags 0x\(String(flags, radix: 16)), expected a \(level == 1 ? "leaf" : "branch") page")
@@ -103,16 +120,25 @@ struct PageVerifier {
             return
         }
         let count = (lower - Self.headerSize) / 2
-        if level > 1 && count == 0 { note("\(tree): branch page \(pgno) has no children"); return }
+        if level > 1 && count == 0 {
+            note("\(tree): branch page \(pgno) has no children")
+            return
+        }
         for index in 0..<count {
             let offset = Int(Self.u16(page, Self.headerSize + 2 * index))
             guard offset >= upper, offset + Self.nodeHeaderSize <= pageSize else {
-                note("\(tree): node \(index) of page \(pgno) is at offset \(offset), outside the page's nodes"); return
+                note("\(tree): node \(index) of page \(pgno) is at offset \(offset), outside the page's nodes")
+                return
             }
-            let lo = UInt64(Self.u16(page, offset)), hi = UInt64(Self.u16(page, offset + 2))
-            let nodeFlags = Self.u16(page, offset + 4), keySize = Int(Self.u16(page, offset + 6))
+            let lo = UInt64(Self.u16(page, offset))
+            let hi = UInt64(Self.u16(page, offset + 2))
+            let nodeFlags = Self.u16(page, offset + 4)
+            let keySize = Int(Self.u16(page, offset + 6))
             let dataStart = offset + Self.nodeHeaderSize + keySize
-            guard dataStart <= pageSize else { note("\(tree): the key of node \(index) of page \(pgno) runs past the page"); return }
+            guard dataStart <= pageSize else {
+                note("\(tree): the key of node \(index) of page \(pgno) runs past the page")
+                return
+            }
             if level > 1 {
                 walk(lo | hi << 16 | UInt64(nodeFlags) << 32, level: level - 1, tree: tree, isMain: isMain)
                 continue
@@ -120,37 +146,54 @@ struct PageVerifier {
             let dataSize = Int(lo | hi << 16)
             let allowed = Self.bigData | (isMain ? Self.subData : 0)
             guard nodeFlags & ~allowed == 0 else {
-                note("\(tree): node \(index) of page \(pgno) has flags 0x\(String(nodeFlags, radix: 16)), which this database cannot hold"); continue
+                note("\(tree): node \(index) of page \(pgno) has flags 0x\(String(nodeFlags, radix: 16)), which this database cannot hold")
+                continue
             }
             if nodeFlags & Self.bigData != 0 {
-                guard dataStart + 8 <= pageSize else { note("\(tree): node \(index) of page \(pgno) runs past the page"); continue }
+                guard dataStart + 8 <= pageSize else {
+                    note("\(tree): node \(index) of page \(pgno) runs past the page")
+                    continue
+                }
                 verifyOverflow(Self.u64(page, dataStart), dataSize: dataSize, tree: tree)
                 continue
             }
             guard dataStart + dataSize <= pageSize else {
-                note("\(tree): the value of node \(index) of page \(pgno) (\(dataSize) bytes) runs past the page"); continue
+                note("\(tree): the value of node \(index) of page \(pgno) (\(dataSize) bytes) runs past the page")
+                continue
             }
             if nodeFlags & Self.subData != 0 {
                 let name = String(decoding: page[(offset + Self.nodeHeaderSize)..<dataStart], as: UTF8.self)
-                guard dataSize == Self.dbRecordSize else { note("database \(name): a record of \(dataSize) bytes, not \(Self.dbRecordSize)"); continue }
+                guard dataSize == Self.dbRecordSize else {
+                    note("database \(name): a record of \(dataSize) bytes, not \(Self.dbRecordSize)")
+                    continue
+                }
                 verifyTree(named: "database \(name)", record: Array(page[dataStart..<(dataStart + dataSize)]), isMain: false)
             }
         }
     }
 
     private mutating func verifyOverflow(_ pgno: UInt64, dataSize: Int, tree: String) {
-        guard pgno >= 2, pgno <= lastPage else { note("\(tree): a value on page \(pgno), outside the pages in use"); return }
-        guard let page = readPage(pgno) else { note("\(tree): overflow page \(pgno) cannot be read"); return }
+        guard pgno >= 2, pgno <= lastPage else {
+            note("\(tree): a value on page \(pgno), outside the pages in use")
+            return
+        }
+        guard let page = readPage(pgno) else {
+            note("\(tree): overflow page \(pgno) cannot be read")
+            return
+        }
         pagesChecked += 1
         let count = UInt64(Self.u32(page, 12))
         guard Self.u64(page, 0) == pgno, Self.u16(page, 10) == Self.overflow else {
-            note("\(tree): page \(pgno) should hold a large value but is not an overflow page"); return
+            note("\(tree): page \(pgno) should hold a large value but is not an overflow page")
+            return
         }
         guard count >= 1, pgno + count - 1 <= lastPage, UInt64(dataSize) <= count * UInt64(pageSize) - UInt64(Self.headerSize) else {
-            note("\(tree): the large value on page \(pgno) (\(dataSize) bytes in \(count) pages) does not fit the pages in use"); return
+            note("\(tree): the large value on page \(pgno) (\(dataSize) bytes in \(count) pages) does not fit the pages in use")
+            return
         }
         for p in pgno..<(pgno + count) where !visited.insert(p).inserted {
-            note("\(tree): page \(p) is reached twice"); return
+            note("\(tree): page \(p) is reached twice")
+            return
         }
     }
 
@@ -180,7 +223,7 @@ extension Environment {
     package func verifyPages() throws -> PageReport {
         try read { txn in
             guard let fd = C.envFileDescriptor(handle) else {
-                throw LMDBError(code: EINVAL_CODE, operation: "verifying the pages of \(path)", message: "the data file's descriptor is not available")
+                throw LMDBError(code: invalidArgumentCode, operation: "verifying the pages of \(path)", message: "the data file's descriptor is not available")
             }
             var verifier = PageVerifier(fd: fd, pageSize: pageSize)
             return verifier.verify(transactionID: C.txnID(txn.handle))

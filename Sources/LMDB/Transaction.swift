@@ -72,9 +72,10 @@ package final class Transaction {
         try checkOpen()
         let (rc, st) = C.stat(handle, db.dbi)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_stat \(db.name)") }
-        return DatabaseStatistics(entries: Int(st.ms_entries), depth: Int(st.ms_depth),
-                                  pages: Int(st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages),
-                                  pageSize: Int(st.ms_psize))
+        return DatabaseStatistics(
+            entries: Int(st.ms_entries), depth: Int(st.ms_depth),
+            pages: Int(st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages),
+            pageSize: Int(st.ms_psize))
     }
 
     /// Runs `body` with a cursor over `db`; the cursor is closed when `body` returns.
@@ -101,16 +102,16 @@ package final class Transaction {
     }
 
     func checkOpen() throws {
-        guard isOpen else { throw LMDBError(code: EINVAL_CODE, operation: "use of a finished transaction") }
+        guard isOpen else { throw LMDBError(code: invalidArgumentCode, operation: "use of a finished transaction") }
     }
     func checkWritable() throws {
         try checkOpen()
-        guard !isReadOnly else { throw LMDBError(code: EACCES_CODE, operation: "write in a read-only transaction") }
+        guard !isReadOnly else { throw LMDBError(code: permissionDeniedCode, operation: "write in a read-only transaction") }
     }
 }
 
-let EINVAL_CODE: Int32 = 22
-let EACCES_CODE: Int32 = 13
+let invalidArgumentCode: Int32 = 22
+let permissionDeniedCode: Int32 = 13
 
 /// Counts LMDB reports for one database (`mdb_stat`).
 package struct DatabaseStatistics: Sendable, Equatable {

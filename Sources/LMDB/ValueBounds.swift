@@ -29,8 +29,9 @@ struct ValueBounds {
     static func copy(_ v: MDB_val, within bounds: ValueBounds?, what: @autoclosure () -> String) throws -> [UInt8] {
         guard v.mv_size > 0, let base = v.mv_data else { return [] }
         if let bounds, !bounds.permits(UInt(bitPattern: base), v.mv_size) {
-            throw LMDBError(code: MDB_CORRUPTED, operation: "reading \(what())",
-                            message: "it claims \(v.mv_size) bytes outside the used pages of the data file, which is damaged")
+            throw LMDBError(
+                code: MDB_CORRUPTED, operation: "reading \(what())",
+                message: "it claims \(v.mv_size) bytes outside the used pages of the data file, which is damaged")
         }
         return [UInt8](UnsafeRawBufferPointer(start: base, count: v.mv_size))
     }

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// Where a command writes: standard output and standard error (tests pass collectors).
 public struct CommandIO: Sendable {
@@ -33,13 +33,15 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
-        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self,
+        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {
-        var out = "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
+        var out =
+            "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
-        out += "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 10 changes pending (--dry-run)."
+        out +=
+            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 10 changes pending (--dry-run)."
         return out
     }
 

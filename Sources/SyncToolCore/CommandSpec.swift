@@ -31,7 +31,12 @@ public struct CommandSpec: Sendable {
         var parts = ["sync-tool", name]
         var optionalDepth = 0
         for p in positionals {
-            if p.optional { parts.append("[" + p.name); optionalDepth += 1 } else { parts.append(p.name) }
+            if p.optional {
+                parts.append("[" + p.name)
+                optionalDepth += 1
+            } else {
+                parts.append(p.name)
+            }
         }
         if optionalDepth > 0 { parts[parts.count - 1] += String(repeating: "]", count: optionalDepth) }
         for o in options { parts.append("[--\(o.name) \(o.valueName)]" + (o.repeating ? "..." : "")) }
@@ -67,7 +72,10 @@ public struct CommandSpec: Sendable {
                 parsed.positionals.append(arg)
                 continue
             }
-            if arg == "--" { onlyPositionals = true; continue }
+            if arg == "--" {
+                onlyPositionals = true
+                continue
+            }
             guard arg.hasPrefix("--") else { throw CLIError.usage("unknown option '\(printable(arg))' for '\(name)' (see sync-tool \(name) --help)") }
             var body = String(arg.dropFirst(2))
             var inlineValue: String?
@@ -77,7 +85,9 @@ public struct CommandSpec: Sendable {
             }
             if let option = options.first(where: { $0.name == body }) {
                 let value: String
-                if let inlineValue { value = inlineValue } else {
+                if let inlineValue {
+                    value = inlineValue
+                } else {
                     guard index < arguments.count else { throw CLIError.usage("option --\(body) needs a value (\(option.valueName))") }
                     value = arguments[index]
                     index += 1

@@ -8,6 +8,8 @@ enum SkewWarning {
         let now = store.options.wallClock()
         let ahead = version.milliseconds > now ? version.milliseconds - now : 0
         guard ahead > store.options.maxClockDriftMilliseconds else { return }
-        io.err("clock skew warning: the record this write replaces was \(ahead / 1000) s ahead of this machine's clock (written by a replica whose clock runs ahead); the write carries a version just after it, but this replica's clock stays bounded")
+        io.err(
+            "clock skew warning: the record this write replaces was \(ahead / 1000) s ahead of this machine's clock (written by a replica whose clock runs ahead); the write carries a version just after it, but this replica's clock stays bounded"
+        )
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// Converting values to and from the text the CLI reads and prints.
 enum ValueText {
@@ -66,11 +66,12 @@ enum ValueText {
 
     /// A JSON object from ordered fields (values already rendered as JSON).
     static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { key, json in
-            var k = ""
-            JSONValue.writeString(key, to: &k)
-            return k + ":" + json
-        }.joined(separator: ",") + "}"
+        "{"
+            + fields.map { key, json in
+                var k = ""
+                JSONValue.writeString(key, to: &k)
+                return k + ":" + json
+            }.joined(separator: ",") + "}"
     }
 
     static func json(_ s: String) -> String {

@@ -22,8 +22,10 @@ public enum SyncToolVersion {
     static var json: String {
         ValueText.object([
             ("version", ValueText.json(version)),
-            ("store_format", String(Store.formatVersion)), ("store_formats_read", "[" + (1...Store.formatVersion).map(String.init).joined(separator: ",") + "]"),
-            ("bundle_format", String(SyncBundle.formatVersion)), ("bundle_formats_read", "[" + (1...SyncBundle.formatVersion).map(String.init).joined(separator: ",") + "]"),
+            ("store_format", String(Store.formatVersion)),
+            ("store_formats_read", "[" + (1...Store.formatVersion).map(String.init).joined(separator: ",") + "]"),
+            ("bundle_format", String(SyncBundle.formatVersion)),
+            ("bundle_formats_read", "[" + (1...SyncBundle.formatVersion).map(String.init).joined(separator: ",") + "]")
         ])
     }
 }

@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("sync-tool hub and sync DIR postgresql://…")
 struct HubCommandTests {
@@ -18,7 +18,8 @@ struct HubCommandTests {
         #expect(!added.stdout.contains(fx.server.adminPassword), "the admin's password is never printed")
         let url = fx.server.url(database: fx.database, user: fx.prefix + "carol", password: password)
 
-        let phone = fx.path("phone"), laptop = fx.path("laptop")
+        let phone = fx.path("phone")
+        let laptop = fx.path("laptop")
         #expect(try run("sync-tool", ["set", phone, "prefs", "theme", "dark"]).status == 0)
         #expect(try run("sync-tool", ["sync", phone, url, "--dry-run"]).status == 10)
         let synced = try run("sync-tool", ["sync", phone, url, "--json"])
@@ -65,7 +66,8 @@ struct HubWatchCommandTests {
     func watch() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let watched = fx.path("watched"), phone = fx.path("phone")
+        let watched = fx.path("watched")
+        let phone = fx.path("phone")
         #expect(try run("sync-tool", ["set", watched, "prefs", "seed", "1"]).status == 0)
         let live = try ChildProcess("sync-tool", ["sync", watched, alice.url, "--watch", "--json"])
         defer { live.kill() }
@@ -103,7 +105,8 @@ struct HubReadmeTests {
         try root.execute("DO $$ BEGIN EXECUTE format('CREATE ROLE %I LOGIN CREATEROLE PASSWORD %L', 'hubadmin_\(id)', current_setting('concord.pw')); END $$")
         try root.execute("CREATE DATABASE settings_\(id) OWNER hubadmin_\(id)")
         let admin = server.url(database: "settings_\(id)", user: "hubadmin_\(id)", password: "change-me-\(id)")
-        let tmp = try TemporaryDirectory("hub-readme"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("hub-readme")
+        defer { tmp.remove() }
 
         #expect(try run("sync-tool", ["hub", "init", admin]).status == 0)
         #expect(try run("sync-tool", ["hub", "init", admin]).stdout.contains("nothing changed"))

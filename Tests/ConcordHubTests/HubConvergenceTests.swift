@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Five replicas doing random sets, deletes, resets and increments, syncing through one hub account
 /// in random order, and then concurrently from five processes, converge to last-writer-wins: per key,
@@ -34,9 +34,15 @@ struct HubConvergenceTests {
             let key = "k\(Int.random(in: 0..<5, using: &g))"
             func observe(_ k: String) throws { model.observe(SuiteKey(suite: suite.name, key: k), try suite.record(forKey: k)) }
             switch Int.random(in: 0..<100, using: &g) {
-            case 0..<35: try suite.set("v\(Int.random(in: 0..<100, using: &g))", forKey: key); try observe(key)
-            case 35..<45: try suite.remove(key); try observe(key)
-            case 45..<49: try suite.reset(); for (k, _) in try suite.records() { try observe(k) }
+            case 0..<35:
+                try suite.set("v\(Int.random(in: 0..<100, using: &g))", forKey: key)
+                try observe(key)
+            case 35..<45:
+                try suite.remove(key)
+                try observe(key)
+            case 45..<49:
+                try suite.reset()
+                for (k, _) in try suite.records() { try observe(k) }
             case 49..<60:
                 do { try suite.increment("n" + key) } catch StoreError.typeMismatch { try suite.set(0, forKey: "n" + key) }
                 try observe("n" + key)

@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The hub code of the documentation's "Syncing replicas" article, against a scratch server.
 @Suite("The documentation's hub code", .serialized)
@@ -11,11 +11,12 @@ struct HubDocumentationTests {
     func syncOnceThenLive() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let store = try fx.store("phone"), laptop = try fx.store("laptop")
+        let store = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try store.suite("prefs").set("dark", forKey: "theme")
 
         let hub = try Hub(alice.url)
-        let report = try HubSynchronizer().sync(store, hub)   // push in one SQL transaction, then pull
+        let report = try HubSynchronizer().sync(store, hub) // push in one SQL transaction, then pull
         #expect(report.pushed == 1 && report.conflicts.isEmpty)
 
         let url = alice.url

@@ -2,8 +2,8 @@ import Concord
 import ConcordHub
 import Foundation
 import ScratchPostgres
-import Testing
 import TestSupport
+import Testing
 
 /// Faults with a server of their own (they stop it): the server stopped mid-push and mid-pull, a
 /// device killed mid-pull. Nothing is half-applied on either side, and the next sync converges.
@@ -15,7 +15,8 @@ struct HubFaultTests {
         defer { server.destroy() }
         let fx = try HubFixture(server: server)
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try phone.suite("bulk").batch { b in for i in 0..<500 { try b.set(i, forKey: "k\(i)") } }
         let before = try contents(phone)
         let cursorsBefore = try phone.peerCursors()
@@ -93,7 +94,10 @@ struct HubFaultTests {
         // This process pulling while the server stops: whole pages, an error, then the rest.
         let laptop = try fx.store("laptop")
         let hub = try Hub(alice.url)
-        let stopper = Thread { usleep(UInt32.random(in: 50_000...300_000)); server.stop(.fast) }
+        let stopper = Thread {
+            usleep(UInt32.random(in: 50_000...300_000))
+            server.stop(.fast)
+        }
         stopper.start()
         var failed = false
         do { try HubSynchronizer(pageSize: 250).pull(laptop, hub) } catch let error as HubError { failed = error.isUnreachable }

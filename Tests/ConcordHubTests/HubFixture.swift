@@ -4,8 +4,9 @@ import Foundation
 import ScratchPostgres
 import Synchronization
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One PostgreSQL server for this test process (started on first use, stopped at exit), and per test
@@ -24,7 +25,10 @@ enum SharedPostgres {
     }
 
     static func shutdown() {
-        let s = server.withLock { s -> ScratchPostgres? in defer { s = nil }; return s }
+        let s = server.withLock { s -> ScratchPostgres? in
+            defer { s = nil }
+            return s
+        }
         s?.destroy()
     }
 }

@@ -1,15 +1,16 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Hub accounts are isolated by roles and row-level security")
 struct HubIsolationTests {
     @Test("account A's credentials asking for B get a clear error and none of B's rows, and cannot write B's")
     func rowLevelSecurity() throws {
         let fx = try HubFixture()
-        let alice = try fx.account("alice"), bob = try fx.account("bob")
+        let alice = try fx.account("alice")
+        let bob = try fx.account("bob")
         let bobsPhone = try fx.store("bob-phone")
         try bobsPhone.suite("prefs").set("bob's secret", forKey: "token")
         try HubSynchronizer().sync(bobsPhone, try Hub(bob.url))
@@ -22,7 +23,8 @@ struct HubIsolationTests {
         #expect(try asAlice.execute("SELECT name FROM concord_hub.accounts").count == 1)
         #expect(try asAlice.execute("UPDATE concord_hub.accounts SET last_seq = 0 WHERE name = $1", [.text(bob.name)]).affected == 0)
         do {
-            try asAlice.execute("""
+            try asAlice.execute(
+                """
                 INSERT INTO concord_hub.records (account, suite, key, version, value, seq, pushed_by)
                 VALUES ($1, 'prefs', 'token', $2, NULL, 99, $3)
                 """, [.text(bob.name), .bytea([UInt8](repeating: 0xff, count: 24)), .bytea([UInt8](repeating: 1, count: 16))])
@@ -47,10 +49,13 @@ struct HubIsolationTests {
     func sqlLookingNames() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         let suites = ["x--DROP-TABLE-concord_hub.records", "prefs"]
-        let keys = ["'); DROP TABLE concord_hub.records; --", "$1", "\\x00'::bytea", "\" OR 1=1 --", "😀'; SELECT pg_sleep(10); --",
-                    "Robert'); DELETE FROM concord_hub.accounts WHERE ('1'='1"]
+        let keys = [
+            "'); DROP TABLE concord_hub.records; --", "$1", "\\x00'::bytea", "\" OR 1=1 --", "😀'; SELECT pg_sleep(10); --",
+            "Robert'); DELETE FROM concord_hub.accounts WHERE ('1'='1"
+        ]
         for suite in suites {
             for (i, key) in keys.enumerated() { try phone.suite(suite).set("'; TRUNCATE concord_hub.accounts; -- \(i)", forKey: key) }
         }

@@ -2,8 +2,8 @@ import Concord
 import ConcordHub
 import Foundation
 import ScratchPostgres
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Hub live sync: LISTEN/NOTIFY", .serialized)
 struct HubLiveTests {
@@ -23,20 +23,28 @@ struct HubLiveTests {
         defer { server.destroy() }
         let fx = try HubFixture(server: server)
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), watch = try fx.store("watch")
+        let phone = try fx.store("phone")
+        let watch = try fx.store("watch")
         let events = Collector<String>()
         let url = alice.url
         func start(_ store: Store, _ name: String) throws -> LiveSync {
-            try LiveSync(store: store, heartbeat: 30, maxBackoff: 0.5, onEvent: { e in
-                switch e {
-                case .connected: events.append("\(name) connected")
-                case .disconnected: events.append("\(name) disconnected")
-                case .synced: break
+            try LiveSync(
+                store: store, heartbeat: 30, maxBackoff: 0.5,
+                onEvent: { e in
+                    switch e {
+                    case .connected: events.append("\(name) connected")
+                    case .disconnected: events.append("\(name) disconnected")
+                    case .synced: break
+                    }
                 }
-            }) { try HubLivePeer(store: store, url: url) }
+            ) { try HubLivePeer(store: store, url: url) }
         }
-        let a = try start(phone, "phone"), b = try start(watch, "watch")
-        defer { a.stop(); b.stop() }
+        let a = try start(phone, "phone")
+        let b = try start(watch, "watch")
+        defer {
+            a.stop()
+            b.stop()
+        }
         #expect(eventually { events.values.contains("phone connected") && events.values.contains("watch connected") })
 
         try phone.suite("prefs").set("dark", forKey: "theme")

@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The hub's trap (the architecture document, "The hub"): seqs handed out by concurrent transactions commit out of order, so a reader
 /// that moves its cursor past N can skip a smaller seq committed later.
@@ -13,20 +13,24 @@ struct HubOrderingTests {
         let fx = try HubFixture()
         let admin = try PostgresConnection(ConnectionString(fx.adminURL))
         try admin.execute("CREATE TABLE naive (seq bigserial PRIMARY KEY, v text)")
-        let first = try PostgresConnection(ConnectionString(fx.adminURL)), second = try PostgresConnection(ConnectionString(fx.adminURL))
+        let first = try PostgresConnection(ConnectionString(fx.adminURL))
+        let second = try PostgresConnection(ConnectionString(fx.adminURL))
         try first.execute("BEGIN")
-        try first.execute("INSERT INTO naive (v) VALUES ('first')")      // takes seq 1, not committed yet
+        try first.execute("INSERT INTO naive (v) VALUES ('first')") // takes seq 1, not committed yet
         try second.execute("BEGIN")
-        try second.execute("INSERT INTO naive (v) VALUES ('second')")    // takes seq 2
+        try second.execute("INSERT INTO naive (v) VALUES ('second')") // takes seq 2
         try second.execute("COMMIT")
         var cursor: Int64 = 0
         var seen: [String] = []
         func pull() throws {
             let rows = try admin.execute("SELECT seq, v FROM naive WHERE seq > $1 ORDER BY seq", [.int8(cursor)])
-            for r in 0..<rows.count { cursor = try rows.int64(r, 0); seen.append(try rows.text(r, 1)) }
+            for r in 0..<rows.count {
+                cursor = try rows.int64(r, 0)
+                seen.append(try rows.text(r, 1))
+            }
         }
-        try pull()                       // sees seq 2 only, and moves past 1
-        try first.execute("COMMIT")      // seq 1 becomes visible now, behind the cursor
+        try pull() // sees seq 2 only, and moves past 1
+        try first.execute("COMMIT") // seq 1 becomes visible now, behind the cursor
         try pull()
         #expect(seen == ["second"], "the reader never sees 'first': the naive way loses it")
         #expect(try admin.execute("SELECT count(*) FROM naive").int64(0, 0) == 2)
@@ -36,16 +40,20 @@ struct HubOrderingTests {
     func counterRowKeepsOrder() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let a = try fx.store("a"), b = try fx.store("b"), reader = try fx.store("reader")
+        let a = try fx.store("a")
+        let b = try fx.store("b")
+        let reader = try fx.store("reader")
         try a.suite("prefs").set("from a", forKey: "x")
         try b.suite("prefs").set("from b", forKey: "y")
-        let hubA = try Hub(alice.url), hubR = try Hub(alice.url)
+        let hubA = try Hub(alice.url)
+        let hubR = try Hub(alice.url)
         let batchA = try DeltaReader.read(from: a, for: hubA.replicaID, alreadyMerged: .none).batch
 
         try hubA.db.execute("BEGIN")
-        let pushedA = try HubPush.pushInOpenTransaction(batchA, to: hubA)       // holds the counter row; seq 1
+        let pushedA = try HubPush.pushInOpenTransaction(batchA, to: hubA) // holds the counter row; seq 1
         #expect(pushedA.lastSeq == 1)
-        let bDone = Collector<String>(), bPID = Collector<Int32>()
+        let bDone = Collector<String>()
+        let bPID = Collector<Int32>()
         let url = alice.url
         let thread = Thread {
             do {
@@ -53,7 +61,10 @@ struct HubOrderingTests {
                 bPID.append(hubB.db.backendPID)
                 try HubSynchronizer().push(b, hubB)
                 bDone.append("ok")
-            } catch { bPID.append(0); bDone.append("\(error)") }
+            } catch {
+                bPID.append(0)
+                bDone.append("\(error)")
+            }
         }
         thread.start()
         #expect(bPID.wait(for: 1))

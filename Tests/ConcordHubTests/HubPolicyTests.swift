@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Policy records through the hub: its push merges them with the replicas' own rule, so counters
 /// incremented on every device add up and set members added on every device all survive.
@@ -18,7 +18,7 @@ struct HubPolicyTests {
         let sync = HubSynchronizer(pageSize: 4)
         try stores[0].suite("app").declare(.counter, forKey: "launches")
         try stores[0].suite("app").declare(.set, forKey: "tags")
-        for r in 0..<4 { try sync.sync(stores[r], hubs[r]) }   // the declarations reach every device
+        for r in 0..<4 { try sync.sync(stores[r], hubs[r]) } // the declarations reach every device
         var total = 0
         var members = Set<String>()
         for step in 0..<160 {

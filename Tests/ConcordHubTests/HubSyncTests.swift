@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Hub sync: two devices through one account")
 struct HubSyncTests {
@@ -10,7 +10,8 @@ struct HubSyncTests {
     func twoDevices() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try phone.suite("prefs").set("dark", forKey: "theme")
         try laptop.suite("prefs").set(14, forKey: "fontSize")
 
@@ -40,7 +41,8 @@ struct HubSyncTests {
     func nativeFloatsAndUUIDs() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         let id = UUID()
         try phone.suite("prefs").set(Float(0.1), forKey: "scale")
         try phone.suite("prefs").set([id], forKey: "devices")
@@ -55,14 +57,16 @@ struct HubSyncTests {
     func concurrentWrites() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try phone.suite("prefs").set("from phone", forKey: "theme")
         try laptop.suite("prefs").set("from laptop", forKey: "theme")
         let sync = HubSynchronizer()
         try sync.sync(phone, try Hub(alice.url))
         let r = try sync.sync(laptop, try Hub(alice.url))
         try sync.sync(phone, try Hub(alice.url))
-        let a = try phone.suite("prefs").record(forKey: "theme")!, b = try laptop.suite("prefs").record(forKey: "theme")!
+        let a = try phone.suite("prefs").record(forKey: "theme")!
+        let b = try laptop.suite("prefs").record(forKey: "theme")!
         #expect(a == b)
         // The device that met the other's write on the hub logged the loss once; the other device,
         // whose record the hub had merged already, logs nothing (as in peer sync, where they meet).
@@ -78,7 +82,8 @@ struct HubSyncTests {
     func suiteSelection() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try phone.suite("prefs").set("dark", forKey: "theme")
         try phone.suite("ui").set(2, forKey: "columns")
         let prefsOnly = HubSynchronizer(selection: try SyncSelection(suites: ["prefs"]))
@@ -94,7 +99,8 @@ struct HubSyncTests {
     func dryRun() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), laptop = try fx.store("laptop")
+        let phone = try fx.store("phone")
+        let laptop = try fx.store("laptop")
         try phone.suite("prefs").set("dark", forKey: "theme")
         try HubSynchronizer().sync(phone, try Hub(alice.url))
         try laptop.suite("prefs").set(12, forKey: "size")

@@ -1,8 +1,8 @@
 import Concord
 import ConcordHub
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Hub tombstone collection and the full resync")
 struct HubTombstoneTests {
@@ -10,10 +10,11 @@ struct HubTombstoneTests {
     func resyncAfterCollection() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone"), old = try fx.store("old-tablet")
+        let phone = try fx.store("phone")
+        let old = try fx.store("old-tablet")
         for key in ["a", "b", "c"] { try phone.suite("prefs").set("value \(key)", forKey: key) }
         try HubSynchronizer().sync(phone, try Hub(alice.url))
-        try HubSynchronizer().sync(old, try Hub(alice.url))            // the tablet has a, b, c … then goes away
+        try HubSynchronizer().sync(old, try Hub(alice.url)) // the tablet has a, b, c … then goes away
         #expect(try old.suite("prefs").get("b", as: String.self) == "value b")
 
         try phone.suite("prefs").remove("b")

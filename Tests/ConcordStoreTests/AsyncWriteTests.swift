@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// A one-shot gate a store-thread job waits on (with a deadline, so a broken implementation fails
@@ -43,14 +44,15 @@ private final class Tally: Sendable {
         let poolWidth = ProcessInfo.processInfo.activeProcessorCount
         let writers = poolWidth * 4 + 8
         let gate = Gate()
-        let submitted = Tally(), offStoreThread = Tally()
+        let submitted = Tally()
+        let offStoreThread = Tally()
 
         let opened = try await withThrowingTaskGroup(of: Bool?.self) { group in
             group.addTask {
                 try await suite.update("held", as: Int.self) { value -> Bool? in
                     if !StoreThread.isCurrent { offStoreThread.add() }
                     value = 1
-                    return gate.enterAndWait(seconds: 90)   // generous: the whole suite shares the pool
+                    return gate.enterAndWait(seconds: 90) // generous: the whole suite shares the pool
                 }
             }
             for _ in 0..<writers {
@@ -89,7 +91,11 @@ private final class Tally: Sendable {
         let version = try await suite.set("dark", forKey: "theme")
         #expect(version == (try suite.record(forKey: "theme"))?.version)
         #expect(try await suite.increment("launches", by: 3) == 3)
-        #expect(try await suite.update("recent", as: [String].self) { $0 = ($0 ?? []) + ["a"]; return $0!.count } == 1)
+        #expect(
+            try await suite.update("recent", as: [String].self) {
+                $0 = ($0 ?? []) + ["a"]
+                return $0!.count
+            } == 1)
         try await suite.batch { b in
             try b.set(1, forKey: "a")
             try b.remove("theme")
@@ -99,7 +105,7 @@ private final class Tally: Sendable {
         #expect(try await suite.remove("a") != nil)
         #expect(try await suite.remove("a") == nil)
         try await suite.set(5, forKey: "b")
-        #expect(try await suite.reset() == 3)   // launches, recent, b
+        #expect(try await suite.reset() == 3) // launches, recent, b
         #expect(try suite.keys().isEmpty)
     }
 
@@ -119,7 +125,12 @@ private final class Tally: Sendable {
         #expect(syncError == asyncError)
         await #expect(throws: StoreError.self) { try await suite.set(Double.nan, forKey: "x") }
         struct Refused: Error {}
-        await #expect(throws: Refused.self) { try await suite.batch { b in try b.set(1, forKey: "y"); throw Refused() } }
+        await #expect(throws: Refused.self) {
+            try await suite.batch { b in
+                try b.set(1, forKey: "y")
+                throw Refused()
+            }
+        }
         #expect(try store.lastSeq() == seq)
     }
 
@@ -129,7 +140,12 @@ private final class Tally: Sendable {
         let gate = Gate()
         // Every store thread busy: one inside the held write's transaction, the others waiting to
         // join its group commit — so the next job waits in the queue, not started.
-        let holder = Task { try await suite.update("held", as: Int.self) { $0 = 1; _ = gate.enterAndWait(seconds: 60) } }
+        let holder = Task {
+            try await suite.update("held", as: Int.self) {
+                $0 = 1
+                _ = gate.enterAndWait(seconds: 60)
+            }
+        }
         while !gate.isEntered { await Task.yield() }
         var joiners: [Task<Void, any Error>] = []
         for i in 1..<StoreThread.threadLimit { joiners.append(Task { try await suite.set(i, forKey: "joiner\(i)") }) }
@@ -156,7 +172,13 @@ private final class Tally: Sendable {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let gate = Gate()
-        let writer = Task { try await suite.update("late", as: String.self) { $0 = "written"; _ = gate.enterAndWait(seconds: 60); return 7 } }
+        let writer = Task {
+            try await suite.update("late", as: String.self) {
+                $0 = "written"
+                _ = gate.enterAndWait(seconds: 60)
+                return 7
+            }
+        }
         while !gate.isEntered { await Task.yield() }
         writer.cancel()
         gate.open()

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Versions and the hybrid logical clock")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// Threads of one process writing at once share commits: the writes that queue up while a commit is
@@ -132,7 +133,10 @@ private final class Outcomes: @unchecked Sendable {
 
     func record(_ name: String, _ body: () throws -> Void) {
         let outcome: (any Error)?
-        do { try body(); outcome = nil } catch { outcome = error }
+        do {
+            try body()
+            outcome = nil
+        } catch { outcome = error }
         lock.withLock { ended[name] = .some(outcome) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Many processes on one replica")
@@ -49,7 +50,7 @@ struct MultiProcessTests {
         defer { tmp.remove() }
         let dir = tmp.path("r")
         var generator = SeededGenerator(seed: 0xC0FFEE)
-        var acknowledged: [Int: Int] = [:]   // round -> last acknowledged index
+        var acknowledged: [Int: Int] = [:] // round -> last acknowledged index
         let rounds = 50
         for round in 0..<rounds {
             let writer = try ChildProcess("concord-test-helper", ["write-forever", dir, "app", "r\(round)"])

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// `Float` and `UUID` stored natively, and the numeric interop rules: a number reads as another
@@ -62,7 +63,10 @@ import TestSupport
         // An Int reads as a Double when the Double holds it exactly.
         #expect(try suite.get("int", as: Double.self) == 3)
         #expect(try suite.get("int53", as: Double.self) == 9_007_199_254_740_992)
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "intInexact", stored: "int 9007199254740993, which a Double cannot hold exactly", requested: "Double")) {
+        #expect(
+            throws: StoreError.typeMismatch(
+                suite: "app", key: "intInexact", stored: "int 9007199254740993, which a Double cannot hold exactly", requested: "Double")
+        ) {
             try suite.get("intInexact", as: Double.self)
         }
         // A Float reads as a Double (exactly: the Double of the Float, not of its decimal).
@@ -83,7 +87,11 @@ import TestSupport
         #expect(try suite.value(forKey: "float") == .float(0.1))
     }
 
-    struct Device: Codable, Equatable, StorableValue { var id: UUID; var scale: Float; var ratio: Double }
+    struct Device: Codable, Equatable, StorableValue {
+        var id: UUID
+        var scale: Float
+        var ratio: Double
+    }
 
     @Test func codableTypesStoreFloatsAndUUIDsNativelyAndReadTheOldEncodings() throws {
         let store = try Store.temporary()

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// A damaged journal must not silently stop observers: each learns what went wrong, and observation ends.
@@ -14,7 +15,8 @@ import TestSupport
     }
 
     @Test func aStreamThrowsWhenTheJournalCannotBeRead() async throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
         let started = Collector<Bool>()
@@ -35,7 +37,7 @@ import TestSupport
         try await suite.set(1, forKey: "fine")
         #expect(await received.arrival(of: 1))
         try Self.damageJournal(store)
-        try await suite.set(2, forKey: "after")   // wakes the hub, which meets the damaged entry
+        try await suite.set(2, forKey: "after") // wakes the hub, which meets the damaged entry
         let error = await task.value
         #expect(caseName(error) == "damaged", "\(String(describing: error))")
         #expect(error?.description.contains("does not decode") == true)
@@ -43,10 +45,12 @@ import TestSupport
     }
 
     @Test func aCallbackObserverIsToldAndNothingIsDeliveredAsADeletion() throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
-        let changes = Collector<Change>(), errors = Collector<StoreError>()
+        let changes = Collector<Change>()
+        let errors = Collector<StoreError>()
         let token = try suite.observe(onError: { errors.append($0) }) { changes.append($0) }
         try Self.damageJournal(store)
         try suite.set(2, forKey: "after")
@@ -60,7 +64,8 @@ import TestSupport
     }
 
     @Test func withoutOnErrorTheErrorGoesToUnhandledErrors() throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
         ReportedErrors.install()

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Change journal and observation")
@@ -72,10 +73,10 @@ struct ObservationTests {
         let subscribed = Collector<Bool>()
         let changes = suite.changes(for: "k")
         let task = Task { () -> Int in
-            var iterator = changes.makeAsyncIterator()   // observation starts here
+            var iterator = changes.makeAsyncIterator() // observation starts here
             subscribed.append(true)
             while let change = try await iterator.next() { received.append(change) }
-            return received.count   // reached only when the sequence ends
+            return received.count // reached only when the sequence ends
         }
         for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await suite.set(1, forKey: "k")
@@ -97,7 +98,7 @@ struct ObservationTests {
         let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
         var iterator = suite.changes().makeAsyncIterator()
-        _ = iterator   // subscribed, never consumed while writing
+        _ = iterator // subscribed, never consumed while writing
         // The synchronous calls (a nested function that is not async picks them): the writer is this
         // thread, so the bound below measures the writes alone, not the cooperative pool's queue.
         func write() throws {
@@ -140,7 +141,7 @@ struct ObservationTests {
         let store = try Store.temporary()
         let dir = store.directory
         let watcher = try ChildProcess("sync-tool", ["watch", dir, "--json", "--count", "900", "--timeout", "120"])
-        usleep(300_000)   // let it subscribe
+        usleep(300_000) // let it subscribe
         let writers = try (0..<3).map { w in try ChildProcess("concord-test-helper", ["write", dir, "app", "w\(w)", "300"]) }
         for w in writers { #expect(w.wait().status == 0) }
         let result = watcher.wait(timeout: 120)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// A store call from inside an `update` closure runs inside the store's write transaction: it would
@@ -18,7 +19,7 @@ import TestSupport
         try suite.set(1, forKey: "count")
         let error = #expect(throws: StoreError.self) {
             try suite.update("count", as: Int.self) { n in
-                try suite.set("nested", forKey: "other")   // would wait forever for the write lock it holds
+                try suite.set("nested", forKey: "other") // would wait forever for the write lock it holds
                 n = (n ?? 0) + 1
             }
         }
@@ -76,7 +77,7 @@ import TestSupport
     @Test func aSecondReplicaMayBeUsedInsideTheClosure() throws {
         let elsewhere = try Store.temporary().suite("app")
         try suite.update("count", as: Int.self) { n in
-            try elsewhere.set("copied", forKey: "k")   // another directory: another write lock
+            try elsewhere.set("copied", forKey: "k") // another directory: another write lock
             n = 1
         }
         #expect(try elsewhere.get("k", as: String.self) == "copied")

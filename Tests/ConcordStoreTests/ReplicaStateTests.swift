@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// The clock and last seq live in the journal's last entry (format 4), and in `meta/state` only when
@@ -13,7 +14,7 @@ import TestSupport
         try suite.set(2, forKey: "b")
         try suite.remove("b")
         #expect(try store.lastSeq() == 3)
-        try store.write { try $0.dropTombstone(suite: "app", key: "b") }   // the journal's last entry goes
+        try store.write { try $0.dropTombstone(suite: "app", key: "b") } // the journal's last entry goes
         #expect(try store.journalEntries(after: 0).map(\.seq) == [1])
         #expect(try store.lastSeq() == 3, "the last seq stays, though no entry carries it")
         try suite.set(3, forKey: "c")
@@ -25,7 +26,7 @@ import TestSupport
         let store = try Store.temporary()
         let suite = try store.suite("app")
         try suite.set(1, forKey: "a")
-        let seen = (HybridClock.wallMilliseconds() + 60_000) << 16   // a peer a minute ahead, within the drift bound
+        let seen = (HybridClock.wallMilliseconds() + 60_000) << 16 // a peer a minute ahead, within the drift bound
         let skewed = try store.write { $0.observeRemote(hlc: seen, maxDriftMilliseconds: store.options.maxClockDriftMilliseconds) }
         #expect(skewed == false)
         #expect(try store.read { $0.clock } == seen, "kept though the transaction journaled nothing")

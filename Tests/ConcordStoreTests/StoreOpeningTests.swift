@@ -1,7 +1,8 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Opening and creating replicas")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Suites: defaults, deletes, resets, batches, atomic updates")
@@ -36,7 +37,8 @@ struct SuiteTests {
     }
 
     @Test func resetTombstonesEveryKeyOfTheSuiteOnly() throws {
-        let app = try store.suite("app"), other = try store.suite("other")
+        let app = try store.suite("app")
+        let other = try store.suite("other")
         try app.batch { b in for i in 0..<10 { try b.set(i, forKey: "k\(i)") } }
         try other.set(1, forKey: "keep")
         #expect(try app.reset() == 10)
@@ -73,7 +75,8 @@ struct SuiteTests {
 
     @Test func updateIsAtomicReadModifyWrite() throws {
         let suite = try store.suite("app")
-        let threads = 4, each = 200
+        let threads = 4
+        let each = 200
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             for _ in 0..<each { _ = try? suite.increment("counter") }
         }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// When `update`'s closure runs more than once, and when `batch`'s never does: exactly the rule
@@ -13,7 +14,8 @@ import TestSupport
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let runs = Atomic<Int>(0)
-        let threads = 6, each = 25
+        let threads = 6
+        let each = 25
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             for _ in 0..<each {
                 try! suite.update("count", as: Int.self) { n in
@@ -53,7 +55,10 @@ import TestSupport
         let big = Data(repeating: 7, count: 3 << 20)
         let starts = Mutex<[Data?]>([])
         let attempt = try await suite.update("blob", as: Data.self) { blob -> Int in
-            let count = starts.withLock { s in s.append(blob); return s.count }
+            let count = starts.withLock { s in
+                s.append(blob)
+                return s.count
+            }
             blob = big
             return count
         }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// `ValueEncoder` and `ValueDecoder`: `Codable` types straight to `Value` and back, keeping dates,
@@ -13,7 +14,10 @@ struct ValueCoderTests {
     // MARK: Round trips
 
     struct Window: Codable, Equatable {
-        struct Frame: Codable, Equatable { var x: Int; var y: Int }
+        struct Frame: Codable, Equatable {
+            var x: Int
+            var y: Int
+        }
         var width: Int
         var title: String
         var scale: Double
@@ -28,18 +32,21 @@ struct ValueCoderTests {
 
     @Test func aStructIsATypedDictionaryWithNativeDatesDataAndURLs() throws {
         let opened = Date(timeIntervalSinceReferenceDate: 817_791_217.037_089_1)
-        let window = Window(width: 800, title: "Main", scale: 2.5, visible: true, tags: ["a", "b"],
-                            frame: .init(x: -3, y: 4), opened: opened, icon: Data([0, 255, 7]),
-                            home: URL(string: "https://example.com/a?b=c#d")!, flags: ["dark": false])
+        let window = Window(
+            width: 800, title: "Main", scale: 2.5, visible: true, tags: ["a", "b"],
+            frame: .init(x: -3, y: 4), opened: opened, icon: Data([0, 255, 7]),
+            home: URL(string: "https://example.com/a?b=c#d")!, flags: ["dark": false])
         let value = try roundTrip(window, throughBytes: false)
-        #expect(value == .dictionary([
-            "width": .int(800), "title": .string("Main"), "scale": .double(2.5), "visible": .bool(true),
-            "tags": .array([.string("a"), .string("b")]),
-            "frame": .dictionary(["x": .int(-3), "y": .int(4)]),
-            "opened": .date(opened), "icon": .data(Data([0, 255, 7])),
-            "home": .url(URL(string: "https://example.com/a?b=c#d")!),
-            "flags": .dictionary(["dark": .bool(false)]),
-        ]))
+        #expect(
+            value
+                == .dictionary([
+                    "width": .int(800), "title": .string("Main"), "scale": .double(2.5), "visible": .bool(true),
+                    "tags": .array([.string("a"), .string("b")]),
+                    "frame": .dictionary(["x": .int(-3), "y": .int(4)]),
+                    "opened": .date(opened), "icon": .data(Data([0, 255, 7])),
+                    "home": .url(URL(string: "https://example.com/a?b=c#d")!),
+                    "flags": .dictionary(["dark": .bool(false)])
+                ]))
     }
 
     enum Shape: Codable, Equatable {
@@ -51,8 +58,10 @@ struct ValueCoderTests {
     }
 
     @Test func enumsWithAssociatedValuesRoundTrip() throws {
-        let shapes: [Shape] = [.point, .circle(radius: 1.5), .rect(width: 3, height: 4), .labelled("x", 9),
-                               .group([.point, .group([], name: nil)], name: "g")]
+        let shapes: [Shape] = [
+            .point, .circle(radius: 1.5), .rect(width: 3, height: 4), .labelled("x", 9),
+            .group([.point, .group([], name: nil)], name: "g")
+        ]
         for shape in shapes { try roundTrip(shape) }
         #expect(try encoder.encode(Shape.rect(width: 3, height: 4)) == .dictionary(["rect": .dictionary(["width": .int(3), "height": .int(4)])]))
         #expect(try encoder.encode(Shape.labelled("x", 9)) == .dictionary(["labelled": .dictionary(["_0": .string("x"), "_1": .int(9)])]))
@@ -82,9 +91,11 @@ struct ValueCoderTests {
         let empty = try roundTrip(Profile())
         #expect(empty == .dictionary([:]))
         let full = Profile(name: "Ada", age: 36, frame: .init(x: 1, y: 2), nicknames: [])
-        #expect(try roundTrip(full) == .dictionary([
-            "name": .string("Ada"), "age": .int(36), "frame": .dictionary(["x": .int(1), "y": .int(2)]), "nicknames": .array([]),
-        ]))
+        #expect(
+            try roundTrip(full)
+                == .dictionary([
+                    "name": .string("Ada"), "age": .int(36), "frame": .dictionary(["x": .int(1), "y": .int(2)]), "nicknames": .array([])
+                ]))
         // A dictionary's nil entry is left out; so is an optional at the top level that holds a value.
         #expect(try encoder.encode(["a": 1, "b": nil] as [String: Int?]) == .dictionary(["a": .int(1)]))
         #expect(try encoder.encode(Optional(5)) == .int(5))
@@ -126,25 +137,47 @@ struct ValueCoderTests {
         #expect(try encodingError { try encoder.encode(["w": WritesNil()]) }.path == "w[1]")
     }
 
-    struct Limits<I: FixedWidthInteger & Codable>: Codable, Equatable { var low: I; var high: I; var list: [I] }
+    struct Limits<I: FixedWidthInteger & Codable>: Codable, Equatable {
+        var low: I
+        var high: I
+        var list: [I]
+    }
 
     @Test func everyIntegerWidthRoundTripsAtItsLimits() throws {
         func check<I: FixedWidthInteger & Codable>(_ type: I.Type) throws {
             let limits = Limits(low: I.min, high: I.max, list: [I.min, 0, I.max])
             let value = try roundTrip(limits)
-            #expect(value == .dictionary(["low": .int(Int(I.min)), "high": .int(Int(I.max)),
-                                          "list": .array([.int(Int(I.min)), .int(0), .int(Int(I.max))])]))
+            #expect(
+                value
+                    == .dictionary([
+                        "low": .int(Int(I.min)), "high": .int(Int(I.max)),
+                        "list": .array([.int(Int(I.min)), .int(0), .int(Int(I.max))])
+                    ]))
             try roundTrip(I.max)
             try roundTrip(I.min)
         }
-        try check(Int.self); try check(Int8.self); try check(Int16.self); try check(Int32.self); try check(Int64.self)
-        try check(UInt8.self); try check(UInt16.self); try check(UInt32.self)
+        try check(Int.self)
+        try check(Int8.self)
+        try check(Int16.self)
+        try check(Int32.self)
+        try check(Int64.self)
+        try check(UInt8.self)
+        try check(UInt16.self)
+        try check(UInt32.self)
         // Wider types round-trip within Int's range, and beyond it are errors naming the path.
-        for big in [UInt64(Int.max), 0] { try roundTrip(big); try roundTrip(UInt(big)); try roundTrip(Int128(big)); try roundTrip(UInt128(big)) }
+        for big in [UInt64(Int.max), 0] {
+            try roundTrip(big)
+            try roundTrip(UInt(big))
+            try roundTrip(Int128(big))
+            try roundTrip(UInt128(big))
+        }
         try roundTrip(Int128(Int.min))
         let unsigned = try encodingError { try encoder.encode(Limits(low: 0, high: UInt64.max, list: [])) }
         #expect(unsigned.path == "high")
-        #expect(unsigned.description == "cannot encode the value at high: the UInt64 18446744073709551615 is above Int.max (9223372036854775807), outside the integers a Value can hold")
+        #expect(
+            unsigned.description
+                == "cannot encode the value at high: the UInt64 18446744073709551615 is above Int.max (9223372036854775807), outside the integers a Value can hold"
+        )
         #expect(try encodingError { try encoder.encode(["u": [UInt(0), UInt.max]]) }.path == "u[1]")
         #expect(try encodingError { try encoder.encode(Int128(Int.min) - 1) }.description.contains("below Int.min"))
         #expect(try encodingError { try encoder.encode(UInt128(UInt64.max)) }.path == "the top level")
@@ -159,19 +192,28 @@ struct ValueCoderTests {
         // A whole .double in range reads as an integer; a fraction or an out-of-range one does not.
         #expect(try decoder.decode(Int.self, from: .double(3)) == 3)
         #expect(try decoder.decode(UInt8.self, from: .double(255)) == 255)
-        #expect(try decodingError { try decoder.decode(Int.self, from: .double(2.5)) }.description == "expected Int at the top level, found double 2.5, not a whole number in Int's range")
+        #expect(
+            try decodingError { try decoder.decode(Int.self, from: .double(2.5)) }.description
+                == "expected Int at the top level, found double 2.5, not a whole number in Int's range")
         #expect(throws: DecodingError.self) { try decoder.decode(Int.self, from: .double(1e19)) }
         #expect(throws: DecodingError.self) { try decoder.decode(Int.self, from: .double(.infinity)) }
         #expect(throws: DecodingError.self) { try decoder.decode(UInt8.self, from: .double(-1)) }
     }
 
-    struct Reals: Codable, Equatable { var double: Double; var float: Float }
+    struct Reals: Codable, Equatable {
+        var double: Double
+        var float: Float
+    }
 
     @Test func floatingPointEdgeValuesRoundTripBitForBit() throws {
-        let doubles: [Double] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                                 .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .pi, 0.1, 0x1p-1030]
-        let floats: [Float] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-                               .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .pi, 0.1, 0x1p-130]
+        let doubles: [Double] = [
+            0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .pi, 0.1, 0x1p-1030
+        ]
+        let floats: [Float] = [
+            0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .leastNormalMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .pi, 0.1, 0x1p-130
+        ]
         for (double, float) in zip(doubles, floats) {
             let value = try encoder.encode(Reals(double: double, float: float))
             #expect(value == .dictionary(["double": .double(double), "float": .float(float)]))
@@ -195,10 +237,13 @@ struct ValueCoderTests {
     @Test func numbersReadAcrossIntAndDoubleOnlyWhenExact() throws {
         #expect(try decoder.decode(Double.self, from: .int(2)) == 2)
         #expect(try decoder.decode(Float.self, from: .int(-16_777_216)) == -16_777_216)
-        #expect(try decodingError { try decoder.decode(Double.self, from: .int(9_007_199_254_740_993)) }.description
-            == "expected Double at the top level, found int 9007199254740993, which a Double cannot hold exactly")
+        #expect(
+            try decodingError { try decoder.decode(Double.self, from: .int(9_007_199_254_740_993)) }.description
+                == "expected Double at the top level, found int 9007199254740993, which a Double cannot hold exactly")
         #expect(throws: DecodingError.self) { try decoder.decode(Float.self, from: .int(16_777_217)) }
-        #expect(try decodingError { try decoder.decode(Float.self, from: .double(1e300)) }.description == "expected Float at the top level, found double 1e+300, beyond Float's range")
+        #expect(
+            try decodingError { try decoder.decode(Float.self, from: .double(1e300)) }.description
+                == "expected Float at the top level, found double 1e+300, beyond Float's range")
         #expect(try decoder.decode(Float.self, from: .double(0.1)) == Float(0.1))
     }
 
@@ -207,7 +252,10 @@ struct ValueCoderTests {
         var dates: [Date] = []
         for _ in 0..<500 { dates.append(Date(timeIntervalSinceReferenceDate: Double.random(in: -4e9...4e9, using: &random))) }
         for _ in 0..<500 { dates.append(Date().addingTimeInterval(Double.random(in: -1e-6...1e-6, using: &random))) }
-        struct Stamped: Codable, Equatable { var at: Date; var history: [Date] }
+        struct Stamped: Codable, Equatable {
+            var at: Date
+            var history: [Date]
+        }
         for date in dates {
             #expect(try encoder.encode(date) == .date(date))
             #expect(try decoder.decode(Date.self, from: encoder.encode(date)) == date)
@@ -242,7 +290,10 @@ struct ValueCoderTests {
     /// Encodes its superclass under `super` (the `superEncoder()` convention).
     final class Car: Vehicle, Equatable {
         var model: String
-        init(model: String, wheels: Int) { self.model = model; super.init(wheels: wheels) }
+        init(model: String, wheels: Int) {
+            self.model = model
+            super.init(wheels: wheels)
+        }
         enum CodingKeys: String, CodingKey { case model }
         required init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -260,7 +311,10 @@ struct ValueCoderTests {
     /// Encodes its superclass under a key of its own, and shares its encoder in an array.
     final class Truck: Vehicle, Equatable {
         var load: Double
-        init(load: Double, wheels: Int) { self.load = load; super.init(wheels: wheels) }
+        init(load: Double, wheels: Int) {
+            self.load = load
+            super.init(wheels: wheels)
+        }
         enum CodingKeys: String, CodingKey { case load, base }
         required init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -278,7 +332,10 @@ struct ValueCoderTests {
     /// Shares one encoder with its superclass: both write into the same dictionary.
     final class Bike: Vehicle, Equatable {
         var bell: Bool
-        init(bell: Bool) { self.bell = bell; super.init(wheels: 2) }
+        init(bell: Bool) {
+            self.bell = bell
+            super.init(wheels: 2)
+        }
         enum CodingKeys: String, CodingKey { case bell }
         required init(from decoder: any Decoder) throws {
             bell = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .bell)
@@ -295,7 +352,10 @@ struct ValueCoderTests {
     /// An array whose last element is its superclass's encoding (`superEncoder()` of an unkeyed container).
     final class Trailer: Vehicle, Equatable {
         var axles: [Int]
-        init(axles: [Int]) { self.axles = axles; super.init(wheels: axles.reduce(0, +)) }
+        init(axles: [Int]) {
+            self.axles = axles
+            super.init(wheels: axles.reduce(0, +))
+        }
         required init(from decoder: any Decoder) throws {
             var c = try decoder.unkeyedContainer()
             axles = [try c.decode(Int.self), try c.decode(Int.self)]
@@ -337,12 +397,16 @@ struct ValueCoderTests {
     }
 
     @Test func valuesTheJSONBridgeWroteStillDecode() throws {
-        let legacy = Legacy(opened: Date(timeIntervalSince1970: 1_700_000_000.123_456), history: [Date(timeIntervalSince1970: 5)],
-                            icon: Data([1, 2, 3, 250]), home: URL(string: "https://example.com/a%20b?q=1")!,
-                            count: 42, ratio: 0.25, whole: 2, scale: 0.1, price: Decimal(string: "12.5")!, note: nil, level: -8)
+        let legacy = Legacy(
+            opened: Date(timeIntervalSince1970: 1_700_000_000.123_456), history: [Date(timeIntervalSince1970: 5)],
+            icon: Data([1, 2, 3, 250]), home: URL(string: "https://example.com/a%20b?q=1")!,
+            count: 42, ratio: 0.25, whole: 2, scale: 0.1, price: Decimal(string: "12.5")!, note: nil, level: -8)
         let old = try CodableBridge.value(from: legacy)
         // What the bridge stored: dates as milliseconds since 1970, data as base64, a whole Double as an int.
-        guard case .dictionary(let fields) = old else { Issue.record("the bridge wrote \(old)"); return }
+        guard case .dictionary(let fields) = old else {
+            Issue.record("the bridge wrote \(old)")
+            return
+        }
         #expect(fields["icon"] == .string("AQID+g=="))
         #expect(fields["home"]?.kind == .string)
         #expect(fields["whole"] == .int(2))
@@ -366,12 +430,15 @@ struct ValueCoderTests {
         #expect(try decoder.decode(Date.self, from: .string("2026-11-29T22:42:14.125Z")) == Date(timeIntervalSince1970: 1_795_992_134.125))
         #expect(try decoder.decode(Date.self, from: .string("2026-11-29T22:42:14Z")) == Date(timeIntervalSince1970: 1_795_992_134))
         #expect(try decoder.decode(Date.self, from: .int(-1500)) == Date(timeIntervalSince1970: -1.5))
-        #expect(try decodingError { try decoder.decode(Date.self, from: .string("yesterday")) }.description
-            == "expected Date at the top level, found string \"yesterday\", not an ISO 8601 date")
-        #expect(try decodingError { try decoder.decode(Data.self, from: .string("not base64!")) }.description
-            == "expected Data at the top level, found a string, not base64")
-        #expect(try decodingError { try decoder.decode(URL.self, from: .string("")) }.description
-            == "expected URL at the top level, found string \"\", not a URL")
+        #expect(
+            try decodingError { try decoder.decode(Date.self, from: .string("yesterday")) }.description
+                == "expected Date at the top level, found string \"yesterday\", not an ISO 8601 date")
+        #expect(
+            try decodingError { try decoder.decode(Data.self, from: .string("not base64!")) }.description
+                == "expected Data at the top level, found a string, not base64")
+        #expect(
+            try decodingError { try decoder.decode(URL.self, from: .string("")) }.description
+                == "expected URL at the top level, found string \"\", not a URL")
         // Strict everywhere else: nothing else turns into a string, a bool, a date or a URL.
         #expect(throws: DecodingError.self) { try decoder.decode(String.self, from: .int(1)) }
         #expect(throws: DecodingError.self) { try decoder.decode(String.self, from: .url(URL(string: "https://a.b")!)) }
@@ -389,9 +456,18 @@ struct ValueCoderTests {
     }
 
     @Test func typesWithoutDatesDataOrURLsEncodeAsTheBridgeDid() throws {
-        struct Plain: Codable { var name: String; var count: Int; var ratio: Double; var on: Bool; var shape: Shape; var tags: [String: [Int]]; var note: String? }
-        let plain = Plain(name: "n", count: -3, ratio: 0.5, on: true, shape: .group([.circle(radius: 0.25)], name: nil),
-                          tags: ["a": [1, 2], "b": []], note: nil)
+        struct Plain: Codable {
+            var name: String
+            var count: Int
+            var ratio: Double
+            var on: Bool
+            var shape: Shape
+            var tags: [String: [Int]]
+            var note: String?
+        }
+        let plain = Plain(
+            name: "n", count: -3, ratio: 0.5, on: true, shape: .group([.circle(radius: 0.25)], name: nil),
+            tags: ["a": [1, 2], "b": []], note: nil)
         #expect(try encoder.encode(plain) == CodableBridge.value(from: plain))
     }
 
@@ -399,28 +475,48 @@ struct ValueCoderTests {
 
     @Test func decodingErrorsNameThePathAndWhatWasFound() throws {
         let settings: Value = .dictionary(["window": .dictionary(["width": .string("wide"), "height": .int(600)])])
-        struct Settings: Codable { struct Size: Codable { var width: Int; var height: Int }; var window: Size }
+        struct Settings: Codable {
+            struct Size: Codable {
+                var width: Int
+                var height: Int
+            }
+            var window: Size
+        }
         let mismatch = try decodingError { try decoder.decode(Settings.self, from: settings) }
         #expect(mismatch.description == "expected Int at window.width, found string")
         #expect(mismatch.path == "window.width")
-        guard case .typeMismatch(let type, _)? = mismatch.error else { Issue.record("\(mismatch.error as Any)"); return }
+        guard case .typeMismatch(let type, _)? = mismatch.error else {
+            Issue.record("\(mismatch.error as Any)")
+            return
+        }
         #expect(ObjectIdentifier(type) == ObjectIdentifier(Int.self))
 
         let missing = try decodingError { try decoder.decode(Settings.self, from: .dictionary(["window": .dictionary(["heigth": .int(1), "width": .int(2)])])) }
         #expect(missing.description == "no value for the key \"height\" at window.height; the dictionary has \"heigth\", \"width\"")
-        guard case .keyNotFound(let key, _)? = missing.error else { Issue.record("\(missing.error as Any)"); return }
+        guard case .keyNotFound(let key, _)? = missing.error else {
+            Issue.record("\(missing.error as Any)")
+            return
+        }
         #expect(key.stringValue == "height")
 
         #expect(try decodingError { try decoder.decode(Settings.self, from: .array([])) }.description == "expected a dictionary at the top level, found array")
-        #expect(try decodingError { try decoder.decode([[Int]].self, from: .array([.array([]), .int(1)])) }.description == "expected an array at [1], found int")
+        #expect(
+            try decodingError { try decoder.decode([[Int]].self, from: .array([.array([]), .int(1)])) }.description == "expected an array at [1], found int")
         #expect(try decodingError { try decoder.decode(Window.Frame.self, from: .dictionary(["x": .int(1), "y": .double(.infinity)])) }.path == "y")
         struct Pair: Decodable {
             var a: Int, b: Int
-            init(from decoder: any Decoder) throws { var c = try decoder.unkeyedContainer(); a = try c.decode(Int.self); b = try c.decode(Int.self) }
+            init(from decoder: any Decoder) throws {
+                var c = try decoder.unkeyedContainer()
+                a = try c.decode(Int.self)
+                b = try c.decode(Int.self)
+            }
         }
         let short = try decodingError { try decoder.decode([String: Pair].self, from: .dictionary(["p": .array([.int(1)])])) }
         #expect(short.description == "expected Int at p[1], found the end of an array of 1 element")
-        guard case .valueNotFound? = short.error else { Issue.record("\(short.error as Any)"); return }
+        guard case .valueNotFound? = short.error else {
+            Issue.record("\(short.error as Any)")
+            return
+        }
     }
 
     @Test func anUnkeyedElementIsConsumedOnlyWhenItDecodes() throws {
@@ -453,7 +549,9 @@ struct ValueCoderTests {
             }
         }
         struct Nothing: Encodable { func encode(to encoder: any Encoder) throws {} }
-        #expect(try encodingError { try encoder.encode(["k": TwoKinds()]) }.description == "cannot encode the value at k: a keyed container was asked for after a value")
+        #expect(
+            try encodingError { try encoder.encode(["k": TwoKinds()]) }.description
+                == "cannot encode the value at k: a keyed container was asked for after a value")
         #expect(try encodingError { try encoder.encode([TwoValues()]) }.description == "cannot encode the value at [0]: a value was encoded after a value")
         #expect(try encodingError { try encoder.encode(Nothing()) }.description == "cannot encode the value at the top level: Nothing did not encode anything")
         // Nested, a value that encodes nothing is an empty dictionary, as with JSONEncoder.
@@ -465,12 +563,14 @@ struct ValueCoderTests {
         var random = SeededGenerator(seed: 7)
         var big: [String: [String: Int]] = [:]
         for i in 0..<300 { big["key\(Int.random(in: 0..<1_000_000, using: &random))"] = ["n\(i)": i, "m": -i] }
-        let window = Window(width: 1, title: "t", scale: 1, visible: false, tags: [], frame: .init(x: 0, y: 0),
-                            opened: Date(), icon: Data([9]), home: URL(string: "https://a.example")!, flags: ["a": true, "b": false, "c": true])
-        let first = try encoder.encode(big), second = try encoder.encode(big)
+        let window = Window(
+            width: 1, title: "t", scale: 1, visible: false, tags: [], frame: .init(x: 0, y: 0),
+            opened: Date(), icon: Data([9]), home: URL(string: "https://a.example")!, flags: ["a": true, "b": false, "c": true])
+        let first = try encoder.encode(big)
+        let second = try encoder.encode(big)
         #expect(first == second)
         #expect(try ValueCodec.encode(first) == ValueCodec.encode(second))
-        let copy = big.merging([:]) { a, _ in a }   // another dictionary instance, same contents
+        let copy = big.merging([:]) { a, _ in a } // another dictionary instance, same contents
         #expect(try ValueCodec.encode(encoder.encode(copy)) == ValueCodec.encode(first))
         #expect(try encoder.encode(window) == encoder.encode(window))
         #expect(try ValueCodec.encode(encoder.encode(window)) == ValueCodec.encode(encoder.encode(window)))
@@ -478,8 +578,9 @@ struct ValueCoderTests {
 
     @Test func encodedValuesGoThroughARealStore() throws {
         let suite = try Store.temporary().suite("coder")
-        let window = Window(width: 640, title: "Ünïcode 🌍", scale: -0.0, visible: true, tags: ["x"], frame: .init(x: 1, y: -1),
-                            opened: Date(timeIntervalSince1970: 1_700_000_000.5), icon: Data([1]), home: URL(string: "https://a.example/p")!, flags: [:])
+        let window = Window(
+            width: 640, title: "Ünïcode 🌍", scale: -0.0, visible: true, tags: ["x"], frame: .init(x: 1, y: -1),
+            opened: Date(timeIntervalSince1970: 1_700_000_000.5), icon: Data([1]), home: URL(string: "https://a.example/p")!, flags: [:])
         try suite.set(try encoder.encode(window), forKey: "window")
         let stored = try #require(try suite.value(forKey: "window"))
         #expect(stored.kind == .dictionary)
@@ -513,7 +614,11 @@ struct ValueCoderTests {
         return encoded
     }
 
-    struct Failure<E: Error> { var error: E?; var path: String; var description: String }
+    struct Failure<E: Error> {
+        var error: E?
+        var path: String
+        var description: String
+    }
 
     func encodingError<R>(_ body: () throws -> R) throws -> Failure<EncodingError> {
         do { _ = try body() } catch let error as EncodingError {

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 /// `suite.values(of:as:)`: the current value first, then the value after each change, with the
@@ -14,9 +15,9 @@ import TestSupport
         #expect(try await values.next() == .some(1))
         try await suite.set(2, forKey: "count")
         #expect(try await values.next() == .some(2))
-        try await suite.set(2, forKey: "count")        // equal values are delivered too
+        try await suite.set(2, forKey: "count") // equal values are delivered too
         #expect(try await values.next() == .some(2))
-        try await suite.set(5, forKey: "other")               // another key: not delivered
+        try await suite.set(5, forKey: "other") // another key: not delivered
         try await suite.remove("count")
         #expect(try await values.next() == .some(nil))
     }

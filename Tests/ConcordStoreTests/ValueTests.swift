@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ConcordStore
 
 @Suite("Typed values")
@@ -67,7 +68,12 @@ struct ValueTests {
     @Test func enumsAndCodableTypesAreStoredThroughTheirConformance() throws {
         enum Theme: String, StorableValue { case light, dark }
         enum Level: Int, StorableValue { case low = 1, high = 2 }
-        struct Window: Codable, Equatable, StorableValue { var width: Int; var title: String; var scale: Double; var tags: [String] }
+        struct Window: Codable, Equatable, StorableValue {
+            var width: Int
+            var title: String
+            var scale: Double
+            var tags: [String]
+        }
         try suite.set(Theme.dark, forKey: "theme")
         try suite.set(Level.high, forKey: "level")
         let window = Window(width: 800, title: "Main", scale: 2.5, tags: ["a"])
@@ -83,9 +89,12 @@ struct ValueTests {
             try suite.get("theme", as: Theme.self)
         }
         try suite.set(["width": 1], forKey: "window")
-        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "window",
-                                                stored: "dictionary (no value for the key \"title\" at title; the dictionary has \"width\")",
-                                                requested: "Window")) {
+        #expect(
+            throws: StoreError.typeMismatch(
+                suite: "group.example.app", key: "window",
+                stored: "dictionary (no value for the key \"title\" at title; the dictionary has \"width\")",
+                requested: "Window")
+        ) {
             try suite.get("window", as: Window.self)
         }
     }
@@ -95,7 +104,7 @@ struct ValueTests {
         #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "answer", stored: "string", requested: "Int")) {
             try suite.get("answer", as: Int.self)
         }
-        try suite.set(1.0, forKey: "one")   // a Double is never read as an Int (the interop rules: NativeValueTests)
+        try suite.set(1.0, forKey: "one") // a Double is never read as an Int (the interop rules: NativeValueTests)
         #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "one", stored: "double", requested: "Int")) {
             try suite.get("one", as: Int.self)
         }

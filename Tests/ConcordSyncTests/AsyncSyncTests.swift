@@ -1,12 +1,13 @@
-import Testing
-import TestSupport
 import ConcordStore
 import ConcordSync
+import TestSupport
+import Testing
 
 /// `Synchronizer`'s async forms: the same merge as the synchronous calls, run on a store's thread.
 @Suite struct AsyncSyncTests {
     @Test func asyncSyncConvergesTwoReplicas() async throws {
-        let phone = try Store.temporary(), watch = try Store.temporary()
+        let phone = try Store.temporary()
+        let watch = try Store.temporary()
         try await phone.suite("prefs").set("dark", forKey: "theme")
         try await watch.suite("prefs").set(14, forKey: "fontSize")
         let report = try await Synchronizer().sync(phone, watch)

@@ -1,6 +1,7 @@
-import Testing
-import TestSupport
 import ConcordStore
+import TestSupport
+import Testing
+
 @testable import ConcordSync
 
 @Suite struct BatchApplierTests {
@@ -13,11 +14,14 @@ import ConcordStore
         let peer = ReplicaID.random()
         let newer = try Record(version: Version(hlc: UInt64.max >> 8, replica: peer), value: .string("newer"))
         let older = try Record(version: Version(hlc: 1 << 16, replica: peer), value: .string("older"))
-        let batch = RemoteBatch(source: peer, selection: .all, fromSeq: 0, toSeq: 3,
-                                entries: [RemoteEntry(seq: 1, suite: "app", key: "other", record: older),
-                                          RemoteEntry(seq: 2, suite: "app", key: "k", record: newer),
-                                          RemoteEntry(seq: 3, suite: "app", key: "k", record: older)],
-                                knowledge: .none)
+        let batch = RemoteBatch(
+            source: peer, selection: .all, fromSeq: 0, toSeq: 3,
+            entries: [
+                RemoteEntry(seq: 1, suite: "app", key: "other", record: older),
+                RemoteEntry(seq: 2, suite: "app", key: "k", record: newer),
+                RemoteEntry(seq: 3, suite: "app", key: "k", record: older)
+            ],
+            knowledge: .none)
         #expect(throws: SyncError.duplicateKey(suite: "app", key: "k")) { try BatchApplier(store: store).apply(batch) }
         #expect(try store.lastSeq() == before)
         #expect(try store.suite("app").get("k", as: String.self) == "local")

@@ -1,6 +1,6 @@
-import Foundation
 import ConcordStore
 import ConcordSync
+import Foundation
 
 /// How each file in fixtures/bundles is made. `BundleTests` checks the committed files against
 /// these recipes (so a format change cannot slip by) and regenerates them when
@@ -8,7 +8,7 @@ import ConcordSync
 enum BundleFixtureRecipes {
     static let source = ReplicaID(bytes: [UInt8](repeating: 0x11, count: 16))!
     static let peer = ReplicaID(bytes: [UInt8](repeating: 0x22, count: 16))!
-    static let created: UInt64 = 1_767_225_600_000   // 2026-01-01T00:00:00Z
+    static let created: UInt64 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 
     /// A small, well-formed bundle: two values and a tombstone in suite "prefs".
     static func valid() -> SyncBundle {
@@ -16,10 +16,11 @@ enum BundleFixtureRecipes {
         let entries = [
             RemoteEntry(seq: 1, suite: "prefs", key: "theme", record: try! Record(version: version(1), value: .string("dark"))),
             RemoteEntry(seq: 3, suite: "prefs", key: "fontSize", record: try! Record(version: version(3), value: .int(14))),
-            RemoteEntry(seq: 5, suite: "prefs", key: "legacy", record: Record(version: version(5), valueBytes: nil)),
+            RemoteEntry(seq: 5, suite: "prefs", key: "legacy", record: Record(version: version(5), valueBytes: nil))
         ]
-        let batch = RemoteBatch(source: source, selection: .all, fromSeq: 0, toSeq: 5, entries: entries,
-                                knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7)]))
+        let batch = RemoteBatch(
+            source: source, selection: .all, fromSeq: 0, toSeq: 5, entries: entries,
+            knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7)]))
         return SyncBundle(batch: batch, createdMilliseconds: created)
     }
 
@@ -42,19 +43,19 @@ enum BundleFixtureRecipes {
     static func all() -> [(name: String, bytes: [UInt8], refusal: BundleError.Kind?)] {
         let good = valid().encoded()
         var flipped = good
-        flipped[good.count - 12] ^= 0x04                        // one bit inside the last record
+        flipped[good.count - 12] ^= 0x04 // one bit inside the last record
         var magic = good
-        magic[0] = UInt8(ascii: "D")                            // "DONCORDB"
+        magic[0] = UInt8(ascii: "D") // "DONCORDB"
         var first = good
-        first[versionOffset + 1] = 1                            // format version 1: what the first release wrote
+        first[versionOffset + 1] = 1 // format version 1: what the first release wrote
         var second = good
-        second[versionOffset + 1] = 2                           // format version 2: exact dates, no policy records
+        second[versionOffset + 1] = 2 // format version 2: exact dates, no policy records
         var third = good
-        third[versionOffset + 1] = 3                            // format version 3: policy records, no floats or UUIDs
+        third[versionOffset + 1] = 3 // format version 3: policy records, no floats or UUIDs
         var newer = good
-        newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1)   // a format newer than this Concord reads
+        newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1) // a format newer than this Concord reads
         var huge = good
-        for i in 0..<8 { huge[entryCountOffset + i] = [0, 0, 1, 0, 0, 0, 0, 0][i] }   // 2^40 entries
+        for i in 0..<8 { huge[entryCountOffset + i] = [0, 0, 1, 0, 0, 0, 0, 0][i] } // 2^40 entries
         return [
             ("valid.bundle", good, nil),
             ("valid-format1.bundle", resealed(first), nil),
@@ -64,7 +65,7 @@ enum BundleFixtureRecipes {
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .wrongMagic),
             ("newer-version.bundle", resealed(newer), .newerVersion),
-            ("huge-count.bundle", resealed(huge), .malformed),
+            ("huge-count.bundle", resealed(huge), .malformed)
         ]
     }
 }

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 @Suite struct BundleTests {
     @Test func crc32MatchesTheStandardCheckValue() {
@@ -13,8 +13,10 @@ import TestSupport
     @Test func aBundleRoundTripsExactly() throws {
         let bundle = BundleFixtureRecipes.valid()
         #expect(try SyncBundle.decode(bundle.encoded()) == bundle)
-        let selected = SyncBundle(batch: RemoteBatch(source: BundleFixtureRecipes.source, selection: try SyncSelection(suites: ["b", "a"]),
-                                                     fromSeq: 3, toSeq: 3, entries: [], knowledge: .none), createdMilliseconds: 9)
+        let selected = SyncBundle(
+            batch: RemoteBatch(
+                source: BundleFixtureRecipes.source, selection: try SyncSelection(suites: ["b", "a"]),
+                fromSeq: 3, toSeq: 3, entries: [], knowledge: .none), createdMilliseconds: 9)
         #expect(try SyncBundle.decode(selected.encoded()) == selected)
     }
 
@@ -31,8 +33,9 @@ import TestSupport
 
     /// A replica with some history, cursors and a conflict, to show a refused import changes none of it.
     static func populatedReplica(_ tmp: TemporaryDirectory) throws -> (Store, Store) {
-        let clock = ManualClock(BundleFixtureRecipes.created - 3_600_000)   // an hour before the fixtures were written
-        let a = try Replicas.open(tmp.path("a"), clock: clock.read), other = try Replicas.open(tmp.path("other"), clock: clock.read)
+        let clock = ManualClock(BundleFixtureRecipes.created - 3_600_000) // an hour before the fixtures were written
+        let a = try Replicas.open(tmp.path("a"), clock: clock.read)
+        let other = try Replicas.open(tmp.path("other"), clock: clock.read)
         try a.suite("prefs").set("light", forKey: "theme")
         try a.suite("prefs").set(3, forKey: "legacy")
         clock.advance(1)
@@ -48,12 +51,15 @@ import TestSupport
         let conflicts: [Conflict]
         let journal: [JournalEntry]
         init(_ s: Store) throws {
-            (records, lastSeq, cursors, conflicts, journal) = (try Replicas.bytes(s), try s.lastSeq(), try s.peerCursors(), try s.conflicts(), try s.journalEntries(after: 0))
+            (records, lastSeq, cursors, conflicts, journal) = (
+                try Replicas.bytes(s), try s.lastSeq(), try s.peerCursors(), try s.conflicts(), try s.journalEntries(after: 0)
+            )
         }
     }
 
     @Test func everyBadFixtureIsRefusedAndChangesNothing() throws {
-        let tmp = try TemporaryDirectory("bundles"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
         let (a, _) = try Self.populatedReplica(tmp)
         let before = try Snapshot(a)
         let stamp = a.commitStamp
@@ -80,7 +86,8 @@ import TestSupport
     }
 
     @Test func theValidFixtureImportsAndImportingTwiceIsHarmless() throws {
-        let tmp = try TemporaryDirectory("bundles"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
         let (a, _) = try Self.populatedReplica(tmp)
         let path = Fixtures.bundles + "/valid.bundle"
         let first = try BundleExchange.importBundle(at: path, into: a)
@@ -97,7 +104,8 @@ import TestSupport
     }
 
     @Test func oversizedBundlesAreRefusedBeforeTheyAreRead() throws {
-        let tmp = try TemporaryDirectory("bundles"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
         let (a, _) = try Self.populatedReplica(tmp)
         let path = Fixtures.bundles + "/valid.bundle"
         let before = try Snapshot(a)
@@ -124,7 +132,9 @@ import TestSupport
         for length in 0..<bytes.count {
             #expect(throws: BundleError.self, "cut at \(length)") { try SyncBundle.decode(Array(bytes.prefix(length))) }
         }
-        #expect(throws: BundleError(.malformed, "1 unexpected bytes follow the end of the bundle (\(bytes.count) bytes)")) { try SyncBundle.decode(bytes + [0]) }
+        #expect(throws: BundleError(.malformed, "1 unexpected bytes follow the end of the bundle (\(bytes.count) bytes)")) {
+            try SyncBundle.decode(bytes + [0])
+        }
     }
 
     @Test func wellSealedNonsenseIsRefusedToo() throws {
@@ -135,21 +145,33 @@ import TestSupport
         let entry = { (seq: UInt64, suite: String, key: String) in RemoteEntry(seq: seq, suite: suite, key: key, record: Record(version: v, valueBytes: nil)) }
         let cases: [(String, RemoteBatch)] = [
             ("seq outside the range", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 1, entries: [entry(2, "s", "k")], knowledge: .none)),
-            ("seqs out of order", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(5, "s", "a"), entry(4, "s", "b")], knowledge: .none)),
-            ("a key twice", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(1, "s", "k"), entry(2, "s", "k")], knowledge: .none)),
+            (
+                "seqs out of order",
+                RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(5, "s", "a"), entry(4, "s", "b")], knowledge: .none)
+            ),
+            (
+                "a key twice",
+                RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(1, "s", "k"), entry(2, "s", "k")], knowledge: .none)
+            ),
             ("bad suite name", RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 9, entries: [entry(1, "no spaces", "k")], knowledge: .none)),
-            ("suite not covered", RemoteBatch(source: src, selection: try! SyncSelection(suites: ["x"]), fromSeq: 0, toSeq: 9, entries: [entry(1, "s", "k")], knowledge: .none)),
-            ("zero source", RemoteBatch(source: .zero, selection: .all, fromSeq: 0, toSeq: 0, entries: [], knowledge: .none)),
+            (
+                "suite not covered",
+                RemoteBatch(source: src, selection: try! SyncSelection(suites: ["x"]), fromSeq: 0, toSeq: 9, entries: [entry(1, "s", "k")], knowledge: .none)
+            ),
+            ("zero source", RemoteBatch(source: .zero, selection: .all, fromSeq: 0, toSeq: 0, entries: [], knowledge: .none))
         ]
         for (what, batch) in cases {
             let error = #expect(throws: BundleError.self, "\(what)") { try SyncBundle.decode(sealed(batch)) }
             #expect(error?.kind == .malformed, "\(what): \(String(describing: error))")
         }
         var record = try Record(version: v, value: .string("x")).encoded
-        record[record.count - 1] = 0xFF   // not a valid value encoding
-        var w = SyncBundle(batch: RemoteBatch(source: src, selection: .all, fromSeq: 0, toSeq: 1,
-                                              entries: [RemoteEntry(seq: 1, suite: "s", key: "k", record: try Record(version: v, value: .string("x")))], knowledge: .none),
-                           createdMilliseconds: 1).encoded()
+        record[record.count - 1] = 0xFF // not a valid value encoding
+        var w = SyncBundle(
+            batch: RemoteBatch(
+                source: src, selection: .all, fromSeq: 0, toSeq: 1,
+                entries: [RemoteEntry(seq: 1, suite: "s", key: "k", record: try Record(version: v, value: .string("x")))], knowledge: .none),
+            createdMilliseconds: 1
+        ).encoded()
         let at = w.count - 4 - record.count
         w.replaceSubrange(at..<(w.count - 4), with: record)
         let error = #expect(throws: BundleError.self) { try SyncBundle.decode(BundleFixtureRecipes.resealed(w)) }
@@ -157,8 +179,10 @@ import TestSupport
     }
 
     @Test func exportSincePeerSendsOnlyWhatThePeerLacks() throws {
-        let tmp = try TemporaryDirectory("bundles"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         for i in 0..<10 { try a.suite("s").set(i, forKey: "k\(i)") }
         let all = tmp.path("all.bundle")
         #expect(try BundleExchange.export(from: a, since: .beginning, to: all).entries == 10)
@@ -182,15 +206,19 @@ import TestSupport
     }
 
     @Test func aBundleAfterAGapIsMergedButDoesNotMoveTheCursor() throws {
-        let tmp = try TemporaryDirectory("bundles"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try a.suite("s").set(1, forKey: "first")
         let (one, _) = try BundleExchange.makeBundle(from: a, since: .beginning)
         try a.suite("s").set(2, forKey: "second")
         // A bundle of only what came after the first (as if the first were lost in the mail).
-        let later = RemoteBatch(source: a.replicaID, selection: .all, fromSeq: one.batch.toSeq, toSeq: try a.lastSeq(),
-                                entries: try a.journalEntries(after: one.batch.toSeq).map {
-                                    RemoteEntry(seq: $0.seq, suite: $0.suite, key: $0.key, record: $0.record) }, knowledge: .none)
+        let later = RemoteBatch(
+            source: a.replicaID, selection: .all, fromSeq: one.batch.toSeq, toSeq: try a.lastSeq(),
+            entries: try a.journalEntries(after: one.batch.toSeq).map {
+                RemoteEntry(seq: $0.seq, suite: $0.suite, key: $0.key, record: $0.record)
+            }, knowledge: .none)
         let report = try BatchApplier(store: b).apply(later)
         #expect(report.recordsChanged == 1 && !report.cursorAdvanced)
         #expect(try b.peerCursors().received(from: a.replicaID, scope: .allSuites) == 0)

@@ -1,7 +1,7 @@
-import Testing
 import ConcordStore
 import ConcordSync
 import TestSupport
+import Testing
 
 /// The architecture document, "Versions and the clock": A remote version beyond the drift bound is merged (convergence first) and reported;
 /// versions stay ordered when a wall clock runs ahead or goes backwards.
@@ -10,9 +10,12 @@ import TestSupport
     static let hour: UInt64 = 3_600_000
 
     @Test func aReplicaAnHourAheadIsMergedAndReportedAsSkew() throws {
-        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
-        let real = ManualClock(Self.start), ahead = ManualClock(Self.start + Self.hour)
-        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: ahead.read)
+        let tmp = try TemporaryDirectory("skew")
+        defer { tmp.remove() }
+        let real = ManualClock(Self.start)
+        let ahead = ManualClock(Self.start + Self.hour)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read)
+        let b = try Replicas.open(tmp.path("b"), clock: ahead.read)
         try a.suite("s").set("a", forKey: "early")
         try b.suite("s").set("b", forKey: "k")
         try b.suite("s").set("b", forKey: "k2")
@@ -37,12 +40,15 @@ import TestSupport
     }
 
     @Test func versionsStayOrderedWhenAWallClockGoesBackwards() throws {
-        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
-        let clockA = ManualClock(Self.start), clockB = ManualClock(Self.start)
-        let a = try Replicas.open(tmp.path("a"), clock: clockA.read), b = try Replicas.open(tmp.path("b"), clock: clockB.read)
+        let tmp = try TemporaryDirectory("skew")
+        defer { tmp.remove() }
+        let clockA = ManualClock(Self.start)
+        let clockB = ManualClock(Self.start)
+        let a = try Replicas.open(tmp.path("a"), clock: clockA.read)
+        let b = try Replicas.open(tmp.path("b"), clock: clockB.read)
         try a.suite("s").set(1, forKey: "k")
         let first = try #require(try a.suite("s").record(forKey: "k")).version
-        clockA.rewind(Self.hour)                     // A's wall clock jumps back an hour
+        clockA.rewind(Self.hour) // A's wall clock jumps back an hour
         try a.suite("s").set(2, forKey: "k")
         try a.suite("s").set(1, forKey: "other")
         let second = try #require(try a.suite("s").record(forKey: "k")).version
@@ -50,7 +56,7 @@ import TestSupport
         #expect(second > first, "a later write on the same replica still wins")
         #expect(other > second, "the clock never goes backwards, even for other keys")
         clockB.advance(10)
-        try b.suite("s").set(3, forKey: "k")         // B writes after A, by real time
+        try b.suite("s").set(3, forKey: "k") // B writes after A, by real time
         let report = try Synchronizer().sync(a, b)
         #expect(report.aToB.skewedVersions == 0, "A's versions are not ahead of B's clock")
         #expect(report.bToA.skewedVersions == 1, "measured by A's wall clock, an hour behind, B's version looks an hour ahead: reported")
@@ -69,9 +75,12 @@ import TestSupport
     static let year: UInt64 = 365 * 24 * 3_600_000
 
     @Test func overwritingAKeyFromTheFutureWinsWithoutMovingTheClockPastTheBound() throws {
-        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
-        let real = ManualClock(Self.start), future = ManualClock(Self.start + Self.year)
-        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: future.read)
+        let tmp = try TemporaryDirectory("skew")
+        defer { tmp.remove() }
+        let real = ManualClock(Self.start)
+        let future = ManualClock(Self.start + Self.year)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read)
+        let b = try Replicas.open(tmp.path("b"), clock: future.read)
         let c = try Replicas.open(tmp.path("c"), clock: real.read)
         try b.suite("s").set("from the future", forKey: "k")
         let report = try Synchronizer().sync(a, b)
@@ -104,9 +113,12 @@ import TestSupport
     }
 
     @Test func versionsStayDistinctPerKeyAndIncreasing() throws {
-        let tmp = try TemporaryDirectory("skew"); defer { tmp.remove() }
-        let real = ManualClock(Self.start), future = ManualClock(Self.start + Self.year)
-        let a = try Replicas.open(tmp.path("a"), clock: real.read), b = try Replicas.open(tmp.path("b"), clock: future.read)
+        let tmp = try TemporaryDirectory("skew")
+        defer { tmp.remove() }
+        let real = ManualClock(Self.start)
+        let future = ManualClock(Self.start + Self.year)
+        let a = try Replicas.open(tmp.path("a"), clock: real.read)
+        let b = try Replicas.open(tmp.path("b"), clock: future.read)
         for i in 0..<5 { try b.suite("s").set(i, forKey: "k\(i)") }
         try Synchronizer().sync(a, b)
         var last: [String: Version] = [:]

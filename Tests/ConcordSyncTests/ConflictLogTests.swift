@@ -1,16 +1,18 @@
-import Testing
 import ConcordStore
 import ConcordSync
 import TestSupport
+import Testing
 
 @Suite struct ConflictLogTests {
     @Test func concurrentWritesAreLoggedWithBothVersionsAndOrigins() throws {
-        let tmp = try TemporaryDirectory("conflicts"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("conflicts")
+        defer { tmp.remove() }
         let clock = ManualClock(1_800_000_000_000)
-        let a = try Replicas.open(tmp.path("a"), clock: clock.read), b = try Replicas.open(tmp.path("b"), clock: clock.read)
+        let a = try Replicas.open(tmp.path("a"), clock: clock.read)
+        let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("prefs").set("dark", forKey: "theme")
         clock.advance(10)
-        try b.suite("prefs").set("light", forKey: "theme")   // later: wins
+        try b.suite("prefs").set("light", forKey: "theme") // later: wins
         let report = try Synchronizer().sync(a, b)
         #expect(report.conflicts.count == 1)
         #expect(try a.suite("prefs").get("theme", as: String.self) == "light")
@@ -25,7 +27,8 @@ import TestSupport
             #expect(c.loser.writer == a.replicaID && c.winner.writer == b.replicaID)
             #expect(c.detectedMilliseconds == clock.milliseconds)
         }
-        let atA = try a.conflicts()[0], atB = try b.conflicts()[0]
+        let atA = try a.conflicts()[0]
+        let atB = try b.conflicts()[0]
         #expect(atA.winner.source == .sync(peer: b.replicaID), "at A the winner arrived from B")
         if case .process = atA.loser.source {} else { Issue.record("at A the loser was written by a local process: \(atA.loser.source)") }
         #expect(atB.loser.source == .sync(peer: a.replicaID), "at B the loser arrived from A")
@@ -33,31 +36,35 @@ import TestSupport
     }
 
     @Test func aWriteMadeAfterSeeingTheOtherIsNoConflict() throws {
-        let tmp = try TemporaryDirectory("conflicts"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("conflicts")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try a.suite("s").set(1, forKey: "k")
         try Synchronizer().sync(a, b)
-        try b.suite("s").set(2, forKey: "k")       // B saw A's write
+        try b.suite("s").set(2, forKey: "k") // B saw A's write
         try Synchronizer().sync(a, b)
-        try a.suite("s").set(3, forKey: "k")       // A saw B's
+        try a.suite("s").set(3, forKey: "k") // A saw B's
         try b.suite("s").set(4, forKey: "other")
         try Synchronizer().sync(a, b)
-        try b.suite("s").set(5, forKey: "k")       // a value B received from A, then overwrote, is not concurrent either
+        try b.suite("s").set(5, forKey: "k") // a value B received from A, then overwrote, is not concurrent either
         try Synchronizer().sync(a, b)
         #expect(try a.conflicts().isEmpty && b.conflicts().isEmpty)
         #expect(try a.suite("s").get("k", as: Int.self) == 5)
     }
 
     @Test func aDeleteRacingAnUpdateIsAConflictToo() throws {
-        let tmp = try TemporaryDirectory("conflicts"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("conflicts")
+        defer { tmp.remove() }
         let clock = ManualClock(1_800_000_000_000)
-        let a = try Replicas.open(tmp.path("a"), clock: clock.read), b = try Replicas.open(tmp.path("b"), clock: clock.read)
+        let a = try Replicas.open(tmp.path("a"), clock: clock.read)
+        let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set("v1", forKey: "k")
         try Synchronizer().sync(a, b)
         clock.advance(5)
         try b.suite("s").set("v2", forKey: "k")
         clock.advance(5)
-        try a.suite("s").remove("k")               // later: the delete wins
+        try a.suite("s").remove("k") // later: the delete wins
         let report = try Synchronizer().sync(a, b)
         #expect(report.conflicts.count == 1)
         let c = try #require(try b.conflicts().first)
@@ -67,9 +74,11 @@ import TestSupport
     }
 
     @Test func loggingTheSameLossTwiceKeepsOneEntryAndClearTakesThemAll() throws {
-        let tmp = try TemporaryDirectory("conflicts"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("conflicts")
+        defer { tmp.remove() }
         let clock = ManualClock(1_800_000_000_000)
-        let a = try Replicas.open(tmp.path("a"), clock: clock.read), b = try Replicas.open(tmp.path("b"), clock: clock.read)
+        let a = try Replicas.open(tmp.path("a"), clock: clock.read)
+        let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("one").set(1, forKey: "k")
         try a.suite("two").set(1, forKey: "k")
         clock.advance(1)

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 /// The straightforward model of last-writer-wins: every write ever made, and per key the one with
 /// the greatest version. Written independently of `RecordMerge`.
@@ -27,7 +27,8 @@ struct LastWriterWinsModel {
 
     @Test(arguments: seeds)
     func replicasConvergeToLastWriterWins(seed: UInt64) throws {
-        let tmp = try TemporaryDirectory("converge"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("converge")
+        defer { tmp.remove() }
         var g = SeededGenerator(seed: seed)
         let n = Int.random(in: 3...5, using: &g)
         let clocks = (0..<n).map { _ in ManualClock(Self.base + UInt64.random(in: 0...60_000, using: &g)) }
@@ -35,7 +36,9 @@ struct LastWriterWinsModel {
         let stores = try (0..<n).map { try Replicas.open(paths[$0], clock: clocks[$0].read) }
         let suites = ["s0", "s1"]
         var model = LastWriterWinsModel()
-        var killed = 0, interrupted = 0, syncs = 0
+        var killed = 0
+        var interrupted = 0
+        var syncs = 0
 
         func observe(_ store: Store, _ suite: String, _ key: String) throws {
             model.observe(SuiteKey(suite: suite, key: key), try store.suite(suite).record(forKey: key))

@@ -1,7 +1,7 @@
-import Testing
 import ConcordStore
 import ConcordSync
 import TestSupport
+import Testing
 
 /// The architecture document, "Merge": merge is commutative, associative and idempotent — over records and over whole replica states.
 @Suite struct MergeAlgebraTests {
@@ -9,8 +9,9 @@ import TestSupport
 
     /// A random record: few distinct versions (so ties and equal versions happen), values or tombstones.
     static func record(_ g: inout SeededGenerator) -> Record {
-        let version = Version(hlc: UInt64.random(in: 1...6, using: &g) << 16 | UInt64.random(in: 0...2, using: &g),
-                              replica: replicas[Int.random(in: 0..<replicas.count, using: &g)])
+        let version = Version(
+            hlc: UInt64.random(in: 1...6, using: &g) << 16 | UInt64.random(in: 0...2, using: &g),
+            replica: replicas[Int.random(in: 0..<replicas.count, using: &g)])
         if Int.random(in: 0..<4, using: &g) == 0 { return Record(version: version, valueBytes: nil) }
         return try! Record(version: version, value: .int(Int.random(in: 0...3, using: &g)))
     }
@@ -27,7 +28,9 @@ import TestSupport
         let seed: UInt64 = 0x5EED_0001
         var g = SeededGenerator(seed: seed)
         for round in 0..<5_000 {
-            let a = Self.record(&g), b = Self.record(&g), c = Self.record(&g)
+            let a = Self.record(&g)
+            let b = Self.record(&g)
+            let c = Self.record(&g)
             #expect(RecordMerge.merge(a, b) == RecordMerge.merge(b, a), "seed \(seed) round \(round): commutative")
             #expect(RecordMerge.merge(RecordMerge.merge(a, b), c) == RecordMerge.merge(a, RecordMerge.merge(b, c)), "seed \(seed) round \(round): associative")
             #expect(RecordMerge.merge(a, a) == a, "seed \(seed) round \(round): idempotent")
@@ -41,7 +44,9 @@ import TestSupport
         let seed: UInt64 = 0x5EED_0002
         var g = SeededGenerator(seed: seed)
         for round in 0..<3_000 {
-            let a = Self.state(&g), b = Self.state(&g), c = Self.state(&g)
+            let a = Self.state(&g)
+            let b = Self.state(&g)
+            let c = Self.state(&g)
             let ab = RecordMerge.merge(a, b)
             #expect(ab == RecordMerge.merge(b, a), "seed \(seed) round \(round): commutative")
             #expect(RecordMerge.merge(ab, c) == RecordMerge.merge(a, RecordMerge.merge(b, c)), "seed \(seed) round \(round): associative")
@@ -64,7 +69,8 @@ import TestSupport
     @Test func equalVersionsWithDifferentContentStillOrderDeterministically() throws {
         let v = Version(hlc: 5 << 16, replica: Self.replicas[2])
         let tomb = Record(version: v, valueBytes: nil)
-        let one = try Record(version: v, value: .int(1)), two = try Record(version: v, value: .int(2))
+        let one = try Record(version: v, value: .int(1))
+        let two = try Record(version: v, value: .int(2))
         #expect(RecordMerge.merge(tomb, one) == one && RecordMerge.merge(one, tomb) == one)
         #expect(RecordMerge.merge(one, two) == RecordMerge.merge(two, one))
     }
@@ -76,7 +82,8 @@ import TestSupport
     /// every type, increments, proposals, set members, removals — and sync at random; and plain
     /// records from a replica that never heard of a policy.
     static func reachableRecords(seed: UInt64) throws -> [Record] {
-        let tmp = try TemporaryDirectory("laws"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("laws")
+        defer { tmp.remove() }
         var g = SeededGenerator(seed: seed)
         let clock = ManualClock(1_700_000_000_000)
         let stores = try (0..<3).map { try Replicas.open(tmp.path("r\($0)"), clock: clock.read) }
@@ -107,7 +114,7 @@ import TestSupport
                 guard ["policyMismatch", "typeMismatch"].contains(caseName(error)) else { throw error }
             }
             for store in stores { if let record = try store.suite("s").record(forKey: "k") { pool.append(record) } }
-            if Int.random(in: 0..<6, using: &g) == 0 { pool.append(Self.record(&g)) }   // a plain record from elsewhere
+            if Int.random(in: 0..<6, using: &g) == 0 { pool.append(Self.record(&g)) } // a plain record from elsewhere
         }
         return pool
     }
@@ -119,7 +126,8 @@ import TestSupport
         #expect(Set(pool.map(\.policy)).count >= 3, "seed \(seed): several policies met")
         var g = SeededGenerator(seed: seed)
         for round in 0..<3_000 {
-            let a = pool[Int.random(in: 0..<pool.count, using: &g)], b = pool[Int.random(in: 0..<pool.count, using: &g)]
+            let a = pool[Int.random(in: 0..<pool.count, using: &g)]
+            let b = pool[Int.random(in: 0..<pool.count, using: &g)]
             let c = pool[Int.random(in: 0..<pool.count, using: &g)]
             let ab = RecordMerge.merge(a, b)
             #expect(ab == RecordMerge.merge(b, a), "seed \(seed) round \(round): commutative")
@@ -129,7 +137,8 @@ import TestSupport
             #expect(ab.version == max(a.version, b.version), "seed \(seed) round \(round): the merge's version is the greater")
             #expect(ab.policy == (a.version < b.version ? b : a).policy, "seed \(seed) round \(round): the newer record's policy reads")
             #expect(try Record.decode(ab.encoded) == ab, "seed \(seed) round \(round): a merged record round-trips its bytes")
-            let lost = RecordMerge.overwrite(a, b), lostBack = RecordMerge.overwrite(b, a)
+            let lost = RecordMerge.overwrite(a, b)
+            let lostBack = RecordMerge.overwrite(b, a)
             #expect(lost?.winner == lostBack?.winner && lost?.loser == lostBack?.loser, "seed \(seed) round \(round): an overwrite is the same either way")
             if let lost { #expect(lost.loser.version < lost.winner.version || lost.loser != lost.winner, "seed \(seed) round \(round)") }
         }

@@ -1,15 +1,17 @@
-import Foundation
-import Testing
-import TestSupport
 import ConcordStore
 import ConcordSync
+import Foundation
+import TestSupport
+import Testing
 
 /// Floats and UUIDs travel as themselves: through a sync and through a bundle file.
 @Suite struct NativeValueSyncTests {
     @Test func floatsAndUUIDsTravelThroughSyncsAndBundles() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
-        let phone = try Store(path: tmp.path("phone")), watch = try Store(path: tmp.path("watch")), laptop = try Store(path: tmp.path("laptop"))
+        let phone = try Store(path: tmp.path("phone"))
+        let watch = try Store(path: tmp.path("watch"))
+        let laptop = try Store(path: tmp.path("laptop"))
         let id = UUID()
         try phone.suite("app").set(Float(0.1), forKey: "scale")
         try phone.suite("app").set(id, forKey: "device")

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 /// A world of 3–5 replicas for the policy property tests: random operations on one key, random
 /// syncs, one-way pulls and bundles between random pairs, and a model of what each replica has seen
@@ -45,7 +45,8 @@ struct PolicyWorld {
         switch Int.random(in: 0..<4, using: &g) {
         case 0, 1:
             try Synchronizer().sync(stores[i], stores[j])
-            known[i].formUnion(known[j]); known[j] = known[i]
+            known[i].formUnion(known[j])
+            known[j] = known[i]
         case 2:
             try Synchronizer().pull(from: stores[i], into: stores[j])
             known[j].formUnion(known[i])
@@ -54,7 +55,7 @@ struct PolicyWorld {
             let start: ExportStart = Bool.random(using: &g) ? .receivedBy(stores[j]) : .beginning
             try BundleExchange.export(from: stores[i], since: start, to: path)
             try BundleExchange.importBundle(at: path, into: stores[j])
-            if Bool.random(using: &g) { try BundleExchange.importBundle(at: path, into: stores[j]) }   // twice is harmless
+            if Bool.random(using: &g) { try BundleExchange.importBundle(at: path, into: stores[j]) } // twice is harmless
             known[j].formUnion(known[i])
         }
         transfers += 1
@@ -96,8 +97,8 @@ struct PolicyWorld {
         var world = try PolicyWorld(seed: seed, policy: .counter)
         defer { world.tmp.remove() }
         let withSets = seed % 2 == 0
-        var amounts: [Int: Int] = [:]                                             // increment id → amount
-        var sets: [Int: (version: Version, value: Int, saw: Set<Int>)] = [:]      // set id → …
+        var amounts: [Int: Int] = [:] // increment id → amount
+        var sets: [Int: (version: Version, value: Int, saw: Set<Int>)] = [:] // set id → …
         var ops = 0
         func model(_ known: Set<Int>) -> Int {
             let seenSets = sets.filter { known.contains($0.key) }.values
@@ -112,14 +113,20 @@ struct PolicyWorld {
             case 0..<55:
                 let amount = Int.random(in: -3...5, using: &world.g)
                 #expect(try world.suite(r).increment(world.key, by: amount) == (before ?? 0) + amount, "seed \(seed) step \(step): the increment's result")
-                ops += 1; amounts[ops] = amount; world.known[r].insert(ops)
+                ops += 1
+                amounts[ops] = amount
+                world.known[r].insert(ops)
             case 55..<60 where withSets:
                 let value = Int.random(in: 0...20, using: &world.g)
                 let version = try #require(try world.suite(r).set(value, forKey: world.key))
-                ops += 1; sets[ops] = (version, value, world.known[r]); world.known[r].insert(ops)
+                ops += 1
+                sets[ops] = (version, value, world.known[r])
+                world.known[r].insert(ops)
             case 60..<65 where before != nil:
-                try world.suite(r).update(world.key, as: Int.self) { $0 = $0! + 2 }   // an update merges as its difference
-                ops += 1; amounts[ops] = 2; world.known[r].insert(ops)
+                try world.suite(r).update(world.key, as: Int.self) { $0 = $0! + 2 } // an update merges as its difference
+                ops += 1
+                amounts[ops] = 2
+                world.known[r].insert(ops)
             default:
                 try world.transfer()
             }
@@ -163,14 +170,23 @@ struct PolicyWorld {
                 let version = try world.suite(r).set(value, forKey: world.key)
                 let moves = before.map { policy == .max ? value > $0 : value < $0 } ?? true
                 #expect((version != nil) == moves, "seed \(seed) step \(step): a proposal writes only when it moves the value")
-                if let version { ops += 1; proposals[ops] = (version, value); world.known[r].insert(ops) }
+                if let version {
+                    ops += 1
+                    proposals[ops] = (version, value)
+                    world.known[r].insert(ops)
+                }
                 #expect(try world.suite(r).get(world.key, as: Int.self) == (moves ? value : before), "seed \(seed) step \(step): the value only moves one way")
             case 50..<55:
-                if let version = try world.suite(r).remove(world.key) { ops += 1; removals[ops] = version; world.known[r].insert(ops) }
+                if let version = try world.suite(r).remove(world.key) {
+                    ops += 1
+                    removals[ops] = version
+                    world.known[r].insert(ops)
+                }
             default:
                 try world.transfer()
             }
-            #expect(try world.suite(r).get(world.key, as: Int.self) == model(world.known[r]), "seed \(seed) \(policy) step \(step): replica \(r) reads its model")
+            #expect(
+                try world.suite(r).get(world.key, as: Int.self) == model(world.known[r]), "seed \(seed) \(policy) step \(step): replica \(r) reads its model")
         }
         try world.finish()
         for (i, store) in world.stores.enumerated() {
@@ -189,8 +205,8 @@ struct PolicyWorld {
         var world = try PolicyWorld(seed: seed, policy: .set)
         defer { world.tmp.remove() }
         let universe = ["a", "b", "c", "d", "e", "f"]
-        var adds: [Int: String] = [:]              // addition id → member
-        var removals: [Int: Set<Int>] = [:]        // removal id → the addition ids it removed
+        var adds: [Int: String] = [:] // addition id → member
+        var removals: [Int: Set<Int>] = [:] // removal id → the addition ids it removed
         var ops = 0
         func held(_ known: Set<Int>) -> [Int] {
             let gone = removals.filter { known.contains($0.key) }.values.reduce(into: Set<Int>()) { $0.formUnion($1) }
@@ -210,7 +226,11 @@ struct PolicyWorld {
             case 0..<40:
                 let there = try world.suite(r).get(world.key, as: [String].self)?.contains(member) ?? false
                 try world.suite(r).update(world.key, as: [String].self) { $0 = ($0 ?? []) + [member] }
-                if !there { ops += 1; adds[ops] = member; world.known[r].insert(ops) }
+                if !there {
+                    ops += 1
+                    adds[ops] = member
+                    world.known[r].insert(ops)
+                }
             case 40..<55:
                 try world.suite(r).update(world.key, as: [String].self) { $0 = ($0 ?? []).filter { $0 != member } }
                 removal(at: r) { $0 == member }
@@ -218,20 +238,26 @@ struct PolicyWorld {
                 let members = Array(universe.shuffled(using: &world.g).prefix(Int.random(in: 0...3, using: &world.g)))
                 try world.suite(r).set(members, forKey: world.key)
                 removal(at: r) { _ in true }
-                for m in members { ops += 1; adds[ops] = m; world.known[r].insert(ops) }
+                for m in members {
+                    ops += 1
+                    adds[ops] = m
+                    world.known[r].insert(ops)
+                }
             case 60..<63:
                 try world.suite(r).remove(world.key)
                 removal(at: r) { _ in true }
             default:
                 try world.transfer()
             }
-            #expect(try world.suite(r).get(world.key, as: [String].self) ?? [] == model(world.known[r]),
-                    "seed \(seed) step \(step): replica \(r) holds what its model says")
+            #expect(
+                try world.suite(r).get(world.key, as: [String].self) ?? [] == model(world.known[r]),
+                "seed \(seed) step \(step): replica \(r) holds what its model says")
         }
         try world.finish()
         for (i, store) in world.stores.enumerated() {
-            #expect(try store.suite(world.suite).get(world.key, as: [String].self) ?? [] == model(world.known[0]),
-                    "seed \(seed): replica \(i) holds every addition no removal saw, in order")
+            #expect(
+                try store.suite(world.suite).get(world.key, as: [String].self) ?? [] == model(world.known[0]),
+                "seed \(seed): replica \(i) holds every addition no removal saw, in order")
         }
         try world.expectConverged("seed \(seed)")
         #expect(!adds.isEmpty)

@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 /// What each policy means for a user, operation by operation, across two replicas.
 @Suite struct PolicySemanticsTests {
@@ -23,7 +23,8 @@ import TestSupport
 
     /// The example: launchCount is 0 on both; each increments once; after a sync both read 2.
     @Test func concurrentIncrementsOnTwoReplicasAddUpAndAreNotConflicts() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.counter, forKey: "launchCount")
         try pair.phone.suite("app").set(0, forKey: "launchCount")
         try pair.sync()
@@ -41,15 +42,16 @@ import TestSupport
     }
 
     @Test func concurrentSetsOnACounterAreAConflictAndTakeBackOnlyWhatTheirWriterSaw() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.counter, forKey: "n")
         try pair.phone.suite("app").increment("n", by: 5)
         try pair.sync()
-        try pair.watch.suite("app").increment("n", by: 1)          // the phone has not seen this one
+        try pair.watch.suite("app").increment("n", by: 1) // the phone has not seen this one
         pair.clock.advance(1)
-        try pair.phone.suite("app").set(10, forKey: "n")           // takes back the 5 it saw
+        try pair.phone.suite("app").set(10, forKey: "n") // takes back the 5 it saw
         pair.clock.advance(1)
-        try pair.watch.suite("app").set(20, forKey: "n")           // concurrent with the phone's set; it saw 5 and its own 1
+        try pair.watch.suite("app").set(20, forKey: "n") // concurrent with the phone's set; it saw 5 and its own 1
         let report = try pair.sync()
         #expect(try pair.both("n", as: Int.self) == [20, 20], "the later set wins; every increment was seen by one of them")
         let conflict = try #require(report.conflicts.first)
@@ -59,14 +61,15 @@ import TestSupport
         #expect(conflict.loser.record.version < conflict.winner.record.version)
         // A set made after seeing the other is an overwrite the writer saw: no conflict.
         try pair.phone.suite("app").set(3, forKey: "n")
-        try pair.watch.suite("app").increment("n")                  // concurrent increment: survives the set
+        try pair.watch.suite("app").increment("n") // concurrent increment: survives the set
         let after = try pair.sync()
         #expect(after.conflicts.isEmpty)
         #expect(try pair.both("n", as: Int.self) == [4, 4], "a set takes back only the increments its writer had seen")
     }
 
     @Test func aKeyWithLWWHistoryKeepsItsValueWhenItBecomesACounter() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").set(3, forKey: "launchCount")
         try pair.sync()
         try pair.watch.suite("app").declare(.counter, forKey: "launchCount")
@@ -88,13 +91,14 @@ import TestSupport
     }
 
     @Test func aValueIsCarriedOverWhenThePolicyChanges() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         let app = try pair.phone.suite("app")
         try app.declare(.counter, forKey: "score")
         try app.increment("score", by: 7)
         try app.declare(.max, forKey: "score")
         #expect(try app.get("score", as: Int.self) == 7, "reads do not change with the declaration")
-        try app.set(5, forKey: "score")       // the first write under the new policy carries the value over
+        try app.set(5, forKey: "score") // the first write under the new policy carries the value over
         #expect(try app.get("score", as: Int.self) == 7, "the counter's value became the max's; a max key does not go down")
         #expect(try app.set(6, forKey: "score") == nil, "a proposal below the value writes nothing")
         try app.set(9, forKey: "score")
@@ -107,7 +111,8 @@ import TestSupport
     }
 
     @Test func concurrentDifferentDeclarationsSettleOnTheLaterOneEverywhere() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.max, forKey: "k")
         pair.clock.advance(5)
         try pair.watch.suite("app").declare(.min, forKey: "k")
@@ -119,7 +124,8 @@ import TestSupport
     }
 
     @Test func prefixDeclarationsApplyToTheKeysThatStartWithThem() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         let app = try pair.phone.suite("app")
         try app.declare(.max, forKeysWithPrefix: "score.")
         try app.declare(.min, forKeysWithPrefix: "score.best.")
@@ -137,7 +143,8 @@ import TestSupport
     }
 
     @Test func operationsAPolicyDoesNotTakeAreRefusedClearlyAndChangeNothing() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         let app = try pair.phone.suite("app")
         try app.declare(.set, forKey: "tags")
         try app.declare(.max, forKey: "best")
@@ -161,25 +168,28 @@ import TestSupport
     }
 
     @Test func setsMergeConcurrentAdditionsAndRemoveOnlyWhatTheRemoverSaw() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.set, forKey: "recent")
         try pair.phone.suite("app").set(["a", "b"], forKey: "recent")
         try pair.sync()
         try pair.phone.suite("app").update("recent", as: [String].self) { $0?.append("c") }
         try pair.watch.suite("app").update("recent", as: [String].self) { $0?.append("d") }
         try pair.watch.suite("app").update("recent", as: [String].self) { $0?.removeAll { $0 == "a" } }
-        try pair.phone.suite("app").update("recent", as: [String].self) { $0?.append("a") }   // already there: nothing new
+        try pair.phone.suite("app").update("recent", as: [String].self) { $0?.append("a") } // already there: nothing new
         let report = try pair.sync()
         #expect(report.conflicts.isEmpty)
-        #expect(try pair.both("recent", as: [String].self) == [["b", "c", "d"], ["b", "c", "d"]], "additions from both survive; the removal took the 'a' it saw")
+        #expect(
+            try pair.both("recent", as: [String].self) == [["b", "c", "d"], ["b", "c", "d"]], "additions from both survive; the removal took the 'a' it saw")
         try pair.watch.suite("app").remove("recent")
-        try pair.phone.suite("app").update("recent", as: [String].self) { $0?.append("e") }   // not seen by the removal
+        try pair.phone.suite("app").update("recent", as: [String].self) { $0?.append("e") } // not seen by the removal
         try pair.sync()
         #expect(try pair.both("recent", as: [String].self) == [["e"], ["e"]], "add wins over a concurrent removal")
     }
 
     @Test func aDryRunSeesPolicyMergesAndWritesNothing() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.counter, forKey: "n")
         try pair.sync()
         try pair.phone.suite("app").increment("n")
@@ -193,7 +203,8 @@ import TestSupport
     }
 
     @Test func theJournalAndObserversSeeWhatAMergedCounterReadsAs() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.counter, forKey: "n")
         try pair.sync()
         let seen = Collector<Change>()
@@ -212,7 +223,8 @@ import TestSupport
     }
 
     @Test func aSuiteLimitedSyncCarriesDeclarationsOnlyWithTheReservedSuite() throws {
-        let pair = try Pair(); defer { pair.tmp.remove() }
+        let pair = try Pair()
+        defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.counter, forKey: "n")
         try pair.phone.suite("app").declare(.counter, forKey: "m")
         try pair.phone.suite("app").increment("n")

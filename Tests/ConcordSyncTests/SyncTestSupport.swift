@@ -1,9 +1,9 @@
-import Foundation
-import Synchronization
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
+import Synchronization
 import TestSupport
+import Testing
 
 enum Replicas {
     /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).

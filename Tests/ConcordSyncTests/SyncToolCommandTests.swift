@@ -1,8 +1,8 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 /// The sync commands of the real `sync-tool` executable: shapes, output, exit codes, and
 /// concurrent syncs of overlapping replicas while other processes write.
@@ -13,11 +13,12 @@ import TestSupport
 
     @Test func theCommandsHaveTheirDocumentedShapes() throws {
         let shapes = [
-            "sync": "sync-tool sync A B [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--heartbeat SECONDS] [--dry-run] [--json] [--create] [--watch]",
+            "sync":
+                "sync-tool sync A B [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--heartbeat SECONDS] [--dry-run] [--json] [--create] [--watch]",
             "serve": "sync-tool serve DIR [--suite SUITE]... [--timeout SECONDS] [--read-only] [--create]",
             "import": "sync-tool import DIR FILE [--dry-run] [--json]",
             "conflicts": "sync-tool conflicts DIR [SUITE] [--json] [--clear]",
-            "export": "sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...",
+            "export": "sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]..."
         ]
         for (command, shape) in shapes {
             let help = try run("sync-tool", [command, "--help"])
@@ -29,22 +30,24 @@ import TestSupport
     }
 
     @Test func usageAndInputErrorsHaveTheirExitCodes() throws {
-        let tmp = try TemporaryDirectory("cli"); defer { tmp.remove() }
-        let a = tmp.path("a"), b = tmp.path("b")
+        let tmp = try TemporaryDirectory("cli")
+        defer { tmp.remove() }
+        let a = tmp.path("a")
+        let b = tmp.path("b")
         #expect(try run("sync-tool", ["set", a, "s", "k", "v"]).status == 0)
         #expect(try run("sync-tool", ["set", b, "s", "k", "w"]).status == 0)
         let cases: [([String], Int32)] = [
-            (["sync", a], 2),                                             // missing B
-            (["sync", a, b, "--frobnicate"], 2),                          // unknown flag
-            (["export", a], 2),                                           // missing --out
+            (["sync", a], 2), // missing B
+            (["sync", a, b, "--frobnicate"], 2), // unknown flag
+            (["export", a], 2), // missing --out
             (["export", a, "--out", tmp.path("x"), "--all", "--since-peer", b], 2),
             (["conflicts"], 2),
-            (["sync", a, b, "--suite", "bad name"], 3),                   // invalid suite name
-            (["sync", a, a], 3),                                          // a replica with itself
+            (["sync", a, b, "--suite", "bad name"], 3), // invalid suite name
+            (["sync", a, a], 3), // a replica with itself
             (["export", a, "--out", tmp.path("x"), "--since-peer", "nonsense"], 3),
             (["import", a, tmp.path("missing.bundle")], 3),
-            (["sync", a, tmp.path("nowhere")], 4),                        // no store there
-            (["conflicts", tmp.path("nowhere")], 4),
+            (["sync", a, tmp.path("nowhere")], 4), // no store there
+            (["conflicts", tmp.path("nowhere")], 4)
         ]
         for (arguments, code) in cases {
             let result = try run("sync-tool", arguments)
@@ -55,11 +58,13 @@ import TestSupport
     }
 
     @Test func twoReplicasDivergeSyncAndConvergeWithAReportedConflict() throws {
-        let tmp = try TemporaryDirectory("cli"); defer { tmp.remove() }
-        let a = tmp.path("a"), b = tmp.path("b")
+        let tmp = try TemporaryDirectory("cli")
+        defer { tmp.remove() }
+        let a = tmp.path("a")
+        let b = tmp.path("b")
         #expect(try run("sync-tool", ["set", a, "prefs", "theme", "dark"]).status == 0)
         #expect(try run("sync-tool", ["set", a, "prefs", "font", "12", "--type", "int"]).status == 0)
-        #expect(try run("sync-tool", ["set", b, "prefs", "theme", "light"]).status == 0)   // later: wins
+        #expect(try run("sync-tool", ["set", b, "prefs", "theme", "light"]).status == 0) // later: wins
         #expect(try run("sync-tool", ["set", b, "other", "x", "1"]).status == 0)
 
         let plan = try run("sync-tool", ["sync", a, b, "--dry-run", "--json"])
@@ -88,7 +93,8 @@ import TestSupport
             #expect(listed.status == 0)
             let entry = try Self.json(try #require(listed.lines.first))
             #expect(entry["key"] as? String == "theme")
-            let loser = try #require(entry["loser"] as? [String: Any]), winner = try #require(entry["winner"] as? [String: Any])
+            let loser = try #require(entry["loser"] as? [String: Any])
+            let winner = try #require(entry["winner"] as? [String: Any])
             #expect(loser["value"] as? String == "dark" && winner["value"] as? String == "light")
             #expect(loser["version"] is String && loser["writer"] is String && loser["origin"] is String)
         }
@@ -99,8 +105,11 @@ import TestSupport
     }
 
     @Test func exportAndImportThroughAFile() throws {
-        let tmp = try TemporaryDirectory("cli"); defer { tmp.remove() }
-        let a = tmp.path("a"), b = tmp.path("b"), file = tmp.path("changes.bundle")
+        let tmp = try TemporaryDirectory("cli")
+        defer { tmp.remove() }
+        let a = tmp.path("a")
+        let b = tmp.path("b")
+        let file = tmp.path("changes.bundle")
         for i in 0..<5 { #expect(try run("sync-tool", ["set", a, "s", "k\(i)", "\(i)", "--type", "int"]).status == 0) }
         #expect(try run("sync-tool", ["set", a, "t", "x", "y"]).status == 0)
         let exported = try run("sync-tool", ["export", a, "--out", file, "--suite", "s"])
@@ -130,7 +139,8 @@ import TestSupport
     }
 
     @Test func concurrentSyncsOfOverlappingReplicasWhileWritersRunLoseAndDuplicateNothing() throws {
-        let tmp = try TemporaryDirectory("cli"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("cli")
+        defer { tmp.remove() }
         let dirs = ["a", "b", "c"].map { tmp.path($0) }
         for dir in dirs { _ = try Store(path: dir) }
         let perWriter = 300
@@ -140,7 +150,8 @@ import TestSupport
         for w in writers { #expect(w.waitForLine { $0.hasPrefix("done") }, "the writers are running") }
         // Two sync-tool loops at once on overlapping pairs (A-B and B-C), while the writers run,
         // until the writers are done and each loop ran at least 6 times.
-        let failures = Collector<String>(), whileWriting = Collector<Int>()
+        let failures = Collector<String>()
+        let whileWriting = Collector<Int>()
         let group = DispatchGroup()
         for (x, y) in [(dirs[0], dirs[1]), (dirs[1], dirs[2])] {
             group.enter()

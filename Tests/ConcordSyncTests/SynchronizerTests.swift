@@ -1,13 +1,15 @@
-import Foundation
-import Testing
 import ConcordStore
 import ConcordSync
+import Foundation
 import TestSupport
+import Testing
 
 @Suite struct SynchronizerTests {
     @Test func syncLeavesBothReplicasWithTheSameRecords() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try a.suite("prefs").set("dark", forKey: "theme")
         try a.suite("prefs").set(12, forKey: "font")
         try b.suite("prefs").set(true, forKey: "sounds")
@@ -23,7 +25,8 @@ import TestSupport
         #expect(try a.suite("prefs").get("sounds", as: Bool.self) == true)
         #expect(try b.suite("prefs").get("theme", as: String.self) == "dark")
         #expect(try a.suite("prefs").record(forKey: "gone")?.isTombstone == true, "the delete travelled as a tombstone")
-        try Replicas.expectSound(a); try Replicas.expectSound(b)
+        try Replicas.expectSound(a)
+        try Replicas.expectSound(b)
 
         let again = try Synchronizer().sync(a, b)
         #expect(again.isInSync && again.recordsChanged == 0)
@@ -31,8 +34,11 @@ import TestSupport
     }
 
     @Test func mergedChangesAreRejournaledAsSyncSoTheyTravelOn() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b")), c = try Replicas.open(tmp.path("c"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
+        let c = try Replicas.open(tmp.path("c"))
         try a.suite("s").set("from-a", forKey: "k")
         try Synchronizer().sync(a, b)
         let entry = try #require(try b.journalEntries(after: 0).first { $0.key == "k" })
@@ -44,8 +50,10 @@ import TestSupport
     }
 
     @Test func observersSeeMergedChangesWithTheirPeerAsOrigin() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         let seen = Collector<Change>()
         let token = try b.suite("s").observe { seen.append($0) }
         defer { token.cancel() }
@@ -58,8 +66,10 @@ import TestSupport
     }
 
     @Test func anotherProcessWatchingTheReplicaIsWokenWithOriginSync() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try b.suite("s").set(0, forKey: "init")
         let watcher = try ChildProcess("concord-test-helper", ["watch", tmp.path("b"), "1"])
         #expect(watcher.waitForLine { $0 == "ready" })
@@ -71,15 +81,18 @@ import TestSupport
     }
 
     @Test func theCursorMovesSoTheNextSyncSendsOnlyNewChanges() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         for i in 0..<50 { try a.suite("s").set(i, forKey: "k\(i)") }
         let first = try Synchronizer().sync(a, b)
         #expect(first.aToB.entries == 50)
         let cursor = try #require(try b.peerCursors().cursor(peer: a.replicaID, scope: .allSuites))
         #expect(cursor.received == (try a.lastSeq()))
-        #expect(try a.peerCursors().cursor(peer: b.replicaID, scope: .allSuites)?.acknowledged == (try a.lastSeq()),
-                "A learns how far B merged it")
+        #expect(
+            try a.peerCursors().cursor(peer: b.replicaID, scope: .allSuites)?.acknowledged == (try a.lastSeq()),
+            "A learns how far B merged it")
         try a.suite("s").set(99, forKey: "k7")
         try a.suite("s").set(1, forKey: "new")
         let second = try Synchronizer().sync(a, b)
@@ -96,8 +109,10 @@ import TestSupport
     }
 
     @Test func aSyncOfSomeSuitesLeavesTheOthersAndKeepsItsOwnCursors() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try a.suite("one").set(1, forKey: "k")
         try a.suite("two").set(2, forKey: "k")
         let only = try Synchronizer(selection: SyncSelection(suites: ["one"])).sync(a, b)
@@ -112,17 +127,22 @@ import TestSupport
     }
 
     @Test func aReplicaIsNeverSyncedWithItself() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
         let a = try Replicas.open(tmp.path("a"))
         expectError(SyncError.self, "sameReplica") { try Synchronizer().sync(a, a) }
     }
 
     @Test func aBatchIsMergedWholeOrNotAtAll() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         for i in 0..<20 { try a.suite("s").set(i, forKey: "k\(i)") }
         try b.suite("s").set("mine", forKey: "b")
-        let before = try Replicas.bytes(b), seqBefore = try b.lastSeq(), cursorsBefore = try b.peerCursors()
+        let before = try Replicas.bytes(b)
+        let seqBefore = try b.lastSeq()
+        let cursorsBefore = try b.peerCursors()
         // Another process pulls with its commit failing (ENOSPC): fault injection is per process.
         let failed = try run("concord-test-helper", ["pull-failing-commit", tmp.path("a"), tmp.path("b")])
         #expect(failed.lines == ["refused"], "\(failed.stdout) \(failed.stderr)")
@@ -134,12 +154,15 @@ import TestSupport
     }
 
     @Test func aDryRunWritesNothingAndPredictsTheRealRun() throws {
-        let tmp = try TemporaryDirectory("sync"); defer { tmp.remove() }
-        let a = try Replicas.open(tmp.path("a")), b = try Replicas.open(tmp.path("b"))
+        let tmp = try TemporaryDirectory("sync")
+        defer { tmp.remove() }
+        let a = try Replicas.open(tmp.path("a"))
+        let b = try Replicas.open(tmp.path("b"))
         try a.suite("s").set(1, forKey: "x")
         try b.suite("s").set(2, forKey: "x")
         try b.suite("s").set(3, forKey: "y")
-        let stampA = a.commitStamp, stampB = b.commitStamp
+        let stampA = a.commitStamp
+        let stampB = b.commitStamp
         let plan = try Synchronizer().sync(a, b, dryRun: true)
         #expect(a.commitStamp == stampA && b.commitStamp == stampB, "no transaction was committed")
         #expect(!plan.isInSync)

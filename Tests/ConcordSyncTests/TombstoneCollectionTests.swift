@@ -1,7 +1,7 @@
-import Testing
 import ConcordStore
 import ConcordSync
 import TestSupport
+import Testing
 
 /// The architecture document, "Tombstones": a tombstone may be dropped only after every known peer has merged past it and a
 /// retention period (default 30 days) has passed; never earlier.
@@ -14,14 +14,15 @@ import TestSupport
     }
 
     @Test func aTombstoneWaitsForTheRetentionPeriodAndForEveryKnownPeer() throws {
-        let tmp = try TemporaryDirectory("tombstones"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("tombstones")
+        defer { tmp.remove() }
         let clock = ManualClock(Self.start)
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         let c = try Replicas.open(tmp.path("c"), clock: clock.read)
         try a.suite("s").set("old", forKey: "k")
         try Synchronizer().sync(a, b)
-        try Synchronizer().sync(b, c)                 // A <-> B <-> C; then C goes away
+        try Synchronizer().sync(b, c) // A <-> B <-> C; then C goes away
         clock.advance(1000)
         try a.suite("s").remove("k")
         try Synchronizer().sync(a, b)
@@ -31,7 +32,7 @@ import TestSupport
             let report = try store.collectTombstones()
             #expect(report.tombstones == 1 && report.collected == 0 && report.keptForRetention == 1, "\(report)")
         }
-        clock.advance(2 * Self.day)                   // 31 days after the delete
+        clock.advance(2 * Self.day) // 31 days after the delete
         let atA = try a.collectTombstones()
         #expect(atA.collected == 1, "A's only peer, B, has merged the delete: \(atA)")
         let atB = try b.collectTombstones()
@@ -50,7 +51,8 @@ import TestSupport
     }
 
     @Test func aReplicaBackFromALongAbsenceDoesNotResurrectADeletedKeyWithinRetention() throws {
-        let tmp = try TemporaryDirectory("tombstones"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("tombstones")
+        defer { tmp.remove() }
         let clock = ManualClock(Self.start)
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
@@ -81,9 +83,11 @@ import TestSupport
     }
 
     @Test func aPeerThatNeverReturnsHoldsTombstonesUntilForgotten() throws {
-        let tmp = try TemporaryDirectory("tombstones"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("tombstones")
+        defer { tmp.remove() }
         let clock = ManualClock(Self.start)
-        let a = try Replicas.open(tmp.path("a"), clock: clock.read), b = try Replicas.open(tmp.path("b"), clock: clock.read)
+        let a = try Replicas.open(tmp.path("a"), clock: clock.read)
+        let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set(1, forKey: "k")
         try Synchronizer().sync(a, b)
         try a.suite("s").remove("k")
@@ -96,7 +100,8 @@ import TestSupport
     }
 
     @Test func aShorterRetentionCanBeChosen() throws {
-        let tmp = try TemporaryDirectory("tombstones"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("tombstones")
+        defer { tmp.remove() }
         let clock = ManualClock(Self.start)
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         try a.suite("s").set(1, forKey: "k")

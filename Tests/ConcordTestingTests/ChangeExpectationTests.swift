@@ -1,8 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
 import ConcordTesting
+import Foundation
+import TestSupport
+import Testing
 
 /// Waiting for a change with a timeout: blocking and async, from this process and another one.
 @Suite("ChangeExpectation")
@@ -22,7 +22,7 @@ struct ChangeExpectationTests {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let expectation = try suite.expectChange(of: "theme") { $0.value == .string("dark") }
-        try await suite.set("light", forKey: "theme")   // does not match
+        try await suite.set("light", forKey: "theme") // does not match
         let writer = Task { try suite.set("dark", forKey: "theme") }
         let change = try await expectation.value(timeout: .seconds(30))
         #expect(change.value == .string("dark"))

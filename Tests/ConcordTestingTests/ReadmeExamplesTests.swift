@@ -1,8 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
 import ConcordTesting
+import Foundation
+import TestSupport
+import Testing
 
 /// The README's testing and operations examples, as code that must compile and behave as it says.
 @Suite struct ReadmeOperationsAndTestingExamplesTests {
@@ -28,7 +28,8 @@ import ConcordTesting
     @Test func backupsAndSizes() throws {
         let store = try Store.temporary()
         try store.suite("app").set("dark", forKey: "theme")
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
 
         let backup = try store.backup(to: tmp.path("settings-2026-12-01"), compact: true)
         let lastSeq = try store.lastSeq()

@@ -1,10 +1,11 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
 import ConcordTesting
+import Foundation
+import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `Store.temporary()`: a real store in a private directory that goes when the last thing using it
@@ -44,7 +45,7 @@ struct TemporaryStoreTests {
         var suite: Suite? = try Store.temporary().suite("app")
         let directory = suite!.store.directory
         try suite!.set(1, forKey: "n")
-        var second: Store? = try Store(path: directory)   // shares the process's environment for the directory
+        var second: Store? = try Store(path: directory) // shares the process's environment for the directory
         suite = nil
         #expect(FileManager.default.fileExists(atPath: directory + "/data.mdb"), "a second Store of the directory keeps it")
         #expect(try second!.suite("app").get("n", as: Int.self) == 1)
@@ -57,7 +58,8 @@ struct TemporaryStoreTests {
     }
 
     @Test func everyCallGetsItsOwnStore() throws {
-        let a = try Store.temporary(), b = try Store.temporary()
+        let a = try Store.temporary()
+        let b = try Store.temporary()
         #expect(a.directory != b.directory)
         #expect(a.replicaID != b.replicaID)
         try a.suite("s").set(1, forKey: "k")
@@ -80,7 +82,8 @@ struct TemporaryStoreTests {
         clock.rewind(60_000)
         try suite.set(3, forKey: "after-rewind")
         let after = try #require(try suite.record(forKey: "after-rewind")?.version)
-        #expect(after > before && after.milliseconds > clock.milliseconds,
-                "the store's clock never goes backwards, even when the wall clock does")
+        #expect(
+            after > before && after.milliseconds > clock.milliseconds,
+            "the store's clock never goes backwards, even when the wall clock does")
     }
 }

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Concord
+import Foundation
 import TestSupport
+import Testing
 
 /// What a main-actor test collects; only touched on the main actor.
 @MainActor private final class MainLog {
@@ -40,7 +40,10 @@ private actor Recorder {
             log.values.append(change.value.map { "\($0)" } ?? "nil")
         }
         let suite = box.suite
-        try await Task.detached { try suite.set("dark", forKey: "theme"); try suite.set("light", forKey: "theme") }.value
+        try await Task.detached {
+            try suite.set("dark", forKey: "theme")
+            try suite.set("light", forKey: "theme")
+        }.value
         #expect(await waitUntil { log.values.last == "string(\"light\")" })
         token.cancel()
 
@@ -60,7 +63,7 @@ private actor Recorder {
         defer { box.remove() }
         let recorder = Recorder()
         let token = try box.suite.observe("theme", on: recorder) { recorder, change in
-            recorder.record(change.key)      // synchronous: the handler is isolated to the recorder
+            recorder.record(change.key) // synchronous: the handler is isolated to the recorder
         }
         let everything = try box.store.observe(on: recorder) { recorder, change in recorder.record("store:" + change.key) }
         @Stored("username", in: box.suite) var username = "Guest"
@@ -72,7 +75,9 @@ private actor Recorder {
         #expect(values.filter { $0 == "theme" }.count == 3)
         #expect(values.filter { $0.hasPrefix("store:") } == ["store:theme", "store:theme", "store:theme", "store:username"])
         #expect(values.filter { $0.hasPrefix("name:") } == ["name:Ada"])
-        token.cancel(); everything.cancel(); names.cancel()
+        token.cancel()
+        everything.cancel()
+        names.cancel()
     }
 
     @MainActor @Test func storeWideCallbacksDeliverOnTheMainActor() async throws {
@@ -84,7 +89,10 @@ private actor Recorder {
             log.values.append(change.suite + "/" + change.key)
         }
         let suite = box.suite
-        try await Task.detached { try suite.set(1, forKey: "a"); try suite.set(2, forKey: "b") }.value
+        try await Task.detached {
+            try suite.set(1, forKey: "a")
+            try suite.set(2, forKey: "b")
+        }.value
         #expect(await waitUntil { log.values == [suite.name + "/a", suite.name + "/b"] })
         token.cancel()
     }
@@ -94,7 +102,7 @@ private actor Recorder {
         defer { box.remove() }
         let launches = Key("launches", default: 0)
         var counts = box.suite.values(of: launches).makeAsyncIterator()
-        #expect(try await counts.next() == 0)                  // the key's default: nothing stored
+        #expect(try await counts.next() == 0) // the key's default: nothing stored
         MainActor.preconditionIsolated()
         try await box.suite.update(launches) { $0 += 1 }
         #expect(try await counts.next() == 1)
@@ -140,7 +148,7 @@ private actor Recorder {
         }
         let recorder = Recorder()
         let host = UpdateHost(Greeting(box.suite), on: recorder) { recorder, view in
-            recorder.record(view.username)   // synchronous: render is isolated to the recorder
+            recorder.record(view.username) // synchronous: render is isolated to the recorder
         }
         host.start()
         #expect(await waitUntil { await recorder.values == ["Guest"] })
@@ -157,10 +165,18 @@ private actor Recorder {
         #expect(box.suite[theme] == .dark)
         try await box.suite.remove(theme)
         #expect(box.suite[theme] == .system)
-        #expect(try await box.suite.update(Key("tags", default: [String]())) { $0.append("a"); return $0.count } == 1)
+        #expect(
+            try await box.suite.update(Key("tags", default: [String]())) {
+                $0.append("a")
+                return $0.count
+            } == 1)
 
         @Stored("count", in: box.suite) var count = 0
-        #expect(try await $count.update { $0 += 2; return $0 } == 2)
+        #expect(
+            try await $count.update {
+                $0 += 2
+                return $0
+            } == 2)
         try await $count.set(5)
         #expect(count == 5)
         try await box.suite.set("five", forKey: "count")

@@ -1,8 +1,8 @@
+import Concord
 import Foundation
 import Observation
-import Testing
 import TestSupport
-import Concord
+import Testing
 
 /// "Typed keys and property wrappers": an `@Observable` class with a stored property.
 @Observable
@@ -19,7 +19,10 @@ private final class GreetingPreferences {
 /// the articles say it does checked. Paths are a temporary directory's.
 @Suite struct DocumentationExamplesTests {
     enum Theme: String, StorableValue { case system, light, dark }
-    struct Window: Codable, Equatable, StorableValue { var width: Int; var height: Int }
+    struct Window: Codable, Equatable, StorableValue {
+        var width: Int
+        var height: Int
+    }
 
     /// "Getting started".
     @Test func gettingStarted() throws {
@@ -51,11 +54,13 @@ private final class GreetingPreferences {
         #expect(scale == 0.5 && retries == 3.0, "a Float and an exact Int read as a Double")
         #expect(try suite.get("scale", as: Float.self) == 0.5 && (try suite.get("installID", as: UUID.self)) != nil)
         try suite.set(3.0, forKey: "ratio")
-        for (key, read) in [("ratio", { try suite.get("ratio", as: Int.self) as Any }),
-                            ("ratio", { try suite.get("ratio", as: Float.self) as Any }),
-                            ("retries", { try suite.get("retries", as: Float.self) as Any }),
-                            ("scale", { try suite.get("scale", as: Int.self) as Any }),
-                            ("installID", { try suite.get("installID", as: String.self) as Any })] as [(String, () throws -> Any)] {
+        for (key, read) in [
+            ("ratio", { try suite.get("ratio", as: Int.self) as Any }),
+            ("ratio", { try suite.get("ratio", as: Float.self) as Any }),
+            ("retries", { try suite.get("retries", as: Float.self) as Any }),
+            ("scale", { try suite.get("scale", as: Int.self) as Any }),
+            ("installID", { try suite.get("installID", as: String.self) as Any })
+        ] as [(String, () throws -> Any)] {
             #expect(throws: StoreError.self, "\(key) does not convert") { _ = try read() }
         }
         try suite.set(Int(1 << 53) + 1, forKey: "huge")
@@ -130,7 +135,11 @@ private final class GreetingPreferences {
 
         let prefs = GreetingPreferences(suite: suite)
         let told = Collector<String>()
-        withObservationTracking { _ = prefs.greeting } onChange: { told.append("changed") }
+        withObservationTracking {
+            _ = prefs.greeting
+        } onChange: {
+            told.append("changed")
+        }
         try suite.set("Grace", forKey: "username")
         #expect(told.wait(for: 1) && prefs.greeting == "Hello, Grace")
 
@@ -178,8 +187,9 @@ private final class GreetingPreferences {
         try await suite.set("dark", forKey: "theme")
         try await suite.remove("theme")
         #expect(seen.wait(for: 2))
-        #expect(seen.values.suffix(2) == ["\(Value.string("dark"))", "\(Value.string("light"))"],
-                "after a removal the effective value is the registered default")
+        #expect(
+            seen.values.suffix(2) == ["\(Value.string("dark"))", "\(Value.string("light"))"],
+            "after a removal the effective value is the registered default")
         token.cancel()
 
         let streamed = Collector<Change>()
@@ -360,13 +370,16 @@ private final class GreetingPreferences {
         #expect(try app.policy(forKey: "tags.recent") == .set && (try phone.policyDeclarations(suite: "app")).count == 4)
         #expect(throws: StoreError.self) { try app.increment("tags.recent") }
 
-        let schema = Schema(version: 2, migrations: [
-            Migration(to: 2,
-                      .rename("theme", to: "appearance.theme"),
-                      .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
-                      .drop("legacyFlag"),
-                      .policy(.counter, forKey: "launchCount")),
-        ])
+        let schema = Schema(
+            version: 2,
+            migrations: [
+                Migration(
+                    to: 2,
+                    .rename("theme", to: "appearance.theme"),
+                    .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+                    .drop("legacyFlag"),
+                    .policy(.counter, forKey: "launchCount"))
+            ])
         try phone.suite("settings").set(14, forKey: "fontSize")
         let settings = try phone.suite("settings", schema: schema)
         let version = try phone.schemaVersion(of: "settings")

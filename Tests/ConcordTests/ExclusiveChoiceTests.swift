@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Concord
+import Foundation
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ExclusiveChoiceTests {
     @Test func claimIsACompareAndSet() throws {
@@ -103,7 +103,8 @@ import TestSupport
     @Test func exactlyOneOfManyProcessesWinsEveryRace() throws {
         let box = try Sandbox()
         defer { box.remove() }
-        let racerCount = 4, rounds = 120
+        let racerCount = 4
+        let rounds = 120
         let racers = try (0..<racerCount).map {
             try ChildProcess("concord-test-helper", ["claim-racer", box.path, box.suite.name, "racer\($0)", "\(rounds)"])
         }
@@ -117,7 +118,7 @@ import TestSupport
                 try #require(racer.waitForLine { $0.hasPrefix("round \(round) ") }, "round \(round): a racer did not answer: \(racer.errorOutput)")
             }
         }
-        try box.suite.set(rounds + 1, for: go)   // every racer has raced every round: they may go
+        try box.suite.set(rounds + 1, for: go) // every racer has raced every round: they may go
         for racer in racers { #expect(racer.wait().status == 0) }
 
         let answers = racers.enumerated().map { index, racer in

@@ -1,11 +1,15 @@
+import Concord
 import Foundation
 import Synchronization
-import Concord
 import TestSupport
 
 enum Theme: String, CaseIterable, StorableValue { case system, light, dark }
 enum Level: Int, Codable, StorableValue { case low = 1, high = 2 }
-struct Window: Codable, Hashable, StorableValue { var width: Int; var height: Int; var title: String }
+struct Window: Codable, Hashable, StorableValue {
+    var width: Int
+    var height: Int
+    var title: String
+}
 enum Pane: String, Hashable, StorableValue { case editor, sidebar, search }
 
 /// A fresh replica in a temporary directory, and a suite with a name no other test uses

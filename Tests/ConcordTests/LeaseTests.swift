@@ -1,7 +1,7 @@
-import Foundation
-import Testing
 import Concord
+import Foundation
 import TestSupport
+import Testing
 
 /// Leases of exclusive choices: expiry and renewal, holders whose process is gone, slow holders,
 /// loss observers, and what stays last-writer-wins across replicas. Other processes are real
@@ -14,7 +14,8 @@ import TestSupport
     }
 
     @Test func aLeaseHoldsUntilItExpiresAndARenewalExtendsIt() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let clock = ManualClock()
         let suite = try Self.store(tmp.path("r"), clock: clock).suite("app")
         let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(10))
@@ -36,27 +37,34 @@ import TestSupport
     }
 
     @Test func aLeaseWhoseProcessIsGoneOrWhosePidWasReusedHoldsNothing() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let store = try Self.store(tmp.path("r"))
         let suite = try store.suite("app")
         let me = ProcessInfo.processInfo.processIdentifier
         // A lease naming this very pid but another start time: a later process that reused the pid.
-        let reused: Value = .dictionary(["concord.lease": .int(1), "choice": .string("editor"), "replica": .string(store.replicaID.description),
-                                         "holder": .string(String(repeating: "ab", count: 16)), "pid": .int(Int(me)), "start": .int(1)])
+        let reused: Value = .dictionary([
+            "concord.lease": .int(1), "choice": .string("editor"), "replica": .string(store.replicaID.description),
+            "holder": .string(String(repeating: "ab", count: 16)), "pid": .int(Int(me)), "start": .int(1)
+        ])
         try suite.set(reused, forKey: "focus")
         let focus = ExclusiveChoice<Pane>("focus", in: suite)
         #expect(focus.current == nil, "a reused pid is not the holder")
         #expect(try focus.claim(.search, ifCurrent: nil).succeeded)
         // The same lease from another replica is judged by its expiry alone (pids mean nothing there).
-        try suite.set(Value.dictionary(["concord.lease": .int(1), "choice": .string("editor"), "replica": .string(ReplicaID.random().description),
-                                        "holder": .string(String(repeating: "cd", count: 16)), "pid": .int(Int(me)), "start": .int(1)]), forKey: "focus")
+        try suite.set(
+            Value.dictionary([
+                "concord.lease": .int(1), "choice": .string("editor"), "replica": .string(ReplicaID.random().description),
+                "holder": .string(String(repeating: "cd", count: 16)), "pid": .int(Int(me)), "start": .int(1)
+            ]), forKey: "focus")
         #expect(focus.current == .editor)
     }
 
     /// The holder is SIGKILLed while its 60-second lease runs: another process claims at once, and an
     /// observer in a third process sees the choice move.
     @Test func aKilledHolderLosesTheChoiceAndAnotherProcessClaimsWithinTheLease() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
         let focus = ExclusiveChoice<String>("focus", in: suite, lease: .seconds(60))
@@ -73,7 +81,10 @@ import TestSupport
         _ = holder.wait()
         #expect(focus.current == nil, "its process is gone: the choice is free, long before the lease would expire")
         let next = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "search", "60000", "10000", "100"])
-        defer { next.kill(); _ = next.wait() }
+        defer {
+            next.kill()
+            _ = next.wait()
+        }
         #expect(next.waitForLine { $0 == "claimed" }, "another process claims within the lease: \(next.output)")
         #expect(moves.wait(for: 1) && moves.values.contains("search"), "the observer saw the choice move")
         #expect(focus.current == "search" && focus.currentLease?.holder?.pid == next.pid)
@@ -82,7 +93,8 @@ import TestSupport
     /// A holder that stops renewing (alive, but slow) loses the choice at its expiry: it is told, its
     /// renewal is refused, and another claim succeeds — while it renewed, every claim was refused.
     @Test func aSlowHolderThatFailsToRenewLosesItAndIsTold() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
         let focus = ExclusiveChoice<String>("focus", in: suite, lease: .seconds(3))
@@ -90,7 +102,10 @@ import TestSupport
         let token = try focus.observe { moves.append($0) }
         defer { token.cancel() }
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "editor", "3000", "200", "5"])
-        defer { holder.kill(); _ = holder.wait() }
+        defer {
+            holder.kill()
+            _ = holder.wait()
+        }
         try #require(holder.waitForLine { $0 == "claimed" }, "the holder did not claim: \(holder.errorOutput)")
         for n in 1...5 {
             try #require(holder.waitForLine { $0 == "renewed \(n)" }, "renewal \(n): \(holder.output)")
@@ -114,14 +129,19 @@ import TestSupport
     /// Across replicas the choice is a last-writer-wins value: two replicas apart each grant it; after
     /// a sync the later claim holds it in both, and the other holder's loss observer is told.
     @Test func acrossReplicasTheLaterClaimHoldsItAndTheOtherHolderIsTold() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let (dirA, dirB) = (tmp.path("a"), tmp.path("b"))
-        let a = try Self.store(dirA), b = try Self.store(dirB)
+        let a = try Self.store(dirA)
+        let b = try Self.store(dirB)
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dirA, "app", "focus", "editor", "60000", "300", "200"])
-        defer { holder.kill(); _ = holder.wait() }
+        defer {
+            holder.kill()
+            _ = holder.wait()
+        }
         try #require(holder.waitForLine { $0 == "claimed" }, "\(holder.errorOutput)")
         let onB = ExclusiveChoice<String>("focus", in: try b.suite("app"), lease: .seconds(60))
-        usleep(5_000)   // a later claim (versions are ordered by time first)
+        usleep(5_000) // a later claim (versions are ordered by time first)
         #expect(try onB.claim("search", ifCurrent: nil).succeeded, "replica B grants it too: it has not seen A's claim")
         try Synchronizer().sync(a, b)
         let onA = ExclusiveChoice<String>("focus", in: try a.suite("app"))
@@ -131,15 +151,19 @@ import TestSupport
     }
 
     @Test func releasingOrClearingTellsTheHolderAndOnlyTheHolderReleases() throws {
-        let tmp = try TemporaryDirectory("lease"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("lease")
+        defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
         let focus = ExclusiveChoice<String>("focus", in: suite)
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "editor", "60000", "10000", "100"])
-        defer { holder.kill(); _ = holder.wait() }
+        defer {
+            holder.kill()
+            _ = holder.wait()
+        }
         try #require(holder.waitForLine { $0 == "claimed" })
         #expect(try !focus.release("editor"), "another process's live lease is not this process's to release")
-        try focus.select(nil)   // an unconditional move (here, clearing) is always possible
+        try focus.select(nil) // an unconditional move (here, clearing) is always possible
         #expect(holder.waitForLine { $0 == "lost editor" }, "\(holder.output)")
         let lost = Collector<String>()
         let watch = try focus.observeLoss { lost.append($0.choice) }

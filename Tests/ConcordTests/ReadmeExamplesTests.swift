@@ -1,13 +1,16 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
 
 /// The README's tour of the store and of sync, as code that must compile and behave as it says.
 @Suite struct ReadmeExamplesTests {
     enum Theme: String, StorableValue { case light, dark }
     @MainActor final class MainActorLog { var values: [Value?] = [] }
-    struct Window: Codable, Equatable, StorableValue { var width: Int; var height: Int }
+    struct Window: Codable, Equatable, StorableValue {
+        var width: Int
+        var height: Int
+    }
 
     @Test func theLibraryTour() async throws {
         let tmp = try TemporaryDirectory()
@@ -61,24 +64,24 @@ import Concord
 
         var themes = suite.values(of: "theme", as: String.self).makeAsyncIterator()
         var changes = suite.changes(for: "theme").makeAsyncIterator()
-        #expect(try await themes.next() == .some("light"))           // the value now
+        #expect(try await themes.next() == .some("light")) // the value now
         let seen = MainActorLog()
         let onMain = try suite.observe("theme", on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             seen.values.append(change.effectiveValue)
         }
         try await suite.set("dark", forKey: "theme")
-        #expect(try await themes.next() == .some("dark"))            // then as it changes
-        let change = try #require(try await changes.next())          // the changes from now on
+        #expect(try await themes.next() == .some("dark")) // then as it changes
+        let change = try #require(try await changes.next()) // the changes from now on
         #expect(change.effectiveValue == .string("dark") && change.origin == .thisProcess)
         for theme in ["a", "b", "c"] { try await suite.set(theme, forKey: "theme") }
         var latest: String?? = nil
-        while latest != .some("c") { latest = try await themes.next() }   // the latest always arrives
+        while latest != .some("c") { latest = try await themes.next() } // the latest always arrives
         let deadline = ContinuousClock.now + .seconds(30)
         while seen.values.last != .string("c"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         #expect(seen.values.first == .string("dark") && seen.values.last == .string("c"))
         onMain.cancel()
-        #expect(try store.journalEntries(after: 0).count == 1)       // one entry per key: its latest change
+        #expect(try store.journalEntries(after: 0).count == 1) // one entry per key: its latest change
     }
 
     /// "Typed keys and `@Stored`": the README's code, with its loops taking what they say they get.
@@ -91,9 +94,9 @@ import Concord
         app[launchCount] += 1
         try await app.update(launchCount) { $0 += 1 }
         var counts = app.values(of: launchCount).makeAsyncIterator()
-        #expect(try await counts.next() == 2)                        // now
+        #expect(try await counts.next() == 2) // now
         app[launchCount] += 1
-        #expect(try await counts.next() == 3)                        // then as it changes
+        #expect(try await counts.next() == 3) // then as it changes
 
         struct Profile {
             let app: Suite
@@ -124,7 +127,8 @@ import Concord
     @Test func theSyncTour() async throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
-        let phone = try Store(path: tmp.path("phone")), watch = try Store(path: tmp.path("watch"))
+        let phone = try Store(path: tmp.path("phone"))
+        let watch = try Store(path: tmp.path("watch"))
         try await phone.suite("prefs").set("light", forKey: "theme")
         try await watch.suite("prefs").set("dark", forKey: "theme")
         let report = try await Synchronizer().sync(phone, watch)
@@ -140,7 +144,7 @@ import Concord
         try BundleExchange.export(from: phone, since: .receivedBy(watch), to: bundle)
         try BundleExchange.importBundle(at: bundle, into: watch)
         #expect(try watch.suite("prefs").get("fontSize", as: Int.self) == 14)
-        try BundleExchange.importBundle(at: bundle, into: watch)   // harmless twice
+        try BundleExchange.importBundle(at: bundle, into: watch) // harmless twice
         #expect(try watch.check().isSound)
     }
 
@@ -148,19 +152,21 @@ import Concord
     @Test func theMergePoliciesTour() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
-        let store = try Store(path: tmp.path("phone")), watch = try Store(path: tmp.path("watch"))
+        let store = try Store(path: tmp.path("phone"))
+        let watch = try Store(path: tmp.path("watch"))
 
         let app = try store.suite("app")
-        try app.declare(.counter, forKey: "launchCount")          // stored, synced; the later of two concurrent declarations wins
-        try app.declare(.set, forKeysWithPrefix: "tags.")         // every key starting with "tags."
-        try app.increment("launchCount")                          // this replica's contribution
-        try app.update("tags.recent", as: [String].self) { $0 = ($0 ?? []) + ["swift"] }   // an update merges as its difference
-        try app.set(5, forKey: "launchCount")                     // a set: 5 everywhere, plus increments it had not seen
+        try app.declare(.counter, forKey: "launchCount") // stored, synced; the later of two concurrent declarations wins
+        try app.declare(.set, forKeysWithPrefix: "tags.") // every key starting with "tags."
+        try app.increment("launchCount") // this replica's contribution
+        try app.update("tags.recent", as: [String].self) { $0 = ($0 ?? []) + ["swift"] } // an update merges as its difference
+        try app.set(5, forKey: "launchCount") // a set: 5 everywhere, plus increments it had not seen
 
-        let launches = Key("launches", default: 0, policy: .counter)   // a key declares its policy with its first write
-        try app.update(launches) { $0 += 1 }                      // not `app[launches] += 1`, which sets
-        @Stored("highScore", in: app, policy: .max) var highScore = 0   // @Stored declares it too
-        highScore = 10; highScore = 7                             // still 10: a max key only goes up
+        let launches = Key("launches", default: 0, policy: .counter) // a key declares its policy with its first write
+        try app.update(launches) { $0 += 1 } // not `app[launches] += 1`, which sets
+        @Stored("highScore", in: app, policy: .max) var highScore = 0 // @Stored declares it too
+        highScore = 10
+        highScore = 7 // still 10: a max key only goes up
         #expect(highScore == 10)
         try Synchronizer().sync(store, watch)
         let other = try watch.suite("app")
@@ -177,8 +183,11 @@ import Concord
             #expect(try suite.get("highScore", as: Int.self) == 10)
             #expect(try suite.policy(forKey: "launches") == .counter && (try suite.policy(forKey: "highScore")) == .max)
         }
-        #expect(throws: StoreError.policyMismatch(suite: "app", key: "tags.recent", policy: .set,
-                                                  reason: "an add-wins set cannot be incremented; add or remove members instead")) {
+        #expect(
+            throws: StoreError.policyMismatch(
+                suite: "app", key: "tags.recent", policy: .set,
+                reason: "an add-wins set cannot be incremented; add or remove members instead")
+        ) {
             try app.increment("tags.recent")
         }
     }
@@ -194,14 +203,17 @@ import Concord
         try old.set(true, forKey: "legacyFlag")
         try old.set(3, forKey: "launchCount")
 
-        let schema = Schema(version: 2, migrations: [
-            Migration(to: 2,
-                      .rename("theme", to: "appearance.theme"),
-                      .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
-                      .drop("legacyFlag"),
-                      .policy(.counter, forKey: "launchCount")),
-        ])
-        let settings = try store.suite("settings", schema: schema)   // runs what this replica has not run, once
+        let schema = Schema(
+            version: 2,
+            migrations: [
+                Migration(
+                    to: 2,
+                    .rename("theme", to: "appearance.theme"),
+                    .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+                    .drop("legacyFlag"),
+                    .policy(.counter, forKey: "launchCount"))
+            ])
+        let settings = try store.suite("settings", schema: schema) // runs what this replica has not run, once
         #expect(try store.schemaVersion(of: "settings") == 2)
 
         #expect(try settings.get("appearance.theme", as: String.self) == "dark")
@@ -227,18 +239,18 @@ import Concord
         let lost = Collector<String>()
 
         let focus = ExclusiveChoice<Pane>("focus", in: app, lease: .seconds(30))
-        if try focus.claim(.editor, ifCurrent: nil).succeeded {   // exactly one racing process wins
-            let watch = try focus.observeLoss { lease in lost.append("lost \(lease.choice)") }   // taken, expired, or replaced by a sync
+        if try focus.claim(.editor, ifCurrent: nil).succeeded { // exactly one racing process wins
+            let watch = try focus.observeLoss { lease in lost.append("lost \(lease.choice)") } // taken, expired, or replaced by a sync
             #expect(try focus.claim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
-            try focus.renew()                                     // more often than every 30 s while it works
+            try focus.renew() // more often than every 30 s while it works
             try focus.release(.editor)
             #expect(lost.wait(for: 1) && lost.values == ["lost editor"])
             watch.cancel()
         }
         #expect(focus.current == nil)
 
-        @Exclusive("focus", in: app) var focused: Pane?           // a property (in a type, or local) holding the choice
-        focused = .sidebar                                        // setting it moves the choice, held by this process
+        @Exclusive("focus", in: app) var focused: Pane? // a property (in a type, or local) holding the choice
+        focused = .sidebar // setting it moves the choice, held by this process
         #expect(focus.current == .sidebar && focus.currentLease?.isHeldByThisProcess == true)
     }
 }

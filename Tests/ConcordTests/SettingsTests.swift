@@ -1,8 +1,8 @@
+import Concord
 import Foundation
 import Observation
-import Testing
-import Concord
 import TestSupport
+import Testing
 
 struct ThemeKey: SettingKey {
     static let defaultValue = Theme.system
@@ -62,7 +62,11 @@ struct LayeredSandbox {
 /// Registers one observation of `read`, raising the returned flag when anything it read changes.
 func track<T>(_ read: @escaping () -> T) -> Flag {
     let flag = Flag()
-    withObservationTracking { _ = read() } onChange: { flag.raise() }
+    withObservationTracking {
+        _ = read()
+    } onChange: {
+        flag.raise()
+    }
     return flag
 }
 
@@ -142,9 +146,10 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
 
     @Test func overridesFromArgumentsAreReadAsTheSettingsType() throws {
         let arguments = ["--theme", "dark", "-fontSize", "18", "--window={\"width\":1,\"height\":2,\"title\":\"t\"}", "--accent=", "stray"]
-        #expect(SettingOverrides.parse(arguments) == [
-            "theme": "dark", "fontSize": "18", "window": "{\"width\":1,\"height\":2,\"title\":\"t\"}", "accent": "",
-        ])
+        #expect(
+            SettingOverrides.parse(arguments) == [
+                "theme": "dark", "fontSize": "18", "window": "{\"width\":1,\"height\":2,\"title\":\"t\"}", "accent": ""
+            ])
         let l = try LayeredSandbox(overrides: SettingOverrides(arguments: arguments))
         defer { l.box.remove() }
         #expect(l.root.values.theme == .dark)

@@ -1,16 +1,20 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
 
 /// What is stored depends on the value's type alone — never on how a key's default is spelled — so a
 /// value written through one key, wrapper or API reads through any other of the same type.
 @Suite struct StorageByTypeTests {
     @Test func optionalKeysStoreTheWrappedTypeWhateverTheirDefault() throws {
-        let box = try Sandbox(); defer { box.remove() }
+        let box = try Sandbox()
+        defer { box.remove() }
         let s = box.suite
         let someDate = Date(timeIntervalSinceReferenceDate: 817_791_217.037_089_2)
-        let someInt = 41, someString = "x", someURL = URL(string: "https://example.com/a")!, someData = Data([1, 2])
+        let someInt = 41
+        let someString = "x"
+        let someURL = URL(string: "https://example.com/a")!
+        let someData = Data([1, 2])
 
         // The same key name written through keys whose defaults are spelled differently.
         let dates: [Key<Date?>] = [Key("d", default: someDate), Key("d"), Key("d", default: nil)]
@@ -22,18 +26,31 @@ import Concord
             for other in dates { #expect(s[other] == value, "read through every spelling") }
         }
         let ints: [Key<Int?>] = [Key("i", default: someInt), Key("i", default: 5), Key("i")]
-        for key in ints { s[key] = 7; #expect(try s.value(forKey: "i") == .int(7)) }
+        for key in ints {
+            s[key] = 7
+            #expect(try s.value(forKey: "i") == .int(7))
+        }
         let strings: [Key<String?>] = [Key("s", default: someString), Key("s", default: "literal"), Key("s")]
-        for key in strings { s[key] = "v"; #expect(try s.value(forKey: "s") == .string("v")) }
+        for key in strings {
+            s[key] = "v"
+            #expect(try s.value(forKey: "s") == .string("v"))
+        }
         let urls: [Key<URL?>] = [Key("u", default: someURL), Key("u")]
-        for key in urls { s[key] = someURL; #expect(try s.value(forKey: "u") == .url(someURL)) }
+        for key in urls {
+            s[key] = someURL
+            #expect(try s.value(forKey: "u") == .url(someURL))
+        }
         let datas: [Key<Data?>] = [Key("b", default: someData), Key("b")]
-        for key in datas { s[key] = someData; #expect(try s.value(forKey: "b") == .data(someData)) }
+        for key in datas {
+            s[key] = someData
+            #expect(try s.value(forKey: "b") == .data(someData))
+        }
         #expect(ReportedErrors.of(suite: s.name).isEmpty)
     }
 
     @Test func aStoredPropertyWithAVariableDefaultStoresANativeDate() throws {
-        let box = try Sandbox(); defer { box.remove() }
+        let box = try Sandbox()
+        defer { box.remove() }
         let someDate = Date(timeIntervalSinceReferenceDate: 817_791_217.5)
         @Stored("opened", in: box.suite) var opened: Date? = someDate
         #expect(opened == someDate, "the default before anything is stored")
@@ -49,7 +66,8 @@ import Concord
     }
 
     @Test func theCommandLineReadsWhatAKeyWrote() throws {
-        let box = try Sandbox(); defer { box.remove() }
+        let box = try Sandbox()
+        defer { box.remove() }
         let someDate = Date(timeIntervalSince1970: 1_795_991_730.5)
         box.suite[Key<Date?>("when", default: someDate)] = someDate
         let got = try run("sync-tool", ["get", box.path, box.suite.name, "when", "--json"])

@@ -1,8 +1,8 @@
+import Concord
 import Foundation
 import Observation
-import Testing
-import Concord
 import TestSupport
+import Testing
 
 /// Preferences as an app would write them: an `@Observable` class whose store-backed properties
 /// are `@ObservationIgnored`; the shared per-key reference behind each drives observation.
@@ -26,8 +26,9 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         let existing = try w.storedRecord(suite: suite.name, key: key)
         let hlc = max(existing?.record.version.hlc ?? 0, UInt64(Date().timeIntervalSince1970 * 1000) << 16) + 1
         _ = w.observeRemote(hlc: hlc, maxDriftMilliseconds: 60_000)
-        try w.storeMerged(Record(version: Version(hlc: hlc, replica: peer), value: value), suite: suite.name, key: key,
-                          from: peer, replacingSeq: existing?.seq)
+        try w.storeMerged(
+            Record(version: Version(hlc: hlc, replica: peer), value: value), suite: suite.name, key: key,
+            from: peer, replacingSeq: existing?.seq)
     }
 }
 
@@ -40,24 +41,40 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         @Stored("name", in: box.suite) var optionalView: String?
 
         let viaSelf = Flag()
-        withObservationTracking { _ = name } onChange: { viaSelf.raise() }
+        withObservationTracking {
+            _ = name
+        } onChange: {
+            viaSelf.raise()
+        }
         name = "Ada"
         #expect(viaSelf.raised == 1, "a write through the wrapper notifies before it returns")
 
         let viaOther = Flag()
-        withObservationTracking { _ = name } onChange: { viaOther.raise() }
+        withObservationTracking {
+            _ = name
+        } onChange: {
+            viaOther.raise()
+        }
         sameKey = "Grace"
         #expect(viaOther.raised == 1)
         #expect(name == "Grace")
 
         let viaOtherType = Flag()
-        withObservationTracking { _ = name } onChange: { viaOtherType.raise() }
+        withObservationTracking {
+            _ = name
+        } onChange: {
+            viaOtherType.raise()
+        }
         optionalView = "Linus"
         #expect(viaOtherType.wait())
         #expect(name == "Linus")
 
         let viaSuite = Flag()
-        withObservationTracking { _ = optionalView } onChange: { viaSuite.raise() }
+        withObservationTracking {
+            _ = optionalView
+        } onChange: {
+            viaSuite.raise()
+        }
         try box.suite.remove("name")
         #expect(viaSuite.wait())
         #expect(optionalView == nil)
@@ -71,7 +88,11 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         let peer = ReplicaID.random()
         var changes = $theme.changes.makeAsyncIterator()
         let told = Flag()
-        withObservationTracking { _ = theme } onChange: { told.raise() }
+        withObservationTracking {
+            _ = theme
+        } onChange: {
+            told.raise()
+        }
 
         try mergeFromPeer(.string("dark"), suite: box.suite, key: "theme", peer: peer)
         #expect(theme == .dark)
@@ -95,19 +116,31 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         let otherWindow = Preferences(suite: box.suite)
 
         let direct = Flag()
-        withObservationTracking { _ = window.username } onChange: { direct.raise() }
+        withObservationTracking {
+            _ = window.username
+        } onChange: {
+            direct.raise()
+        }
         otherWindow.username = "Ada"
         #expect(direct.raised == 1)
         #expect(window.username == "Ada")
 
         let derived = Flag()
-        withObservationTracking { _ = window.greeting } onChange: { derived.raise() }
+        withObservationTracking {
+            _ = window.greeting
+        } onChange: {
+            derived.raise()
+        }
         try box.suite.set("Grace", forKey: "username")
         #expect(derived.wait())
         #expect(window.greeting == "Hello, Grace")
 
         let untouched = Flag()
-        withObservationTracking { _ = window.theme } onChange: { untouched.raise() }
+        withObservationTracking {
+            _ = window.theme
+        } onChange: {
+            untouched.raise()
+        }
         let delivered = Flag()
         let token = try window.$username.observe { _ in delivered.raise() }
         window.unrelated += 1
@@ -120,7 +153,11 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         token.cancel()
 
         let plain = Flag()
-        withObservationTracking { _ = window.unrelated } onChange: { plain.raise() }
+        withObservationTracking {
+            _ = window.unrelated
+        } onChange: {
+            plain.raise()
+        }
         window.unrelated += 1
         #expect(plain.raised == 1, "ordinary observed properties of the class keep working")
     }
@@ -135,7 +172,11 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         for (round, name) in ["Ada", "Grace", "Linus"].enumerated() {
             var changes = $username.changes.makeAsyncIterator()
             let tracked = Flag()
-            withObservationTracking { _ = window.greeting } onChange: { tracked.raise() }
+            withObservationTracking {
+                _ = window.greeting
+            } onChange: {
+                tracked.raise()
+            }
 
             let writer = try ChildProcess("concord-test-helper", ["stored-set", box.path, box.suite.name, "username", name])
             let result = writer.wait()
@@ -183,7 +224,7 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         let writer = try ChildProcess("concord-test-helper", ["stored-count", box.path, box.suite.name, "count", "200"])
         var checked = 0
         while true {
-            let running = writer.process.isRunning   // looked at first: if it had exited, its output is complete
+            let running = writer.process.isRunning // looked at first: if it had exited, its output is complete
             let printed = writer.completeLines.last.flatMap { Int($0.dropFirst("done ".count)) } ?? 0
             let read = count
             #expect(read >= printed, "read \(read) after the writer had committed \(printed)")

@@ -1,15 +1,17 @@
-import Foundation
-import Testing
 import Concord
+import Foundation
 import TestSupport
+import Testing
 
 /// `@Stored` and typed keys: every supported type round-trips, defaults come back, optionals
 /// tell "not set" from "empty", and errors are surfaced, never swallowed.
 @Suite struct StoredValueTests {
     /// Sets `value` through a fresh `@Stored` wrapper, then checks what the wrapper, a second
     /// wrapper and the raw suite read back.
-    func roundTrip<V: Sendable & Equatable>(_ wrapper: Stored<V>, _ value: V, stored expected: Value?,
-                                            in suite: Suite, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func roundTrip<V: Sendable & Equatable>(
+        _ wrapper: Stored<V>, _ value: V, stored expected: Value?,
+        in suite: Suite, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(wrapper.wrappedValue == wrapper.key.defaultValue, "fresh key reads its default", sourceLocation: sourceLocation)
         #expect(!wrapper.projectedValue.isSet, sourceLocation: sourceLocation)
         wrapper.wrappedValue = value
@@ -37,20 +39,24 @@ import TestSupport
         try roundTrip(Stored(wrappedValue: URL(string: "file:///")!, "url", in: s), url, stored: .url(url), in: s)
         try roundTrip(Stored(wrappedValue: [String](), "strings", in: s), ["a", "b"], stored: .array([.string("a"), .string("b")]), in: s)
         try roundTrip(Stored(wrappedValue: [String: Int](), "counts", in: s), ["x": 1], stored: .dictionary(["x": .int(1)]), in: s)
-        try roundTrip(Stored(wrappedValue: Value.bool(false), "value", in: s), .array([.int(1), .string("two")]),
-                      stored: .array([.int(1), .string("two")]), in: s)
+        try roundTrip(
+            Stored(wrappedValue: Value.bool(false), "value", in: s), .array([.int(1), .string("two")]),
+            stored: .array([.int(1), .string("two")]), in: s)
         try roundTrip(Stored(wrappedValue: Theme.system, "theme", in: s), .dark, stored: .string("dark"), in: s)
         try roundTrip(Stored(wrappedValue: Level.low, "level", in: s), .high, stored: .int(2), in: s)
-        try roundTrip(Stored(wrappedValue: Window(width: 1, height: 1, title: ""), "window", in: s), window,
-                      stored: .dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")]), in: s)
-        try roundTrip(Stored(wrappedValue: [Window](), "windows", in: s), [window],
-                      stored: .array([.dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")])]), in: s)
+        try roundTrip(
+            Stored(wrappedValue: Window(width: 1, height: 1, title: ""), "window", in: s), window,
+            stored: .dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")]), in: s)
+        try roundTrip(
+            Stored(wrappedValue: [Window](), "windows", in: s), [window],
+            stored: .array([.dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")])]), in: s)
         try roundTrip(Stored<String?>("optionalString", in: s), "x", stored: .string("x"), in: s)
         try roundTrip(Stored<Date?>("optionalDate", in: s), date, stored: .date(date), in: s)
         try roundTrip(Stored<Theme?>("optionalTheme", in: s), .light, stored: .string("light"), in: s)
         try roundTrip(Stored<Level?>("optionalLevel", in: s), .high, stored: .int(2), in: s)
-        try roundTrip(Stored<Window?>("optionalWindow", in: s), window,
-                      stored: .dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")]), in: s)
+        try roundTrip(
+            Stored<Window?>("optionalWindow", in: s), window,
+            stored: .dictionary(["width": .int(800), "height": .int(600), "title": .string("Main")]), in: s)
         try roundTrip(Stored<[Int]?>("optionalInts", in: s), [], stored: .array([]), in: s)
     }
 
@@ -185,7 +191,11 @@ import TestSupport
         #expect(s[nickname] == nil)
         #expect(!s.contains(nickname))
 
-        #expect(try s.update(launchCount) { n -> Int in n *= 10; return n } == 20)
+        #expect(
+            try s.update(launchCount) { n -> Int in
+                n *= 10
+                return n
+            } == 20)
         #expect(s[launchCount] == 20)
 
         let bound = Key("bound", default: "x", suite: s)
@@ -199,7 +209,7 @@ import TestSupport
         let box = try Sandbox()
         defer { box.remove() }
         @Stored("name", in: box.suite) var name = "Guest"
-        #expect(name == "Guest")       // cached now
+        #expect(name == "Guest") // cached now
         try box.suite.set("Ada", forKey: "name")
         #expect(name == "Ada")
         try box.suite.set("Grace", forKey: "name")
@@ -226,7 +236,8 @@ import TestSupport
         defer { box.remove() }
         let stamps = box.store.stampReader
         #expect(stamps.commitStamp() == box.store.commitStamp)
-        let commit = stamps.commitStamp(), generation = stamps.registeredDefaultsGeneration()
+        let commit = stamps.commitStamp()
+        let generation = stamps.registeredDefaultsGeneration()
         try box.suite.register(defaults: ["x": 1])
         #expect(stamps.registeredDefaultsGeneration() != generation)
         #expect(stamps.commitStamp() == commit, "registering commits nothing")
@@ -269,7 +280,8 @@ import TestSupport
 
         note = String(repeating: "x", count: 1_000)
         #expect(note == "short")
-        if case .valueTooLarge(key: "note", _, limit: 64)? = $note.lastError?.storeError {} else {
+        if case .valueTooLarge(key: "note", _, limit: 64)? = $note.lastError?.storeError {
+        } else {
             Issue.record("expected valueTooLarge, got \(String(describing: $note.lastError))")
         }
         #expect(ReportedErrors.of(suite: "small").contains { $0.key == "note" && $0.operation == .write })

@@ -1,8 +1,8 @@
+import Concord
 import Foundation
 import Synchronization
-import Testing
-import Concord
 import TestSupport
+import Testing
 
 /// A custom store property that counts the `update()` calls it gets and what it saw then.
 @propertyWrapper
@@ -55,7 +55,7 @@ struct RenderError: Error {}
         #expect(renders.wait(for: 4))
         #expect(renders.values.last == "Ada/dark")
 
-        l.app[Key("unread", default: 0)] = 5             // never read by render
+        l.app[Key("unread", default: 0)] = 5 // never read by render
         try l.app.set("Grace", forKey: "username")
         #expect(renders.wait(for: 5))
         #expect(renders.values.last == "Grace/dark")

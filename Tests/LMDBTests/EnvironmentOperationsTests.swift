@@ -1,9 +1,11 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import LMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The LMDB layer's operations calls: the hot copy, map statistics with the free list, reader slots.
@@ -47,7 +49,7 @@ struct EnvironmentOperationsTests {
         try env.write { txn in for i: UInt16 in 0..<300 { try txn.put(db, [UInt8(i >> 8), UInt8(i & 0xff)], Array(repeating: 7, count: 2000)) } }
         let before = try env.read { try env.statistics(of: [db], in: $0) }
         try env.write { txn in for i: UInt16 in 0..<300 { try txn.delete(db, [UInt8(i >> 8), UInt8(i & 0xff)]) } }
-        try env.write { txn in try txn.put(db, [0], [0]) }   // a later commit puts the freed pages on the list
+        try env.write { txn in try txn.put(db, [0], [0]) } // a later commit puts the freed pages on the list
         let after = try env.read { try env.statistics(of: [db], in: $0) }
         #expect(after.freePages >= 300, "300 values of 2000 bytes took a page each: \(before.freePages) -> \(after.freePages)")
         #expect(after.freePages < after.pagesUsed, "free pages are among the used ones")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import LMDB
 
 @Suite("The LMDB layer")
@@ -32,11 +33,14 @@ struct EnvironmentTests {
         try env.write { txn in
             try txn.append(db, key: 1, [1])
             try txn.append(db, key: 0x0102_0304_0506_0708, [2])
-            try txn.append(db, key: 5, [3])   // not after the last key: stored as a put would
+            try txn.append(db, key: 5, [3]) // not after the last key: stored as a put would
         }
         let keys = try env.read { txn in
             var keys: [[UInt8]] = []
-            try txn.scan(db) { key, _ in keys.append(key); return true }
+            try txn.scan(db) { key, _ in
+                keys.append(key)
+                return true
+            }
             return keys
         }
         #expect(keys == [[0, 0, 0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 5], [1, 2, 3, 4, 5, 6, 7, 8]])
@@ -60,7 +64,8 @@ struct EnvironmentTests {
     }
 
     @Test func oneEnvironmentPerPathPerProcess() throws {
-        let a = try open("same"), b = try open("same")
+        let a = try open("same")
+        let b = try open("same")
         #expect(a === b)
     }
 
@@ -69,7 +74,12 @@ struct EnvironmentTests {
         let db = try env.database(named: "t")
         try env.write { txn in for k: UInt8 in [5, 1, 3, 9] { try txn.put(db, [k], [k]) } }
         var seen: [UInt8] = []
-        try env.read { txn in try txn.scan(db, from: [2]) { key, _ in seen.append(key[0]); return key[0] < 5 } }
+        try env.read { txn in
+            try txn.scan(db, from: [2]) { key, _ in
+                seen.append(key[0])
+                return key[0] < 5
+            }
+        }
         #expect(seen == [3, 5])
         #expect(try env.read { try $0.statistics(db).entries } == 4)
     }

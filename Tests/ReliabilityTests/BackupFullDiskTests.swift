@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A backup onto a real full disk: a small file system of its own. The copy fails with a clear error
 /// and leaves nothing behind; the original is untouched; a compacted copy that fits succeeds there.
 @Suite struct BackupFullDiskTests {
-    @Test(.enabled(if: ScratchFileSystem.isAvailable,
-                   "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN); the injected-ENOSPC backup test in SyncToolTests still runs"))
+    @Test(
+        .enabled(
+            if: ScratchFileSystem.isAvailable,
+            "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN); the injected-ENOSPC backup test in SyncToolTests still runs"
+        ))
     func aBackupThatDoesNotFitFailsCleanlyAndACompactedOneFits() throws {
         let tmp = try TemporaryDirectory("concord-backup-disk")
         defer { tmp.remove() }

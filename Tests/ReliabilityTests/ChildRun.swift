@@ -55,9 +55,10 @@ enum ChildRun {
         let timedOut = child.process.isRunning
         if timedOut { child.kill() }
         let result = child.wait(timeout: 5)
-        return ChildOutcome(status: result.status, signaled: child.process.terminationReason == .uncaughtSignal,
-                            timedOut: timedOut, stdout: result.stdout, stderr: result.stderr,
-                            milliseconds: milliseconds(since: start))
+        return ChildOutcome(
+            status: result.status, signaled: child.process.terminationReason == .uncaughtSignal,
+            timedOut: timedOut, stdout: result.stdout, stderr: result.stderr,
+            milliseconds: milliseconds(since: start))
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {

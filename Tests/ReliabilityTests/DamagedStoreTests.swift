@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
 
 /// Damaged store files are reported (exit 4, "damaged"), never a crash or a hang. Every damaged
 /// store is opened by sync-tool in a child process, so a crash is a signal exit that fails the test.
@@ -80,7 +80,8 @@ import Concord
     @Test func bitRotInAValueIsFoundByCheck() throws {
         let tmp = try TemporaryDirectory("concord-bit-rot")
         defer { tmp.remove() }
-        let base = tmp.path("base"), dir = tmp.path("replica")
+        let base = tmp.path("base")
+        let dir = tmp.path("replica")
         try Self.makeStore(at: base)
         try Self.copy(base, to: dir)
         var file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/data.mdb")))
@@ -112,7 +113,7 @@ import Concord
         }
         let found = (8...(file.count - key.count)).first(where: isRecordNode)
         let at = try #require(found, "the record of app/marked is in the file")
-        file[at - 8 + 3] ^= 0x40   // the data size grows by 2^30 bytes
+        file[at - 8 + 3] ^= 0x40 // the data size grows by 2^30 bytes
         try Data(file).write(to: URL(fileURLWithPath: dir + "/data.mdb"))
         let get = try ChildRun.syncTool(["get", dir, "app", "marked"])
         Self.expectDamagedNotCrashed(get, "get of a value whose size runs past the file")
@@ -133,7 +134,8 @@ import Concord
         let anywhere = DataFilePages.dataPageOffsets(pristine)
         let seed: UInt64 = 0xB17F_11B5
         var random = SeededGenerator(seed: seed)
-        var checkExits: [Int32: Int] = [:], getExits: [Int32: Int] = [:]
+        var checkExits: [Int32: Int] = [:]
+        var getExits: [Int32: Int] = [:]
         let trials = 36
         for trial in 0..<trials {
             let offset = trial % 3 == 2 ? Int.random(in: anywhere, using: &random) : structural.randomElement(using: &random)!
@@ -154,7 +156,10 @@ import Concord
             getExits[get.signaled ? -get.status : get.status, default: 0] += 1
             try FileManager.default.removeItem(atPath: dir)
         }
-        figure("bit flips in data pages", "\(trials) single-bit flips (seed \(seed), 2 in 3 in page/node headers of \(structural.count) structural bytes): check exits \(checkExits.sorted { $0.key < $1.key }), get exits \(getExits.sorted { $0.key < $1.key }) (negative: signal)")
+        figure(
+            "bit flips in data pages",
+            "\(trials) single-bit flips (seed \(seed), 2 in 3 in page/node headers of \(structural.count) structural bytes): check exits \(checkExits.sorted { $0.key < $1.key }), get exits \(getExits.sorted { $0.key < $1.key }) (negative: signal)"
+        )
     }
 
     @Test func garbageLockFileIsRebuiltWhenNoProcessUsesIt() throws {

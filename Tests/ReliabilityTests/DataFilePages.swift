@@ -13,7 +13,7 @@ enum DataFilePages {
                 out.append(contentsOf: base..<(base + 16))
                 continue
             }
-            guard flags & 0x03 != 0 else { continue }   // a free page: its bytes are not read
+            guard flags & 0x03 != 0 else { continue } // a free page: its bytes are not read
             out.append(contentsOf: base..<(base + 16))
             let lower = Int(file[base + 12]) | Int(file[base + 13]) << 8
             guard lower >= 16, lower <= pageSize else { continue }

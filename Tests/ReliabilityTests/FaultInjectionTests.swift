@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// I/O faults injected through the LMDB layer, in a helper process (fault injection is global to a
@@ -33,7 +34,7 @@ import Glibc
         Case(operation: "commit", error: "MAP_FULL", persistent: false, refused: false, code: 0),
         Case(operation: "commit", error: "MAP_FULL", persistent: true, refused: true, code: -30792),
         Case(operation: "setMapSize", error: "ENOMEM", persistent: false, refused: true, code: ENOMEM),
-        Case(operation: "setMapSize", error: "ENOMEM", persistent: true, refused: true, code: ENOMEM),
+        Case(operation: "setMapSize", error: "ENOMEM", persistent: true, refused: true, code: ENOMEM)
     ]
 
     @Test(arguments: cases)
@@ -68,7 +69,9 @@ import Glibc
         let stored = try StoreContents.list(dir, suite: "fault")
         #expect(Set(stored.keys) == Set(acknowledged), "exactly the acknowledged writes are stored")
         let first = refused.first.map { String($0.prefix(160)) } ?? "none refused"
-        figure("I/O fault \(c.testDescription)", "\(acknowledged.count) writes acknowledged, \(refused.count) refused (\(first)); reopened sound with all \(stored.count)")
+        figure(
+            "I/O fault \(c.testDescription)",
+            "\(acknowledged.count) writes acknowledged, \(refused.count) refused (\(first)); reopened sound with all \(stored.count)")
     }
 
     /// Map growth failing for real: the helper limits its address space so the initial 64 MiB map fits
@@ -80,7 +83,9 @@ import Glibc
         let run = try ChildRun.helper(["grow-until-refused", dir])
         try #require(run.exited(0), "growing the map under an address-space limit must not crash: \(run)")
         let refusal = try #require(run.lines.first { $0.hasPrefix("refused big-") }, "a write is refused once the map cannot grow: \(run.stdout)")
-        #expect(refusal.contains("growing the map") && refusal.contains("Cannot allocate memory"), "the error says the map could not grow for lack of memory: \(refusal)")
+        #expect(
+            refusal.contains("growing the map") && refusal.contains("Cannot allocate memory"),
+            "the error says the map could not grow for lack of memory: \(refusal)")
         let limit = run.lines.first { $0.hasPrefix("address-space limit") } ?? "?"
         let acknowledged = run.lines.filter { $0.hasPrefix("ack big-") }.count
         #expect(acknowledged > 0)

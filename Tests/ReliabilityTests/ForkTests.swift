@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// fork() right after opening a store: the child cannot use the parent's LMDB environment (ForkGuard
 /// refuses it), may open the store afresh, and the parent's store stays sound with all its data.

@@ -1,17 +1,21 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real full disk: a store on a small file system of its own, filled to the last byte. Writes are
 /// refused with a clear error, nothing is damaged, and writes succeed again once space returns.
 /// (The injected-ENOSPC variants in `FaultInjectionTests` run everywhere.)
 @Suite struct FullDiskTests {
-    @Test(.enabled(if: ScratchFileSystem.isAvailable,
-                   "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN); the injected-ENOSPC tests in FaultInjectionTests still run"))
+    @Test(
+        .enabled(
+            if: ScratchFileSystem.isAvailable,
+            "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN); the injected-ENOSPC tests in FaultInjectionTests still run"
+        ))
     func fullDiskRefusesWritesClearlyAndRecovers() throws {
         let tmp = try TemporaryDirectory("concord-full-disk")
         defer { tmp.remove() }
@@ -94,7 +98,8 @@ import Glibc
         }
         let afterwards = try store.check()
         #expect(afterwards.isSound, "check passes after space returned: \(afterwards.problems)")
-        let summary = "filler took \(fillerBytes >> 10) KiB; \(acceptedWhileFull) more writes of 8 KiB fit in free pages, then refused: \(error); check passed while full; after freeing space 3 writes succeeded"
+        let summary =
+            "filler took \(fillerBytes >> 10) KiB; \(acceptedWhileFull) more writes of 8 KiB fit in free pages, then refused: \(error); check passed while full; after freeing space 3 writes succeeded"
         return (expected, refused, summary)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A bounded fuzz loop over every decoder in the helper's `FuzzTargets` (the value decoder and the JSON
 /// parser; a new decoder is one line there). Fuzzing runs in a helper process that writes each input to a

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
 
 /// Odd bytes on the command line, values over the size limit and collections nested without end:
 /// each is refused with a clear error (or stored exactly), never a crash, a hang or a silent change.
@@ -23,7 +23,7 @@ import Concord
             ("another key", #"exec "$BIN/sync-tool" set "$0" app "$(printf 'k\376')" two"#),
             ("a value", #"exec "$BIN/sync-tool" set "$0" app k "$(printf 'v\342\234')""#),
             ("a suite", #"exec "$BIN/sync-tool" set "$0" "$(printf 'a\377')" k v"#),
-            ("a key to get", #"exec "$BIN/sync-tool" get "$0" app "$(printf 'k\377')""#),
+            ("a key to get", #"exec "$BIN/sync-tool" get "$0" app "$(printf 'k\377')""#)
         ] {
             let run = try ChildRun.shell(script.replacingOccurrences(of: "\"$0\"", with: "'\(dir)'"))
             #expect(run.exited(3), "\(what) that is not UTF-8: exit 3 (invalid input): \(run)")
@@ -70,13 +70,15 @@ import Concord
         #expect(suite.exited(3) && suite.stderr.contains("over the limit of 128"), "a 100,000-byte suite name: \(suite)")
         let option = try ChildRun.syncTool(["list", dir, "--" + String(repeating: "o", count: 100_000)])
         #expect(option.exited(2) && option.stderr.count < 1_000, "a 100,000-byte option: \(option.stderr.prefix(200))")
-        let longValue = String(repeating: "é", count: 60_000)   // 120,000 bytes, within one argument's limit
+        let longValue = String(repeating: "é", count: 60_000) // 120,000 bytes, within one argument's limit
         try #require(ChildRun.syncTool(["set", dir, "app", "long", longValue]).exited(0))
         let get = try ChildRun.syncTool(["get", dir, "app", "long"])
         #expect(get.exited(0) && get.stdout == longValue + "\n", "a 120,000-byte value comes back exactly")
         let empty = try ChildRun.syncTool(["set", dir, "app", "", "v"])
         #expect(empty.exited(3) && empty.stderr.contains("empty"), "an empty key: \(empty)")
-        figure("CLI very long arguments", "100,000-byte key, suite and option refused (exit 3, 3, 2) with messages under 1,000 characters; a 120,000-byte value stored exactly")
+        figure(
+            "CLI very long arguments",
+            "100,000-byte key, suite and option refused (exit 3, 3, 2) with messages under 1,000 characters; a 120,000-byte value stored exactly")
     }
 
     @Test func valuesOverTheLimitAreRefusedAndNothingIsWritten() throws {
@@ -112,7 +114,10 @@ import Concord
         #expect(afterFit == seq + 1)
         for key in ["over-limit", "huge", "batch-small", "batch-huge", "grown"] { #expect(try !suite.contains(key)) }
         #expect(try store.check().isSound)
-        figure("values over the limit", "\(limit - 5) data bytes (exactly \(limit) encoded) stored; one byte more, 5 MiB, a batch holding 5 MiB and an update growing to 4 MiB refused: \(refusal)")
+        figure(
+            "values over the limit",
+            "\(limit - 5) data bytes (exactly \(limit) encoded) stored; one byte more, 5 MiB, a batch holding 5 MiB and an update growing to 4 MiB refused: \(refusal)"
+        )
     }
 
     @Test func deeplyNestedCollectionsAreRefusedWithoutOverflowingTheStack() throws {
@@ -120,8 +125,10 @@ import Concord
         defer { tmp.remove() }
         let dir = tmp.path("replica")
         var figures: [String] = []
-        for (kind, depth, stored) in [("array", 64, true), ("array", 65, false), ("dictionary", 65, false),
-                                      ("array", 100_000, false), ("dictionary", 100_000, false)] {
+        for (kind, depth, stored) in [
+            ("array", 64, true), ("array", 65, false), ("dictionary", 65, false),
+            ("array", 100_000, false), ("dictionary", 100_000, false)
+        ] {
             let run = try ChildRun.helper(["set-nested", dir, "deep", kind, String(depth)])
             try #require(run.exited(0), "setting \(kind)s nested \(depth) deep must not crash: \(run)")
             let seqs = run.lines.filter { $0.hasPrefix("last-seq ") }

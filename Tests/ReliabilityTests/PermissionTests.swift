@@ -1,9 +1,10 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Directories and files that others could tamper with, and suite names that try to leave the store,
@@ -23,14 +24,16 @@ import Glibc
         for args in [["get", dir, "app", "theme"], ["set", dir, "app", "theme", "light"], ["check", dir]] {
             let run = try ChildRun.syncTool(args)
             #expect(run.exited(4), "\(args[0]) in a directory of mode \(String(mode, radix: 8)): \(run)")
-            #expect(run.stderr.contains("writable by group or others") && run.stderr.contains("chmod 700"), "the message says why and what to do: \(run.stderr)")
+            #expect(
+                run.stderr.contains("writable by group or others") && run.stderr.contains("chmod 700"), "the message says why and what to do: \(run.stderr)")
         }
         expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
         chmod(dir, 0o700)
         #expect(try StoreContents.list(dir, suite: "app") == ["theme": "dark"], "nothing was changed")
         if mode == 0o777 {
             chmod(dir, 0o777)
-            figure("directory others can write", "modes 777, 757, 770, 1777 and 720 refused with exit 4: \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)")
+            figure(
+                "directory others can write", "modes 777, 757, 770, 1777 and 720 refused with exit 4: \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)")
             chmod(dir, 0o700)
         }
     }
@@ -64,7 +67,11 @@ import Glibc
         case .lockSymlink: file = dir + "/lock.mdb"
         case .notifySymlink: file = dir + "/notify"
         }
-        if planted != .danglingDataSymlink { try FileManager.default.moveItem(atPath: file, toPath: elsewhere) } else { try FileManager.default.removeItem(atPath: file) }
+        if planted != .danglingDataSymlink {
+            try FileManager.default.moveItem(atPath: file, toPath: elsewhere)
+        } else {
+            try FileManager.default.removeItem(atPath: file)
+        }
         let before = try? Data(contentsOf: URL(fileURLWithPath: elsewhere))
         switch planted {
         case .dataSymlink, .lockSymlink, .notifySymlink: try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: elsewhere)
@@ -80,7 +87,10 @@ import Glibc
         expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
         if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere)) == before, "the file the link points at is untouched") }
         if planted == .dataSymlink {
-            figure("symlinked store files", "data.mdb, lock.mdb and notify as symlinks (also dangling), a directory or a FIFO named data.mdb: exit 4, \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)")
+            figure(
+                "symlinked store files",
+                "data.mdb, lock.mdb and notify as symlinks (also dangling), a directory or a FIFO named data.mdb: exit 4, \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)"
+            )
         }
     }
 
@@ -107,7 +117,10 @@ import Glibc
         #expect(try FileManager.default.subpathsOfDirectory(atPath: tmp.root).sorted() == before, "no file appeared anywhere")
         #expect(try store.suiteNames() == ["app"])
         if name == "../x" {
-            figure("suite names that escape", "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: StoreError.invalidSuiteName / exit 3: \(try ChildRun.syncTool(["set", dir, name, "k", "v"]).stderr.trimmed)")
+            figure(
+                "suite names that escape",
+                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: StoreError.invalidSuiteName / exit 3: \(try ChildRun.syncTool(["set", dir, name, "k", "v"]).stderr.trimmed)"
+            )
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small file system of its own, mounted for a test that fills it: a tmpfs, or, where tmpfs cannot be

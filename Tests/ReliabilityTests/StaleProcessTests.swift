@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Processes killed (SIGKILL) in the middle of a transaction: the next process goes on, nothing
 /// half-written is visible, and a dead reader's slot is cleared so the file stops growing.
@@ -30,7 +30,10 @@ import TestSupport
         #expect(stored["next"] == "proceeded")
         #expect(stored["uncommitted"] == nil, "the killed transaction left nothing behind")
         for i in 0..<5 { #expect(stored["before-\(i)"] == "v\(i)") }
-        figure("killed writer", "a writer \(waitedWhileHeld ? "blocked behind" : "started while") the holder; it finished \(Int(afterKill)) ms after the holder was killed with SIGKILL")
+        figure(
+            "killed writer",
+            "a writer \(waitedWhileHeld ? "blocked behind" : "started while") the holder; it finished \(Int(afterKill)) ms after the holder was killed with SIGKILL"
+        )
     }
 
     /// Writers (each commit fsynced) killed at seeded random moments, mostly inside a commit: after every
@@ -65,7 +68,10 @@ import TestSupport
             #expect(last >= count - 1, "round \(round): the last value is at least the last acknowledged one (\(last), \(count - 1))")
         }
         let total = acknowledged.reduce(0) { $0 + $1.count }
-        figure("writers killed at random", "8 writers killed after 2-40 ms (seed \(seed)), \(total) acknowledged batches all present; check after each kill took \(Int(nextProcess.min() ?? 0))-\(Int(nextProcess.max() ?? 0)) ms (process start included)")
+        figure(
+            "writers killed at random",
+            "8 writers killed after 2-40 ms (seed \(seed)), \(total) acknowledged batches all present; check after each kill took \(Int(nextProcess.min() ?? 0))-\(Int(nextProcess.max() ?? 0)) ms (process start included)"
+        )
     }
 
     @Test func readerKilledWhileReadingDoesNotHoldUpTheNextProcess() throws {
@@ -82,7 +88,10 @@ import TestSupport
         let read = try ChildRun.syncTool(["get", dir, "app", "before-4"], timeout: 30)
         #expect(read.exited(0) && read.stdout == "v4\n", "and reads: \(read)")
         try StoreContents.expectSound(dir)
-        figure("killed reader", "the next process wrote in \(Int(write.milliseconds)) ms after the kill (process start included), the one after read in \(Int(read.milliseconds)) ms")
+        figure(
+            "killed reader",
+            "the next process wrote in \(Int(write.milliseconds)) ms after the kill (process start included), the one after read in \(Int(read.milliseconds)) ms"
+        )
     }
 
     /// The writer opened the store before the reader died, so only its check every 1,024 writes can free the slot.
@@ -92,7 +101,8 @@ import TestSupport
         let dir = tmp.path("replica")
         let control = tmp.path("control")
         try FileManager.default.createDirectory(atPath: control, withIntermediateDirectories: true)
-        let liveWrites = 500, laterWrites = 100_000
+        let liveWrites = 500
+        let laterWrites = 100_000
 
         // The writer opens the store first, so only its periodic reader check (every 1,024 writes) can
         // notice the dead reader, not the check every open does.
@@ -117,17 +127,24 @@ import TestSupport
         let final = try bytes(in: writer, phase: 1, writes: laterWrites)
 
         let page = 4096
-        #expect(liveBytes - startBytes >= liveWrites * page,
-                "calibration: a live reader makes the file grow by at least a page per write (grew \(liveBytes - startBytes) bytes)")
-        #expect(final - at10k <= 64 * page,
-                "after the dead reader's slot is cleared, 90,000 more writes reuse pages instead of growing the file (grew \(final - at10k) bytes)")
+        #expect(
+            liveBytes - startBytes >= liveWrites * page,
+            "calibration: a live reader makes the file grow by at least a page per write (grew \(liveBytes - startBytes) bytes)")
+        #expect(
+            final - at10k <= 64 * page,
+            "after the dead reader's slot is cleared, 90,000 more writes reuse pages instead of growing the file (grew \(final - at10k) bytes)")
         try StoreContents.expectSound(dir)
-        figure("killed reader, file size", "data.mdb: \(startBytes >> 10) KiB, \(liveBytes >> 10) KiB after \(liveWrites) writes with a live reader, \(at10k >> 10) KiB after 10,000 writes with the reader killed, \(final >> 10) KiB after \(laterWrites) (\(Int(result.milliseconds)) ms for them)")
+        figure(
+            "killed reader, file size",
+            "data.mdb: \(startBytes >> 10) KiB, \(liveBytes >> 10) KiB after \(liveWrites) writes with a live reader, \(at10k >> 10) KiB after 10,000 writes with the reader killed, \(final >> 10) KiB after \(laterWrites) (\(Int(result.milliseconds)) ms for them)"
+        )
     }
 
     /// The size of data.mdb the writer printed after `writes` writes of `phase`.
     private func bytes(in writer: ChildProcess, phase: Int, writes: Int) throws -> Int {
-        let line = try #require(writer.completeLines.first { $0.hasPrefix("phase \(phase) writes \(writes) ") }, "no progress line for \(writes) writes: \(writer.output.suffix(300))")
+        let line = try #require(
+            writer.completeLines.first { $0.hasPrefix("phase \(phase) writes \(writes) ") },
+            "no progress line for \(writes) writes: \(writer.output.suffix(300))")
         return try #require(Int(line.split(separator: " ").last!))
     }
 }

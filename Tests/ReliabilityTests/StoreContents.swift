@@ -12,7 +12,8 @@ enum StoreContents {
         var out: [String: String] = [:]
         for line in outcome.lines {
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let key = object["key"] as? String, let value = object["value"] else {
+                let key = object["key"] as? String, let value = object["value"]
+            else {
                 Issue.record("sync-tool list --json printed a line that is not a record: \(line.prefix(200))")
                 continue
             }
@@ -26,8 +27,9 @@ enum StoreContents {
         let missing = expected.keys.filter { stored[$0] == nil }.sorted()
         let extra = stored.keys.filter { expected[$0] == nil }.sorted()
         let wrong = expected.keys.filter { stored[$0] != nil && stored[$0] != expected[$0] }.sorted()
-        #expect(missing.isEmpty && extra.isEmpty && wrong.isEmpty,
-                "missing: \(missing), not expected: \(extra), other value: \(wrong)", sourceLocation: sourceLocation)
+        #expect(
+            missing.isEmpty && extra.isEmpty && wrong.isEmpty,
+            "missing: \(missing), not expected: \(extra), other value: \(wrong)", sourceLocation: sourceLocation)
     }
 
     /// Expects `sync-tool check DIR` to pass in a fresh process.

@@ -1,7 +1,7 @@
 import Foundation
 import LMDB
-import Testing
 import TestSupport
+import Testing
 
 /// A process upgrading an older store to the current format, killed (SIGKILL) at each point of the
 /// upgrade: the store it leaves opens as the old format or the new one, never damaged, and a fresh
@@ -26,7 +26,8 @@ import TestSupport
     @Test(arguments: [("format1", UInt32(1)), ("format3", UInt32(3))], ["began", "upgraded", "stamped", "committed"])
     func killedWhileUpgradingLeavesTheOldFormatOrTheNewOne(_ fixture: (name: String, format: UInt32), _ checkpoint: String) throws {
         let fixtures = Self.stores + "/" + fixture.name
-        let tmp = try TemporaryDirectory("concord-upgrade-crash"); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory("concord-upgrade-crash")
+        defer { tmp.remove() }
         let dir = tmp.path("phone")
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FileManager.default.copyItem(atPath: fixtures + "/phone/data.mdb", toPath: dir + "/data.mdb")
@@ -38,8 +39,9 @@ import TestSupport
 
         let found = try Self.storedFormat(dir)
         let current = UInt32(try #require(try ChildRun.syncTool(["--version", "--json"]).lines.first.flatMap(Self.storeFormat)))
-        #expect(found == (checkpoint == "committed" ? current : fixture.format),
-                "killed at \(checkpoint), the store holds format \(found)")
+        #expect(
+            found == (checkpoint == "committed" ? current : fixture.format),
+            "killed at \(checkpoint), the store holds format \(found)")
 
         // A fresh process opens it (upgrading it if the killed one did not get to commit) and reads it all.
         for command in ["list", "log", "conflicts"] {
@@ -50,7 +52,8 @@ import TestSupport
         }
         let info = try ChildRun.syncTool(["info", dir, "--json"])
         let fields = try #require(try JSONSerialization.jsonObject(with: Data((info.lines.first ?? "").utf8)) as? [String: Any])
-        let before = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/expected/phone-info.json"))) as? [String: Any])
+        let before = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/expected/phone-info.json"))) as? [String: Any])
         for field in ["replica", "suites", "records", "tombstones", "journal_entries", "last_seq"] {
             #expect("\(fields[field] ?? "missing")" == "\(before[field] ?? "missing")", "info \(field) after a kill at \(checkpoint)")
         }

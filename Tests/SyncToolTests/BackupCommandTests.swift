@@ -1,10 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sync-tool backup`: a hot, consistent copy taken while other processes write, checked, private,
@@ -42,7 +44,10 @@ struct BackupCommandTests {
         #expect(Invocation(["set", dir, "app", "seed", "1"]).status == 0)
         let prefixes = ["w1", "w2"]
         let writers = try prefixes.map { try ChildProcess("concord-test-helper", ["write-forever", dir, "load", $0]) }
-        defer { for w in writers { w.kill() }; for w in writers { w.wait(timeout: 10) } }
+        defer {
+            for w in writers { w.kill() }
+            for w in writers { w.wait(timeout: 10) }
+        }
         for w in writers { #expect(w.waitForLine(timeout: 60) { $0 == "done 50" }, "a writer did not get going: \(w.errorOutput)") }
 
         for (name, compact) in [("plain", false), ("compact", true)] {
@@ -76,7 +81,8 @@ struct BackupCommandTests {
 
     @Test func theCopyIsPrivateWhateverTheUmaskAndOpensAsTheSameReplica() throws {
         defer { tmp.remove() }
-        let dir = tmp.path("r"), dest = tmp.path("nested/backup")
+        let dir = tmp.path("r")
+        let dest = tmp.path("nested/backup")
         #expect(Invocation(["set", dir, "app", "theme", "dark"]).status == 0)
         let backup = try run("/bin/sh", ["-c", "umask 000; exec \"$0\" backup \"$1\" \"$2\"", Binaries.path("sync-tool"), dir, dest])
         #expect(backup.status == 0, "\(backup.stderr)")
@@ -85,7 +91,8 @@ struct BackupCommandTests {
         for file in ["data.mdb", "lock.mdb", "notify"] { #expect(mode(dest + "/" + file) == 0o600, "\(file)") }
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dest)) == ["data.mdb", "lock.mdb", "notify"])
 
-        let original = try run("sync-tool", ["info", dir, "--json"]), copy = try run("sync-tool", ["info", dest, "--json"])
+        let original = try run("sync-tool", ["info", dir, "--json"])
+        let copy = try run("sync-tool", ["info", dest, "--json"])
         let a = try #require(try JSONSerialization.jsonObject(with: Data(original.stdout.utf8)) as? [String: Any])
         let b = try #require(try JSONSerialization.jsonObject(with: Data(copy.stdout.utf8)) as? [String: Any])
         #expect(a["replica"] as? String == b["replica"] as? String)

@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
 
 /// A replica whose system clock runs a year ahead (libfaketime) must not drag the others' clocks.
 @Suite struct ClockSkewCommandTests {
@@ -16,8 +16,10 @@ import Concord
     }
 
     @Test func aYearAheadDeviceDoesNotMoveTheOthersClocks() throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
-        let a = tmp.path("a"), b = tmp.path("b")
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let a = tmp.path("a")
+        let b = tmp.path("b")
         let tool = Binaries.path("sync-tool")
         let ahead = try run("/usr/bin/faketime", ["-f", "+365d", tool, "set", b, "prefs", "theme", "dark"])
         #expect(ahead.status == 0, "faketime runs sync-tool a year ahead: \(ahead.stderr)")

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// `sync-tool completions bash|zsh`: scripts generated from the command specs, that the shells accept
@@ -21,12 +22,14 @@ struct CompletionsCommandTests {
     /// What bash's completion offers for the command line `words` (the last one being typed).
     func bashCompletes(_ script: String, _ words: [String]) throws -> [String] {
         let driver = tmp.path("driver.sh")
-        try Data("""
+        try Data(
+            """
             source "$1"; shift
             COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 ))
             _sync_tool
             printf '%s\\n' "${COMPREPLY[@]}"
-            """.utf8).write(to: URL(fileURLWithPath: driver))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: driver))
         let outcome = try run("/bin/bash", [driver, script] + words)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.stderr.isEmpty, "\(outcome.stderr)")
@@ -90,7 +93,9 @@ struct CompletionsCommandTests {
         let path = try script("zsh")
         let syntax = try run("/usr/bin/zsh", ["-n", path])
         #expect(syntax.status == 0, "zsh -n: \(syntax.stderr)")
-        let loaded = try run("/usr/bin/zsh", ["-f", "-c", "autoload -Uz compinit && compinit -u -D && source \"$1\" && print -r -- $_comps[sync-tool] && whence -w _sync_tool", "zsh", path])
+        let loaded = try run(
+            "/usr/bin/zsh",
+            ["-f", "-c", "autoload -Uz compinit && compinit -u -D && source \"$1\" && print -r -- $_comps[sync-tool] && whence -w _sync_tool", "zsh", path])
         #expect(loaded.status == 0, "\(loaded.stderr)")
         #expect(loaded.lines == ["_sync_tool", "_sync_tool: function"], "\(loaded.stdout) \(loaded.stderr)")
         #expect(loaded.stderr.isEmpty, "\(loaded.stderr)")

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// Stores written by older releases (fixtures/stores/format1, the first release; fixtures/stores/format3,
@@ -30,7 +31,8 @@ import Concord
     @Test(arguments: ["format1", "format3"], ["phone", "watch"])
     func anOlderReplicaReadsAsItsReleasePrintedIt(_ format: String, _ name: String) throws {
         let fixtures = Self.stores + "/" + format
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
         let dir = try Self.copy(name, into: tmp, from: fixtures)
         for (command, file) in [("list", "list"), ("log", "log"), ("conflicts", "conflicts")] {
             let run = Invocation([command, dir, "--json"])
@@ -38,7 +40,8 @@ import Concord
             #expect(run.out == (try Self.expected("\(name)-\(file).jsonl", in: fixtures)), "\(command) of \(format)/\(name)")
         }
         let info = try #require(try JSONSerialization.jsonObject(with: Data((Invocation(["info", dir, "--json"]).out.first ?? "").utf8)) as? [String: Any])
-        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("\(name)-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
+        let before = try #require(
+            try JSONSerialization.jsonObject(with: Data((try Self.expected("\(name)-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
         for field in ["replica", "suites", "records", "tombstones", "journal_entries", "last_seq"] {
             #expect("\(info[field] ?? "missing")" == "\(before[field] ?? "missing")", "info \(field) of \(format)/\(name)")
         }
@@ -50,9 +53,12 @@ import Concord
     /// and clock the old format kept in meta/state, and a reopened store reads them back from the journal.
     @Test func aFormat3ReplicaGoesOnFromItsSeqAndClockAndKeepsItsPolicies() throws {
         let fixtures = Self.stores + "/format3"
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp, from: fixtures), watch = try Self.copy("watch", into: tmp, from: fixtures)
-        let before = try #require(try JSONSerialization.jsonObject(with: Data((try Self.expected("phone-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp, from: fixtures)
+        let watch = try Self.copy("watch", into: tmp, from: fixtures)
+        let before = try #require(
+            try JSONSerialization.jsonObject(with: Data((try Self.expected("phone-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
         let lastSeq = try #require(before["last_seq"] as? Int)
         let oldMax = try Store(path: phone).journalEntries(after: 0).map(\.record.version.hlc).max() ?? 0
         #expect(Invocation(["set", phone, "prefs", "after", "upgrade"]).status == 0)
@@ -72,8 +78,10 @@ import Concord
     }
 
     @Test func upgradedReplicasKeepTheirCursorsAndSyncOnlyWhatWasPending() throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp), watch = try Self.copy("watch", into: tmp)
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp)
+        let watch = try Self.copy("watch", into: tmp)
         // The fixture's last step wrote ui/accent on the phone after the last sync: exactly that is pending.
         let plan = Invocation(["sync", phone, watch, "--dry-run", "--json"])
         #expect(plan.status == 10)
@@ -92,7 +100,8 @@ import Concord
     }
 
     @Test func theFirstReleasesConflictsAreStillListedAndClearable() throws {
-        let tmp = try TemporaryDirectory(); defer { tmp.remove() }
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
         let phone = try Store(path: try Self.copy("phone", into: tmp))
         let conflicts = try phone.conflicts()
         #expect(conflicts.map(\.key) == ["theme", "theme"])

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// `sync-tool gc`: collects only tombstones past the retention that every known peer has merged, and
@@ -21,7 +22,13 @@ struct GcCommandTests {
     /// Deletes `old` 40 days ago and `recent` 5 days ago, on a clock set by hand, then brings the clock to now.
     func tombstones(in dir: String) throws -> (old: UInt64, recent: UInt64) {
         let clock = ManualClock(now - 40 * Self.day)
-        let store = try Store(path: dir, options: { var o = Store.Options(); o.wallClock = clock.read; return o }())
+        let store = try Store(
+            path: dir,
+            options: {
+                var o = Store.Options()
+                o.wallClock = clock.read
+                return o
+            }())
         let app = try store.suite("app")
         for key in ["a", "b", "c", "kept"] { try app.set(1, forKey: key) }
         try app.remove("a")
@@ -71,11 +78,12 @@ struct GcCommandTests {
         options.wallClock = clock.read
         let b: ReplicaID
         do {
-            let storeA = try Store(path: dirA, options: options), storeB = try Store(path: dirB, options: options)
+            let storeA = try Store(path: dirA, options: options)
+            let storeB = try Store(path: dirB, options: options)
             b = storeB.replicaID
             try storeA.suite("app").set(1, forKey: "k")
             try Synchronizer().sync(storeA, storeB)
-            try storeA.suite("app").remove("k")   // B has not merged this delete
+            try storeA.suite("app").remove("k") // B has not merged this delete
             clock.set(now)
         }
         let before = try json(Invocation(["gc", dirA, "--json"]))

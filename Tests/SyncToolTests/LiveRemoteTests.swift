@@ -1,10 +1,11 @@
 import Concord
 import ConcordSync
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Live sync with a remote over a real sshd", .serialized)
@@ -43,7 +44,7 @@ struct LiveRemoteTests {
 
         try await a.suite("prefs").set("light", forKey: "theme")
         #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "light" })
-        try await b.suite("prefs").set(7, forKey: "size")   // the far replica's own commit: serve announces it
+        try await b.suite("prefs").set(7, forKey: "size") // the far replica's own commit: serve announces it
         #expect(try eventually { try a.suite("prefs").get("size", as: Int.self) == 7 })
 
         let serve = try #require(RemoteSyncTests.process(commandLineContaining: ["serve", fx.path("b")]))
@@ -67,8 +68,12 @@ struct LiveRemoteTests {
     func watchCommand() throws {
         let a = try Store(path: fx.path("a"))
         try a.suite("prefs").set("dark", forKey: "theme")
-        let child = try ChildProcess("sync-tool", ["sync", fx.path("a"), fx.remote("b"), "--watch", "--json", "--create",
-                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        let child = try ChildProcess(
+            "sync-tool",
+            [
+                "sync", fx.path("a"), fx.remote("b"), "--watch", "--json", "--create",
+                "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")
+            ])
         #expect(child.waitForLine { $0.contains("\"round\":1") })
         let b = try Store(path: fx.path("b"))
         try a.suite("prefs").set("light", forKey: "theme")
@@ -85,8 +90,12 @@ struct LiveRemoteTests {
     func watchWithTheRemoteFirst() throws {
         let a = try Store(path: fx.path("a"))
         try a.suite("prefs").set("dark", forKey: "theme")
-        let child = try ChildProcess("sync-tool", ["sync", fx.remote("b"), fx.path("a"), "--watch", "--json", "--create",
-                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        let child = try ChildProcess(
+            "sync-tool",
+            [
+                "sync", fx.remote("b"), fx.path("a"), "--watch", "--json", "--create",
+                "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")
+            ])
         #expect(child.waitForLine { $0.contains("\"round\":1") })
         let b = try Store(path: fx.path("b"))
         #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "dark" })
@@ -104,8 +113,12 @@ struct LiveRemoteTests {
     func watchBetweenTwoRemotes() throws {
         let a = try Store(path: fx.path("a"))
         try a.suite("prefs").set("dark", forKey: "theme")
-        let child = try ChildProcess("sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--watch", "--json", "--create",
-                                                   "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")])
+        let child = try ChildProcess(
+            "sync-tool",
+            [
+                "sync", fx.remote("a"), fx.remote("b"), "--watch", "--json", "--create",
+                "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")
+            ])
         #expect(child.waitForLine { $0.contains("\"round\":1") })
         let b = try Store(path: fx.path("b"))
         #expect(try eventually { try b.suite("prefs").get("theme", as: String.self) == "dark" })

@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// `sync-tool policy`, `schema` and `incr` on policies — the two-device example through the
@@ -27,7 +28,7 @@ struct PolicyCommandTests {
         try tool("set", phone, "app", "launchCount", "0", "--type", "int")
         try tool("set", watch, "app", "launchCount", "0", "--type", "int")
         try tool("policy", phone, "app", "launchCount", "counter")
-        try tool("sync", phone, watch)                                   // the declaration travels with the data
+        try tool("sync", phone, watch) // the declaration travels with the data
         #expect(try tool("policy", watch, "app", "launchCount") == ["counter"])
         #expect(try tool("incr", phone, "app", "launchCount") == ["1"])
         #expect(try tool("incr", watch, "app", "launchCount") == ["1"])
@@ -46,7 +47,7 @@ struct PolicyCommandTests {
         defer { tmp.remove() }
         let (phone, watch) = (tmp.path("phone"), tmp.path("watch"))
         try tool("set", phone, "app", "launchCount", "0", "--type", "int")
-        try tool("sync", phone, tmp.path("watch"), status: 4)             // no store there yet
+        try tool("sync", phone, tmp.path("watch"), status: 4) // no store there yet
         try tool("set", watch, "app", "other", "x")
         try tool("sync", phone, watch)
         try tool("incr", phone, "app", "launchCount")
@@ -104,7 +105,7 @@ struct PolicyCommandTests {
         try tool("incr", watch, "app", "n", "2")
         try tool("export", watch, "--out", tmp.path("w.bundle"), "--all")
         try tool("import", phone, tmp.path("w.bundle"))
-        try tool("import", phone, tmp.path("w.bundle"))                 // twice is harmless
+        try tool("import", phone, tmp.path("w.bundle")) // twice is harmless
         #expect(try tool("get", phone, "app", "n") == ["7"])
         #expect(try tool("get", watch, "app", "n") == ["7"])
     }

@@ -1,10 +1,11 @@
 import Concord
 import ConcordSync
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Two remote replicas (two directories behind the same loopback sshd), synced through the local process.
@@ -14,14 +15,15 @@ struct RelaySyncTests {
     init() throws { fx = try RemoteFixture() }
 
     func relay(_ extra: [String] = []) throws -> ProcessResult {
-        try run("sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")] + extra,
-                timeout: 120)
+        try run(
+            "sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--rsh", fx.ssh.rsh, "--remote-command", Binaries.path("sync-tool")] + extra,
+            timeout: 120)
     }
 
     @Test("--dry-run exits 10 and writes nothing; the sync converges in whole batches both ways; the cursors name only the two replicas")
     func relayedSync() throws {
         let a = try Store(path: fx.path("a"))
-        try RemoteFixture.fill(a, count: 30_000)   // two batches of at most 20,000 entries
+        try RemoteFixture.fill(a, count: 30_000) // two batches of at most 20,000 entries
         let b = try Store(path: fx.path("b"))
         try b.suite("prefs").set("from b", forKey: "b0")
         try b.suite("prefs").set("b wins", forKey: "k7")
@@ -42,7 +44,7 @@ struct RelaySyncTests {
         let report = try RemoteFixture.json(synced)
         #expect(report["sent_a_to_b"] as? Int == 30_000)
         #expect(report["sent_b_to_a"] as? Int == 2)
-        #expect(report["records_changed_b"] as? Int == 30_000 - 1)   // k7: B's later write wins
+        #expect(report["records_changed_b"] as? Int == 30_000 - 1) // k7: B's later write wins
         #expect(try contents(a) == contents(b))
         #expect(try a.suite("prefs").get("b0", as: String.self) == "from b")
         #expect(try a.suite("prefs").get("k7", as: String.self) == "b wins")
@@ -69,8 +71,12 @@ struct RelaySyncTests {
         let a = try Store(path: fx.path("a"))
         try RemoteFixture.fill(a, count: 100_000)
         let bPath = fx.path("b")
-        let child = try ChildProcess("sync-tool", ["sync", fx.remote("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
-                                                   "--remote-command", Binaries.path("sync-tool")])
+        let child = try ChildProcess(
+            "sync-tool",
+            [
+                "sync", fx.remote("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
+                "--remote-command", Binaries.path("sync-tool")
+            ])
         var merged: UInt64 = 0
         let deadline = Date().addingTimeInterval(60)
         while merged == 0 && Date() < deadline {
@@ -96,8 +102,12 @@ struct RelaySyncTests {
     @Test("the same replica given twice is refused (exit 3), a remote with a hub is a usage error (2), a missing remote directory without --create exits 4")
     func refusals() throws {
         _ = try Store(path: fx.path("a"))
-        let same = try run("sync-tool", ["sync", fx.remote("a"), fx.ssh.address(fx.path("a") + "/"), "--rsh", fx.ssh.rsh,
-                                         "--remote-command", Binaries.path("sync-tool")])
+        let same = try run(
+            "sync-tool",
+            [
+                "sync", fx.remote("a"), fx.ssh.address(fx.path("a") + "/"), "--rsh", fx.ssh.rsh,
+                "--remote-command", Binaries.path("sync-tool")
+            ])
         #expect(same.status == 3, "\(same.stderr)")
         #expect(same.stderr.contains("same replica"))
         let hub = try run("sync-tool", ["sync", fx.remote("a"), "postgresql://alice@127.0.0.1/concord"])

@@ -2,10 +2,11 @@ import Concord
 import ConcordSync
 import Foundation
 import ScratchSSH
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real OpenSSH server on loopback and the built sync-tool on both sides of it.
@@ -130,8 +131,12 @@ struct RemoteSyncTests {
         let a = try Store(path: fx.path("a"))
         try RemoteFixture.fill(a, count: 200_000)
         let bPath = fx.path("b")
-        let child = try ChildProcess("sync-tool", ["sync", fx.path("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
-                                                   "--remote-command", Binaries.path("sync-tool")])
+        let child = try ChildProcess(
+            "sync-tool",
+            [
+                "sync", fx.path("a"), fx.remote("b"), "--create", "--rsh", fx.ssh.rsh,
+                "--remote-command", Binaries.path("sync-tool")
+            ])
         // Wait until the far side has merged a batch, then SIGKILL the far serve (not the local ssh).
         var merged: UInt64 = 0
         let deadline = Date().addingTimeInterval(60)
@@ -190,27 +195,34 @@ struct MillionKeyRemoteSyncTests {
         // Both sides run under a sampler that records the peak of their anonymous memory (the heap:
         // what the process holds, RssAnon) and their peak resident set (VmHWM, which also counts the
         // pages of the memory-mapped store it touched).
-        let sampler = fx.path("sample-memory"), serverRSS = fx.path("server.rss"), clientRSS = fx.path("client.rss"), wrapper = fx.path("measured-sync-tool")
+        let sampler = fx.path("sample-memory")
+        let serverRSS = fx.path("server.rss")
+        let clientRSS = fx.path("client.rss")
+        let wrapper = fx.path("measured-sync-tool")
         try """
-            #!/bin/sh
-            out=$1; shift
-            exec 3<&0
-            "$@" <&3 3<&- &
-            pid=$!; anon=0; hwm=0
-            while kill -0 $pid 2>/dev/null; do
-              set -- $(awk '/^RssAnon:/{a=$2} /^VmHWM:/{h=$2} END{print a+0, h+0}' /proc/$pid/status 2>/dev/null) 0 0
-              [ "$1" -gt "$anon" ] && anon=$1; [ "$2" -gt "$hwm" ] && hwm=$2
-              sleep 0.02
-            done
-            wait $pid; rc=$?
-            echo "$anon $hwm" > "$out"; exit $rc
+        #!/bin/sh
+        out=$1; shift
+        exec 3<&0
+        "$@" <&3 3<&- &
+        pid=$!; anon=0; hwm=0
+        while kill -0 $pid 2>/dev/null; do
+          set -- $(awk '/^RssAnon:/{a=$2} /^VmHWM:/{h=$2} END{print a+0, h+0}' /proc/$pid/status 2>/dev/null) 0 0
+          [ "$1" -gt "$anon" ] && anon=$1; [ "$2" -gt "$hwm" ] && hwm=$2
+          sleep 0.02
+        done
+        wait $pid; rc=$?
+        echo "$anon $hwm" > "$out"; exit $rc
 
-            """.write(toFile: sampler, atomically: true, encoding: .utf8)
+        """.write(toFile: sampler, atomically: true, encoding: .utf8)
         try "#!/bin/sh\nexec '\(sampler)' '\(serverRSS)' '\(Binaries.path("sync-tool"))' \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
         chmod(sampler, 0o755)
         chmod(wrapper, 0o755)
-        let result = try run(sampler, [clientRSS, Binaries.path("sync-tool"), "sync", fx.path("a"), fx.remote("b"),
-                                       "--create", "--json", "--rsh", fx.ssh.rsh, "--remote-command", wrapper], timeout: 300)
+        let result = try run(
+            sampler,
+            [
+                clientRSS, Binaries.path("sync-tool"), "sync", fx.path("a"), fx.remote("b"),
+                "--create", "--json", "--rsh", fx.ssh.rsh, "--remote-command", wrapper
+            ], timeout: 300)
         #expect(result.status == 0, "\(result.stderr)")
         let report = try RemoteFixture.json(result)
         #expect(report["sent_a_to_b"] as? Int == 1_000_000)
@@ -218,12 +230,15 @@ struct MillionKeyRemoteSyncTests {
         let b = try Store(path: fx.path("b"))
         #expect(try b.suite("prefs").keys().count == 1_000_000)
         #expect(try b.suite("prefs").get("k999999", as: String.self) == "value 999999")
-        let kib = { (path: String) -> [Int] in ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) } }
+        let kib = { (path: String) -> [Int] in
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        }
         let (client, server) = (kib(clientRSS), kib(serverRSS))
         try #require(client.count == 2 && server.count == 2, "no memory samples: \(client) \(server)")
         let dataMiB = ((try FileManager.default.attributesOfItem(atPath: fx.path("b") + "/data.mdb")[.size] as? NSNumber)?.intValue ?? 0) >> 20
-        print("million-key sync over ssh: client peak heap (RssAnon) \(client[0] / 1024) MiB, peak RSS (VmHWM) \(client[1] / 1024) MiB; "
-              + "server peak heap \(server[0] / 1024) MiB, peak RSS \(server[1] / 1024) MiB; receiving store \(dataMiB) MiB")
+        print(
+            "million-key sync over ssh: client peak heap (RssAnon) \(client[0] / 1024) MiB, peak RSS (VmHWM) \(client[1] / 1024) MiB; "
+                + "server peak heap \(server[0] / 1024) MiB, peak RSS \(server[1] / 1024) MiB; receiving store \(dataMiB) MiB")
         // The whole delta as Swift values would be several hundred MiB; a batch is at most ~2 MiB.
         #expect(client[0] > 0 && client[0] < 64 * 1024, "client peak heap \(client[0]) KiB")
         #expect(server[0] > 0 && server[0] < 64 * 1024, "server peak heap \(server[0]) KiB")

@@ -1,10 +1,11 @@
 import Concord
 import ConcordSync
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sync-tool serve` fed hand-made streams: each bad frame is refused with a clear error and its
@@ -34,8 +35,12 @@ struct ServeFrameTests {
     func serve(_ input: [UInt8], _ extra: [String] = []) throws -> ProcessResult {
         let file = tmp.path("input-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: file, contents: Data(input))
-        return try run("/bin/sh", ["-c", "exec \"$0\" serve \"$1\" --timeout 5 \(extra.joined(separator: " ")) < \"$2\"",
-                                   Binaries.path("sync-tool"), target, file])
+        return try run(
+            "/bin/sh",
+            [
+                "-c", "exec \"$0\" serve \"$1\" --timeout 5 \(extra.joined(separator: " ")) < \"$2\"",
+                Binaries.path("sync-tool"), target, file
+            ])
     }
 
     func targetKeys() throws -> [String] { try Store(path: target).suite("prefs").keys() }
@@ -137,7 +142,7 @@ struct ServeFrameTests {
         let serve = try LocalServe(target: target, arguments: ["--timeout", "0.5"])
         try serve.channel.send(.hello(SyncHello(replica: source.replicaID, selection: .all, knowledge: .none, lastSeq: 0)))
         let partial = batch
-        _ = write(serve.channel.output, Array(partial[..<10]), 10)   // half a frame, then silence
+        _ = write(serve.channel.output, Array(partial[..<10]), 10) // half a frame, then silence
         let status = serve.waitForExit()
         #expect(status == 5)
         #expect(serve.errors.contains("sent nothing for 0.5 s"), "\(serve.errors)")
@@ -161,7 +166,7 @@ final class LocalServe {
         let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
         process.standardError = errorHandle
         try process.run()
-        try? errorHandle.close()   // the child has its own copy; ours would leak with the Process (see ChildProcess)
+        try? errorHandle.close() // the child has its own copy; ours would leak with the Process (see ChildProcess)
         channel = SyncChannel(input: fromChild.fileHandleForReading.fileDescriptor, output: toChild.fileHandleForWriting.fileDescriptor, timeout: 30)
     }
 

@@ -1,10 +1,12 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sync-tool stat`: the figures someone sizing a deployment reads, checked against the store's
@@ -27,7 +29,10 @@ struct StatCommandTests {
         var out: [String: Int] = [:]
         var inSection = false
         for line in outcome.lines {
-            if !line.hasPrefix(" ") { inSection = line == section; continue }
+            if !line.hasPrefix(" ") {
+                inSection = line == section
+                continue
+            }
             guard inSection, let colon = line.firstIndex(of: ":") else { continue }
             out[line[..<colon].trimmingCharacters(in: .whitespaces)] = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
@@ -39,11 +44,13 @@ struct StatCommandTests {
         let dir = tmp.path("r")
         do {
             let store = try Store(path: dir)
-            let big = try store.suite("big"), small = try store.suite("small"), gone = try store.suite("gone")
+            let big = try store.suite("big")
+            let small = try store.suite("small")
+            let gone = try store.suite("gone")
             try big.batch { b in for i in 0..<300 { try b.set(String(repeating: "b", count: 500), forKey: "k\(i)") } }
             try small.batch { b in for i in 0..<10 { try b.set(i, forKey: "k\(i)") } }
             try gone.batch { b in for i in 0..<200 { try b.set(Data(repeating: 1, count: 3000), forKey: "k\(i)") } }
-            try gone.reset()   // 200 tombstones; the pages of their values go to the free list
+            try gone.reset() // 200 tombstones; the pages of their values go to the free list
             try small.remove("k0")
         }
         let s = try stat([dir])

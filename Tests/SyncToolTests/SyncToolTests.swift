@@ -1,7 +1,8 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// Runs `sync-tool` in-process and captures what it prints.
@@ -32,7 +33,8 @@ struct SyncToolTests {
             ("string", "hello world", "hello world"), ("int", "-42", "-42"), ("double", "2.5", "2.5"),
             ("bool", "true", "true"), ("data", "AAEC", "AAEC"), ("date", "2026-11-29T12:00:00Z", "2026-11-29T12:00:00.000Z"),
             ("url", "https://example.com/x", "https://example.com/x"), ("float", "0.1", "0.1"),
-            ("uuid", "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "3F2504E0-4F89-41D3-9A0C-0305E82C3301"), ("json", #"{"b":[1,2.5,"x"],"a":true}"#, #"{"a":true,"b":[1,2.5,"x"]}"#),
+            ("uuid", "3f2504e0-4f89-41d3-9a0c-0305e82c3301", "3F2504E0-4F89-41D3-9A0C-0305E82C3301"),
+            ("json", #"{"b":[1,2.5,"x"],"a":true}"#, #"{"a":true,"b":[1,2.5,"x"]}"#)
         ]
         for (type, input, printed) in cases {
             #expect(Invocation(["set", dir, "app", type, input, "--type", type]).status == 0)
@@ -132,10 +134,10 @@ struct SyncToolTests {
         let stderr = Collector<String>()
         let printed = Collector<String>()
         let writer = Thread {
-            _ = stderr.wait(for: 1)   // "watching …" is printed once the watch has subscribed
+            _ = stderr.wait(for: 1) // "watching …" is printed once the watch has subscribed
             for i in 1...3 {
                 _ = Invocation(["set", dir, "app", "k", "\(i)", "--type", "int"])
-                _ = printed.wait(for: i)   // rewrites of one key not yet delivered would be compacted
+                _ = printed.wait(for: i) // rewrites of one key not yet delivered would be compacted
             }
         }
         writer.start()

@@ -1,8 +1,9 @@
-import Foundation
-import Testing
-import TestSupport
 import Concord
 import ConcordSync
+import Foundation
+import TestSupport
+import Testing
+
 @testable import SyncToolCore
 
 /// `sync-tool --version` / `-V`: the version from its one place, and the formats this build reads and writes.
@@ -12,11 +13,12 @@ struct VersionTests {
         for flag in ["--version", "-V"] {
             let shown = try run("sync-tool", [flag])
             #expect(shown.status == 0)
-            #expect(shown.lines == [
-                "sync-tool \(SyncToolVersion.version)",
-                "store format \(Store.formatVersion) (writes \(Store.formatVersion); opens 1–\(Store.formatVersion), upgrading older ones in place)",
-                "bundle format \(SyncBundle.formatVersion) (writes \(SyncBundle.formatVersion); imports 1–\(SyncBundle.formatVersion))",
-            ])
+            #expect(
+                shown.lines == [
+                    "sync-tool \(SyncToolVersion.version)",
+                    "store format \(Store.formatVersion) (writes \(Store.formatVersion); opens 1–\(Store.formatVersion), upgrading older ones in place)",
+                    "bundle format \(SyncBundle.formatVersion) (writes \(SyncBundle.formatVersion); imports 1–\(SyncBundle.formatVersion))"
+                ])
         }
         let json = Invocation(["--version", "--json"])
         #expect(json.status == 0)

@@ -1,10 +1,11 @@
-import Foundation
-import Testing
 import Concord
 @_exported import ConcordTesting
+import Foundation
 import Synchronization
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finds the package's built executables (`sync-tool`, `concord-test-helper`, …).
@@ -63,7 +64,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
         try? FileManager.default.removeItem(atPath: outPath)
         try? FileManager.default.removeItem(atPath: errPath)
     }
@@ -77,7 +81,7 @@ public final class ChildProcess: @unchecked Sendable {
     public var completeLines: [String] {
         let text = output
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast()   // the text after the last newline: empty, or a partial line
+        lines.removeLast() // the text after the last newline: empty, or a partial line
         return lines.filter { !$0.isEmpty }
     }
 
@@ -96,8 +100,9 @@ public final class ChildProcess: @unchecked Sendable {
         if process.isRunning {
             var status: Int32 = 0
             let reaped = waitpid(process.processIdentifier, &status, WNOHANG) == process.processIdentifier
-            return ProcessResult(status: reaped ? (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)) : -1,
-                                 stdout: output, stderr: errorOutput)
+            return ProcessResult(
+                status: reaped ? (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)) : -1,
+                stdout: output, stderr: errorOutput)
         }
         return ProcessResult(status: process.terminationStatus, stdout: output, stderr: errorOutput)
     }
@@ -125,10 +130,10 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
+        state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 }
@@ -172,8 +177,10 @@ private func suffix(_ comment: Comment?) -> String { comment.map { ": \($0.rawVa
 /// ```swift
 /// expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: "") }
 /// ```
-public func expectError<E: Error>(_ type: E.Type, _ expected: String, _ comment: Comment? = nil,
-                                  sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+public func expectError<E: Error>(
+    _ type: E.Type, _ expected: String, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) {
     do {
         try body()
         Issue.record(Comment(rawValue: "expected \(E.self).\(expected), nothing was thrown" + suffix(comment)), sourceLocation: sourceLocation)
@@ -182,7 +189,8 @@ public func expectError<E: Error>(_ type: E.Type, _ expected: String, _ comment:
             Issue.record(Comment(rawValue: "expected \(E.self).\(expected), got \(error)" + suffix(comment)), sourceLocation: sourceLocation)
         }
     } catch {
-        Issue.record(Comment(rawValue: "expected \(E.self).\(expected), got \(Swift.type(of: error)): \(error)" + suffix(comment)), sourceLocation: sourceLocation)
+        Issue.record(
+            Comment(rawValue: "expected \(E.self).\(expected), got \(Swift.type(of: error)): \(error)" + suffix(comment)), sourceLocation: sourceLocation)
     }
 }
 
@@ -200,7 +208,10 @@ public enum ReportedErrors {
 
     /// Installs the collecting handler (once per process).
     public static func install() {
-        let first = installed.withLock { done -> Bool in defer { done = true }; return !done }
+        let first = installed.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
         if first { UnhandledErrors.setHandler { all.append($0) } }
     }
 

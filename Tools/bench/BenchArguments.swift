@@ -51,22 +51,22 @@ struct BenchArguments {
 
     static var help: String {
         var text = """
-        Usage: bench [--quick] [--json] [--only NAME]...
+            Usage: bench [--quick] [--json] [--only NAME]...
 
-        Measures Concord side by side with raw LMDB (its C API), Foundation's UserDefaults and
-        SQLite (WAL, synchronous=FULL), in one process and run, and prints a table: each figure is
-        the median over repeated runs with its min and max, and how Concord compares. Build it in
-        release mode: swift build -c release --product bench
+            Measures Concord side by side with raw LMDB (its C API), Foundation's UserDefaults and
+            SQLite (WAL, synchronous=FULL), in one process and run, and prints a table: each figure is
+            the median over repeated runs with its min and max, and how Concord compares. Build it in
+            release mode: swift build -c release --product bench
 
-        Options:
-          --quick               Fewer sizes, runs and operations: a smoke check in under a minute.
-          --json                Print every figure (and every run's sample) as JSON instead of the table.
-          --only NAME           Run only this workload (repeat, or separate names with commas).
-          -h, --help            Show this help.
+            Options:
+              --quick               Fewer sizes, runs and operations: a smoke check in under a minute.
+              --json                Print every figure (and every run's sample) as JSON instead of the table.
+              --only NAME           Run only this workload (repeat, or separate names with commas).
+              -h, --help            Show this help.
 
-        Workloads:
+            Workloads:
 
-        """
+            """
         for w in WorkloadRegistry.all {
             text += "  " + w.name.padding(toLength: 22, withPad: " ", startingAt: 0) + w.summary + "\n"
         }

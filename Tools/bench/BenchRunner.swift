@@ -29,10 +29,11 @@ struct BenchRunner {
         }
         let book = FigureBook(figures: figures)
         let goals = selected.flatMap { $0.goals(book, context) }
-        let report = BenchReport(machine: MachineDescription.current(), quick: options.quick, defaultRuns: context.runs,
-                                 seconds: Double(BenchClock.now() - started) / 1e9,
-                                 workloads: selected.map { .init(name: $0.name, title: $0.title) },
-                                 figures: figures, goals: goals, failures: failures)
+        let report = BenchReport(
+            machine: MachineDescription.current(), quick: options.quick, defaultRuns: context.runs,
+            seconds: Double(BenchClock.now() - started) / 1e9,
+            workloads: selected.map { .init(name: $0.name, title: $0.title) },
+            figures: figures, goals: goals, failures: failures)
         if options.json {
             print(report.json())
         } else {

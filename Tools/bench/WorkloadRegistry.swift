@@ -15,7 +15,7 @@ enum WorkloadRegistry {
         GroupCommitWorkload.self,
         GroupCapWorkload.self,
         RemoteSyncWorkload.self,
-        AsyncWriteWorkload.self,
+        AsyncWriteWorkload.self
     ]
 
     static var names: [String] { all.map { $0.name } }

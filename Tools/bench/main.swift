@@ -1,8 +1,9 @@
 // bench: Concord side by side with raw LMDB, UserDefaults and SQLite. Logic lives in the other files;
 // `bench --child ROLE ARGS…` is the hidden mode in which the bench binary acts as another process.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -55,6 +55,6 @@ enum ImportantSymbols {
         // Operations.
         "Store.backup(to:compact:)",
         "Store.statistics(largestSuites:)",
-        "Store.check()",
+        "Store.check()"
     ]
 }

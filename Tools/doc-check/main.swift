@@ -16,13 +16,19 @@ struct SymbolGraph: Decodable {
     struct Symbol: Decodable {
         struct Identifier: Decodable { let precise: String }
         struct Kind: Decodable { let identifier: String }
-        struct Location: Decodable { let uri: String; let position: Position }
+        struct Location: Decodable {
+            let uri: String
+            let position: Position
+        }
         struct Position: Decodable { let line: Int }
         struct DocComment: Decodable {
             struct Line: Decodable { let text: String }
             let lines: [Line]
         }
-        struct Fragment: Decodable { let kind: String; let spelling: String }
+        struct Fragment: Decodable {
+            let kind: String
+            let spelling: String
+        }
         struct FunctionSignature: Decodable {
             struct Parameter: Decodable { let name: String }
             let parameters: [Parameter]?
@@ -57,12 +63,16 @@ func missingSummary(_ symbol: SymbolGraph.Symbol) -> String? {
 /// Whether a declaration throws itself: a `throws` or `rethrows` after its parameter list, not one
 /// inside the type of a closure parameter.
 func throwsItself(_ fragments: [SymbolGraph.Symbol.Fragment]) -> Bool {
-    var depth = 0, seenParameters = false
+    var depth = 0
+    var seenParameters = false
     for fragment in fragments {
         if fragment.kind == "keyword", ["throws", "rethrows"].contains(fragment.spelling), depth == 0, seenParameters { return true }
         guard fragment.kind == "text" else { continue }
         for character in fragment.spelling {
-            if character == "(" { depth += 1; seenParameters = true }
+            if character == "(" {
+                depth += 1
+                seenParameters = true
+            }
             if character == ")" { depth -= 1 }
         }
     }

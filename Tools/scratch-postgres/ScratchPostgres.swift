@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway PostgreSQL server for tests, the stress test and the benchmark: `initdb` into a fresh
@@ -50,16 +51,23 @@ public final class ScratchPostgres: @unchecked Sendable {
         try adminPassword.write(toFile: pwfile, atomically: false, encoding: .utf8)
         try handOver(directory)
         try handOver(pwfile)
-        let initdb = try runAsServerUser(bin + "/initdb", ["-D", directory + "/data", "-U", adminUser, "--pwfile=" + pwfile,
-                                                           "--auth=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions"],
-                                         output: directory + "/initdb.log")
+        let initdb = try runAsServerUser(
+            bin + "/initdb",
+            [
+                "-D", directory + "/data", "-U", adminUser, "--pwfile=" + pwfile,
+                "--auth=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions"
+            ],
+            output: directory + "/initdb.log")
         initdb.waitUntilExit()
         guard initdb.terminationStatus == 0 else {
             let log = (try? String(contentsOfFile: directory + "/initdb.log", encoding: .utf8)) ?? ""
             throw Failure(description: "initdb failed (exit \(initdb.terminationStatus)): \(log.suffix(2000))")
         }
         for attempt in 0..<5 {
-            do { try start(); break } catch where attempt < 4 && log.contains("could not bind") {
+            do {
+                try start()
+                break
+            } catch  where attempt < 4 && log.contains("could not bind") {
                 port = Int.random(in: 20_000...60_000)
             }
         }
@@ -72,13 +80,16 @@ public final class ScratchPostgres: @unchecked Sendable {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         let data = directory + "/data"
-        p.arguments = ["-c", """
+        p.arguments = [
+            "-c",
+            """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
             pid=$(head -n 1 '\(data)/postmaster.pid' 2>/dev/null)
             [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
             for i in $(seq 1 100); do [ -f '\(data)/postmaster.pid' ] || break; sleep 0.2; done
             rm -rf '\(directory)'
-            """]
+            """
+        ]
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -108,8 +119,10 @@ public final class ScratchPostgres: @unchecked Sendable {
     public func start() throws {
         try lock.withLock {
             guard server?.isRunning != true else { return }
-            var args = ["-D", directory + "/data", "-k", directory, "-p", String(port), "-c", "listen_addresses=127.0.0.1",
-                        "-c", "max_connections=300", "-c", "logging_collector=off"]
+            var args = [
+                "-D", directory + "/data", "-k", directory, "-p", String(port), "-c", "listen_addresses=127.0.0.1",
+                "-c", "max_connections=300", "-c", "logging_collector=off"
+            ]
             // fsync off survives a crash of the server (not of the machine): what tests and the stress test need.
             if !durable { args += ["-c", "fsync=off", "-c", "full_page_writes=off"] }
             server = try runAsServerUser(bin + "/postgres", args, output: directory + "/server.log", append: true)
@@ -138,7 +151,10 @@ public final class ScratchPostgres: @unchecked Sendable {
         Glibc.kill(process.processIdentifier, mode == .fast ? SIGINT : SIGQUIT)
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// Stops the server and removes its directory.
@@ -186,7 +202,9 @@ public final class ScratchPostgres: @unchecked Sendable {
         try chown.run()
         chown.waitUntilExit()
         guard chown.terminationStatus == 0 else {
-            throw Failure(description: "cannot give \(path) to the postgres user (running as root needs the 'postgres' system user: apt-get install postgresql creates it)")
+            throw Failure(
+                description:
+                    "cannot give \(path) to the postgres user (running as root needs the 'postgres' system user: apt-get install postgresql creates it)")
         }
     }
 

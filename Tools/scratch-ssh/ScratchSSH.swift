@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway OpenSSH server for the remote-sync tests, the stress test and the benchmark:
@@ -41,7 +42,10 @@ public final class ScratchSSH: @unchecked Sendable {
         }
         try FileManager.default.copyItem(atPath: directory + "/client_key.pub", toPath: directory + "/authorized_keys")
         for attempt in 0..<6 {
-            do { try start(); break } catch where attempt < 5 { port = Int.random(in: 20_000...60_000) }
+            do {
+                try start()
+                break
+            } catch  where attempt < 5 { port = Int.random(in: 20_000...60_000) }
         }
         try startWatchdog()
     }
@@ -60,23 +64,24 @@ public final class ScratchSSH: @unchecked Sendable {
     public func address(_ path: String) -> String { "\(user)@127.0.0.1:\(path)" }
 
     private func start() throws {
-        let config = directory + "/sshd_config", log = directory + "/sshd.log"
+        let config = directory + "/sshd_config"
+        let log = directory + "/sshd.log"
         try """
-            Port \(port)
-            ListenAddress 127.0.0.1
-            HostKey \(directory)/host_key
-            PidFile \(directory)/sshd.pid
-            AuthorizedKeysFile \(directory)/authorized_keys
-            StrictModes no
-            UsePAM no
-            PubkeyAuthentication yes
-            PasswordAuthentication no
-            KbdInteractiveAuthentication no
-            PermitRootLogin prohibit-password
-            MaxStartups 200
-            MaxSessions 200
-            LogLevel INFO
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        Port \(port)
+        ListenAddress 127.0.0.1
+        HostKey \(directory)/host_key
+        PidFile \(directory)/sshd.pid
+        AuthorizedKeysFile \(directory)/authorized_keys
+        StrictModes no
+        UsePAM no
+        PubkeyAuthentication yes
+        PasswordAuthentication no
+        KbdInteractiveAuthentication no
+        PermitRootLogin prohibit-password
+        MaxStartups 200
+        MaxSessions 200
+        LogLevel INFO
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         // sshd runs detached (a shell starts it in the background and exits), so it is not a child of
         // this process: Foundation's child monitor would otherwise wait on the long-lived server and
@@ -97,7 +102,8 @@ public final class ScratchSSH: @unchecked Sendable {
 
     /// Starts `command` in the background of a shell that exits at once; returns its process id.
     private static func detached(_ command: String) throws -> Int32 {
-        let p = Process(), out = Pipe()
+        let p = Process()
+        let out = Pipe()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
         p.arguments = ["-c", "(\(command)) </dev/null >/dev/null 2>&1 & echo $!"]
         p.standardInput = FileHandle.nullDevice
@@ -116,7 +122,8 @@ public final class ScratchSSH: @unchecked Sendable {
     /// A detached shell loop that outlives a killed owner: once this process is gone, it stops sshd
     /// and removes the directory.
     private func startWatchdog() throws {
-        _ = try Self.detached("""
+        _ = try Self.detached(
+            """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
             kill \(server ?? 0) 2>/dev/null
             rm -rf '\(directory)'

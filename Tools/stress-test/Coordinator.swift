@@ -1,8 +1,9 @@
-import Foundation
 import Concord
+import Foundation
 import ScratchSSH
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the world: creates the replicas, starts the workers and the syncs, kills and restarts
@@ -73,8 +74,10 @@ final class Coordinator {
             for p in 0..<options.processes {
                 let role = Self.roles[p % Self.roles.count]
                 let log = root + "/worker-\(id)-0.log"
-                workers.append(WorkerProcess(id: id, replica: replica, role: role, incarnation: 0,
-                                             process: try startWorker(id: id, replica: replica, incarnation: 0, log: log), logs: [log]))
+                workers.append(
+                    WorkerProcess(
+                        id: id, replica: replica, role: role, incarnation: 0,
+                        process: try startWorker(id: id, replica: replica, incarnation: 0, log: log), logs: [log]))
                 id += 1
             }
         }
@@ -105,16 +108,21 @@ final class Coordinator {
         // Stop: ask workers to finish their current operation, wait, and let running syncs finish.
         _ = FileManager.default.createFile(atPath: stopPath, contents: nil)
         for w in workers { waitOrKill(w.process, seconds: 30) }
-        for s in syncs { waitOrKill(s.process, seconds: 60); record(s) }
+        for s in syncs {
+            waitOrKill(s.process, seconds: 60)
+            record(s)
+        }
         syncs.removeAll()
         progress("workers stopped; final sync round")
         try finalSyncRound()
-        let checker = InvariantChecker(replicas: replicas.map { ($0, path($0)) },
-                                       logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
-                                       killedPerReplica: killedPerReplica)
+        let checker = InvariantChecker(
+            replicas: replicas.map { ($0, path($0)) },
+            logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
+            killedPerReplica: killedPerReplica)
         let result = try checker.check()
-        var summary = StressSummary(seconds: elapsed, seed: options.seed, replicas: replicas.count, processes: workers.count,
-                                    kills: kills, syncs: syncRuns, checks: result)
+        var summary = StressSummary(
+            seconds: elapsed, seed: options.seed, replicas: replicas.count, processes: workers.count,
+            kills: kills, syncs: syncRuns, checks: result)
         summary.addLatencies(checker.operations)
         summary.addSyncLatencies(syncLatencies, failures: syncFailures)
         if !options.keep && options.directory == nil { try? FileManager.default.removeItem(atPath: root) }
@@ -221,7 +229,7 @@ final class Coordinator {
             if s.process.terminationStatus == 0 {
                 syncLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - s.started) / 1000)
             } else if ssh != nil && s.process.terminationStatus == 5 && unexplainedDrops < farKills {
-                unexplainedDrops += 1   // 5: the connection dropped, as it does when this run killed the far serve
+                unexplainedDrops += 1 // 5: the connection dropped, as it does when this run killed the far serve
             } else {
                 syncFailures.append("sync \(s.pair.0) ↔ \(s.pair.1) exited with status \(s.process.terminationStatus)")
             }
@@ -233,7 +241,8 @@ final class Coordinator {
         // Two passes around the ring (or through the hub) carry every change to every replica.
         for _ in 0..<2 {
             for i in replicas.indices {
-                let a = replicas[i], b = hub == nil ? replicas[(i + 1) % replicas.count] : "hub"
+                let a = replicas[i]
+                let b = hub == nil ? replicas[(i + 1) % replicas.count] : "hub"
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
                 p.arguments = hub?.syncArguments(path(a)) ?? syncArguments(a, b)

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// What the checks found after the final sync round.
 struct CheckResults {
@@ -16,7 +16,9 @@ struct CheckResults {
     var globalIncrements = 0
     var globalCounter = 0
 
-    var ok: Bool { lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0 }
+    var ok: Bool {
+        lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0
+    }
 
     mutating func note(_ s: String) { if details.count < 50 { details.append(s) } }
 }
@@ -41,7 +43,10 @@ struct InvariantChecker {
         let stores = try Dictionary(uniqueKeysWithValues: replicas.map { ($0.name, try Store(path: $0.path)) })
         for (name, store) in stores {
             let report = try store.check()
-            if !report.isSound { r.damagedReplicas += 1; r.note("\(name): check failed: \(report.problems.prefix(3))") }
+            if !report.isSound {
+                r.damagedReplicas += 1
+                r.note("\(name): check failed: \(report.problems.prefix(3))")
+            }
         }
         try checkConflictLogs(stores, &r)
         try checkConvergence(stores, &r)
@@ -60,7 +65,9 @@ struct InvariantChecker {
                 let current = try store.suite(conflict.suite).record(forKey: conflict.key)
                 if conflict.loser.record.version >= conflict.winner.record.version {
                     r.inconsistentConflicts += 1
-                    r.note("\(name): conflict on \(conflict.suite)/\(conflict.key) logged a loser \(conflict.loser.record.version) not below its winner \(conflict.winner.record.version)")
+                    r.note(
+                        "\(name): conflict on \(conflict.suite)/\(conflict.key) logged a loser \(conflict.loser.record.version) not below its winner \(conflict.winner.record.version)"
+                    )
                 } else if let current, current.version < conflict.winner.record.version {
                     r.inconsistentConflicts += 1
                     r.note("\(name): \(conflict.suite)/\(conflict.key) holds \(current.version), older than the conflict's winner")
@@ -97,14 +104,20 @@ struct InvariantChecker {
             let logged = Version(hlc: hlc, replica: id)
             let key = op.fields[0]
             guard let final = finals[replica]?[key] else {
-                r.lostWrites += 1; r.note("lost: \(op.kind.rawValue) \(key) \(logged) by worker \(op.worker): no record"); continue
+                r.lostWrites += 1
+                r.note("lost: \(op.kind.rawValue) \(key) \(logged) by worker \(op.worker): no record")
+                continue
             }
             if final.version < logged {
-                r.lostWrites += 1; r.note("lost: \(op.kind.rawValue) \(key) \(logged) replaced by older \(final.version)")
+                r.lostWrites += 1
+                r.note("lost: \(op.kind.rawValue) \(key) \(logged) replaced by older \(final.version)")
             } else if final.version == logged {
                 let value = try final.value()
                 let expected: Value? = op.kind == .set ? .string(op.fields[3]) : nil
-                if value != expected { r.lostWrites += 1; r.note("lost: \(key) at \(logged) holds \(String(describing: value))") }
+                if value != expected {
+                    r.lostWrites += 1
+                    r.note("lost: \(key) at \(logged) holds \(String(describing: value))")
+                }
             }
         }
     }
@@ -122,7 +135,8 @@ struct InvariantChecker {
             }
             let final = try stores[name]!.suite(Worker.counterSuite).get(key, as: Int.self) ?? 0
             if let top = distinct.max(), top > final {
-                r.lostWrites += 1; r.note("\(key): acknowledged value \(top) but the counter is \(final)")
+                r.lostWrites += 1
+                r.note("\(key): acknowledged value \(top) but the counter is \(final)")
             }
             let unlogged = final - distinct.count
             if unlogged > (killedPerReplica[name] ?? 0) {

@@ -19,7 +19,7 @@ final class StressHub {
         try admin.initialize()
         password = "stress-" + UUID().uuidString
         try admin.addAccount("stress", password: password)
-        url = server.url(database: database, user: "stress")   // the password travels in PGPASSWORD, not in argv
+        url = server.url(database: database, user: "stress") // the password travels in PGPASSWORD, not in argv
     }
 
     deinit { server.destroy() }

@@ -16,33 +16,33 @@ struct StressOptions {
     var transport = "local"
 
     static let help = """
-    Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--json]
-                       [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh]
+        Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--json]
+                           [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh]
 
-    Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
-    opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
-    atomic increments, resets and exclusive-choice claims, while syncs run between replicas — optionally
-    with SIGKILLs of random workers and syncs, which are restarted. Every worker logs each operation it saw
-    acknowledged, outside the store. At the end: a full sync round, then the checks.
+        Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
+        opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
+        atomic increments, resets and exclusive-choice claims, while syncs run between replicas — optionally
+        with SIGKILLs of random workers and syncs, which are restarted. Every worker logs each operation it saw
+        acknowledged, outside the store. At the end: a full sync round, then the checks.
 
-    Options:
-      --replicas N           replica directories (default 3)
-      --processes N          worker processes per replica (default 3)
-      --seconds S            how long the workers run (default 20)
-      --seed N               seed for every choice the run makes (default 1)
-      --kill-rate R          SIGKILLs per second of random workers and syncs (default 0)
-      --mix LIST             operation weights, e.g. set=50,delete=10,incr=20,reset=1,claim=10
-      --dir PATH             where to put the replicas (default: a new temporary directory)
-      --keep                 keep the replica directories afterwards
-      --hub                  sync every replica through one account on a PostgreSQL hub this run starts
-                             (needs Debian's postgresql package), instead of between directories
-      --transport ssh        run every sync's second replica through a local sshd this run starts
-                             ('sync-tool sync A user@127.0.0.1:B'); kills then also hit the far 'serve'
-      --json                 print the summary as one JSON object
-      -h, --help             show this help
+        Options:
+          --replicas N           replica directories (default 3)
+          --processes N          worker processes per replica (default 3)
+          --seconds S            how long the workers run (default 20)
+          --seed N               seed for every choice the run makes (default 1)
+          --kill-rate R          SIGKILLs per second of random workers and syncs (default 0)
+          --mix LIST             operation weights, e.g. set=50,delete=10,incr=20,reset=1,claim=10
+          --dir PATH             where to put the replicas (default: a new temporary directory)
+          --keep                 keep the replica directories afterwards
+          --hub                  sync every replica through one account on a PostgreSQL hub this run starts
+                                 (needs Debian's postgresql package), instead of between directories
+          --transport ssh        run every sync's second replica through a local sshd this run starts
+                                 ('sync-tool sync A user@127.0.0.1:B'); kills then also hit the far 'serve'
+          --json                 print the summary as one JSON object
+          -h, --help             show this help
 
-    Exit status: 0 when every invariant held, 1 when one failed, 2 on a usage error.
-    """
+        Exit status: 0 when every invariant held, 1 when one failed, 2 on a usage error.
+        """
 
     struct UsageError: Error, CustomStringConvertible { let description: String }
 
@@ -98,7 +98,9 @@ struct OperationMix: Equatable {
         for part in text.split(separator: ",") {
             let pair = part.split(separator: "=")
             guard pair.count == 2, let kind = OperationKind(rawValue: String(pair[0])), let w = Int(pair[1]), w >= 0 else {
-                throw StressOptions.UsageError(description: "--mix takes KIND=WEIGHT pairs with kinds \(OperationKind.allCases.map(\.rawValue).joined(separator: ", ")); '\(part)' is not one")
+                throw StressOptions.UsageError(
+                    description:
+                        "--mix takes KIND=WEIGHT pairs with kinds \(OperationKind.allCases.map(\.rawValue).joined(separator: ", ")); '\(part)' is not one")
             }
             weights[kind] = w
         }
@@ -126,10 +128,10 @@ struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
+        state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 }

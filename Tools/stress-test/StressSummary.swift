@@ -2,7 +2,11 @@ import Foundation
 
 /// The end of a run: operations per second and latency by kind, kills, and each invariant.
 struct StressSummary {
-    struct KindStats { var count: Int; var p50: Double; var p99: Double }
+    struct KindStats {
+        var count: Int
+        var p50: Double
+        var p99: Double
+    }
 
     let seconds: Double
     let seed: UInt64
@@ -15,8 +19,13 @@ struct StressSummary {
     var syncFailures: [String] = []
 
     init(seconds: Double, seed: UInt64, replicas: Int, processes: Int, kills: Int, syncs: Int, checks: CheckResults) {
-        self.seconds = seconds; self.seed = seed; self.replicas = replicas; self.processes = processes
-        self.kills = kills; self.syncs = syncs; self.checks = checks
+        self.seconds = seconds
+        self.seed = seed
+        self.replicas = replicas
+        self.processes = processes
+        self.kills = kills
+        self.syncs = syncs
+        self.checks = checks
     }
 
     var ok: Bool { checks.ok && syncFailures.isEmpty }
@@ -39,12 +48,14 @@ struct StressSummary {
     }
 
     var text: String {
-        var out = String(format: "stress-test: %.1f s, seed %llu, %d replicas, %d worker processes, %d kills, %d syncs\n",
-                         seconds, seed, replicas, processes, kills, syncs)
+        var out = String(
+            format: "stress-test: %.1f s, seed %llu, %d replicas, %d worker processes, %d kills, %d syncs\n",
+            seconds, seed, replicas, processes, kills, syncs)
         out += "kind         ops      ops/s    p50 µs    p99 µs\n"
         for kind in kinds.keys.sorted() {
             let k = kinds[kind]!
-            out += kind.padding(toLength: 10, withPad: " ", startingAt: 0)
+            out +=
+                kind.padding(toLength: 10, withPad: " ", startingAt: 0)
                 + String(format: "%7d %10.1f %9.1f %9.1f\n", k.count, Double(k.count) / seconds, k.p50, k.p99)
         }
         func line(_ name: String, _ value: Int) -> String { "  \(value == 0 ? "ok  " : "FAIL") \(name): \(value)\n" }
@@ -71,14 +82,17 @@ struct StressSummary {
             "\"double_counted\":\(checks.doubleCounted)", "\"exclusive_violations\":\(checks.exclusiveViolations)",
             "\"global_counter\":\(checks.globalCounter)", "\"global_increments\":\(checks.globalIncrements)",
             "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"conflicts_logged\":\(checks.conflicts)",
-            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)",
+            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)"
         ]
         let kindFields = kinds.keys.sorted().map { kind -> String in
             let k = kinds[kind]!
-            return "\"\(kind)\":{\"count\":\(k.count),\"ops_per_second\":\(String(format: "%.1f", Double(k.count) / seconds)),\"p50_us\":\(String(format: "%.1f", k.p50)),\"p99_us\":\(String(format: "%.1f", k.p99))}"
+            return
+                "\"\(kind)\":{\"count\":\(k.count),\"ops_per_second\":\(String(format: "%.1f", Double(k.count) / seconds)),\"p50_us\":\(String(format: "%.1f", k.p50)),\"p99_us\":\(String(format: "%.1f", k.p99))}"
         }
         fields.append("\"operations\":{\(kindFields.joined(separator: ","))}")
-        let details = (checks.details + syncFailures).map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
+        let details = (checks.details + syncFailures).map {
+            "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
         fields.append("\"details\":[\(details.joined(separator: ","))]")
         return "{" + fields.joined(separator: ",") + "}"
     }

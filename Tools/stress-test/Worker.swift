@@ -1,7 +1,8 @@
-import Foundation
 import Concord
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One worker process: opens its replica and performs seeded random operations until the stop file
@@ -29,8 +30,14 @@ struct Worker {
         guard a.count == 8, let worker = Int(a[2]), let incarnation = Int(a[3]), let seed = UInt64(a[4]) else {
             throw StressOptions.UsageError(description: "--worker takes DIR REPLICA WORKER INCARNATION SEED MIX LOG STOP")
         }
-        directory = a[0]; replica = a[1]; self.worker = worker; self.incarnation = incarnation; self.seed = seed
-        mix = try OperationMix.parse(a[5]); logPath = a[6]; stopPath = a[7]
+        directory = a[0]
+        replica = a[1]
+        self.worker = worker
+        self.incarnation = incarnation
+        self.seed = seed
+        mix = try OperationMix.parse(a[5])
+        logPath = a[6]
+        stopPath = a[7]
     }
 
     func run() throws {
@@ -49,15 +56,19 @@ struct Worker {
                 guard let version = try store.suite(Self.dataSuite).set(value, forKey: key) else { break }
                 log.log(["set", key, String(version.hlc, radix: 16), version.replica.description, value, latency()])
             case .delete:
-                if let version = try store.suite(Self.dataSuite).remove(key) { log.log(["del", key, String(version.hlc, radix: 16), version.replica.description, latency()]) }
+                if let version = try store.suite(Self.dataSuite).remove(key) {
+                    log.log(["del", key, String(version.hlc, radix: 16), version.replica.description, latency()])
+                }
             case .incr:
                 let counter = "count-\(replica)"
                 let value = try store.suite(Self.counterSuite).increment(counter)
                 log.log(["incr", counter, String(value), latency()])
                 let globalStarted = DispatchTime.now().uptimeNanoseconds
                 let global = try store.suite(Self.counterSuite).increment(Self.globalCounter)
-                log.log(["incr-global", Self.globalCounter, String(global),
-                         String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - globalStarted) / 1000)])
+                log.log([
+                    "incr-global", Self.globalCounter, String(global),
+                    String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - globalStarted) / 1000)
+                ])
             case .reset:
                 let removed = try store.suite(Self.dataSuite).reset()
                 log.log(["reset", String(removed), latency()])

@@ -1,8 +1,9 @@
 // stress-test: a realistic multi-process world on one machine, with chaos, and the checks that
 // prove nothing was lost. See `stress-test --help`.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())

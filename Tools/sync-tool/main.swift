@@ -1,7 +1,8 @@
 import Foundation
 import SyncToolCore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // CommandLine.arguments turns bytes that are not UTF-8 into U+FFFD, so two different keys (or

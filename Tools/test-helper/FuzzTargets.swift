@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// A decoder the reliability suite fuzzes: how to make valid inputs for it, and how to decode one.
 /// `decode` must throw for bad input and never crash or hang; it throws `FuzzFailure` when a
@@ -21,7 +21,7 @@ enum FuzzTargets {
         FuzzTarget(name: "value", seed: { try ValueCodec.encode(RandomValue.make(&$0, depth: 0)) }, decode: decodeValue),
         FuzzTarget(name: "json", seed: { Array(JSONValue.render(RandomValue.make(&$0, depth: 0)).utf8) }, decode: parseJSON),
         FuzzTarget(name: "bundle", seed: { try RandomBundle.make(&$0).encoded() }, decode: decodeBundle),
-        FuzzTarget(name: "policy-record", seed: { try RandomPolicyRecord.make(&$0).encoded }, decode: decodePolicyRecord),
+        FuzzTarget(name: "policy-record", seed: { try RandomPolicyRecord.make(&$0).encoded }, decode: decodePolicyRecord)
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -96,8 +96,10 @@ enum RandomBundle {
         for seq in 1...UInt64(1 + random.below(6)) {
             let version = Version(hlc: random.next() >> 1, replica: random.below(2) == 0 ? source : replica())
             let value: Value? = random.below(4) == 0 ? nil : RandomValue.make(&random, depth: 2)
-            entries.append(RemoteEntry(seq: seq, suite: ["app", "group.x", "w-1"][random.below(3)], key: "k\(random.below(50))",
-                                       record: try Record(version: version, value: value)))
+            entries.append(
+                RemoteEntry(
+                    seq: seq, suite: ["app", "group.x", "w-1"][random.below(3)], key: "k\(random.below(50))",
+                    record: try Record(version: version, value: value)))
         }
         let knowledge = PeerKnowledge(items: random.below(2) == 0 ? [] : [.init(replica: replica(), scope: .allSuites, seq: UInt64(random.below(100)))])
         let batch = RemoteBatch(source: source, selection: .all, fromSeq: 0, toSeq: UInt64(entries.count), entries: entries, knowledge: knowledge)

@@ -1,6 +1,6 @@
-import Foundation
 import Concord
 import ConcordHub
+import Foundation
 
 /// Roles for the hub tests (issue 11). Returns nil for a role it does not know.
 ///
@@ -21,8 +21,12 @@ enum HubRoles {
                 let suite = try store.suite(suites[Int.random(in: 0..<2, using: &g)])
                 let key = "k\(Int.random(in: 0..<6, using: &g))"
                 switch Int.random(in: 0..<100, using: &g) {
-                case 0..<40: try suite.set("v\(Int.random(in: 0..<1000, using: &g))", forKey: key); try report(suite, key)
-                case 40..<55: try suite.remove(key); try report(suite, key)
+                case 0..<40:
+                    try suite.set("v\(Int.random(in: 0..<1000, using: &g))", forKey: key)
+                    try report(suite, key)
+                case 40..<55:
+                    try suite.remove(key)
+                    try report(suite, key)
                 case 55..<60:
                     try suite.reset()
                     for (k, _) in try suite.records() { try report(suite, k) }
@@ -73,10 +77,10 @@ struct SeededGen: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
+        state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 }

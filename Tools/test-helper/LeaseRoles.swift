@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// Roles for the lease tests (issue 13). Returns nil for a role it does not know.
 ///
@@ -19,7 +19,9 @@ enum LeaseRoles {
             defer { watch.cancel() }
             switch try focus.claim(args[3], ifCurrent: nil) {
             case .claimed: say("claimed")
-            case .refused(let current): say("refused \(current ?? "-")"); return 0
+            case .refused(let current):
+                say("refused \(current ?? "-")")
+                return 0
             }
             for n in 0..<Int(args[6])! {
                 usleep(UInt32(Int(args[5])! * 1000))

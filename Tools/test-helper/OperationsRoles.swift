@@ -1,8 +1,9 @@
-import Foundation
 import Concord
+import Foundation
 import LMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Roles for the operations tests (backups). Returns nil for a role it does not know.

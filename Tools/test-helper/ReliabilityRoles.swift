@@ -1,8 +1,9 @@
-import Foundation
 import Concord
+import Foundation
 import LMDB
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Roles for the reliability suite (issue 6). Returns nil for a role it does not know.
@@ -39,7 +40,7 @@ enum ReliabilityRoles {
         case "fork-after-open": return try forkAfterOpen(args)
         case "set-nested": return try setNested(args)
         case "fuzz-targets":
-            FuzzTargets.all.forEach { say($0.name) }
+            for target in FuzzTargets.all { say(target.name) }
             return 0
         case "fuzz": return try fuzz(args)
         case "fuzz-replay": return try fuzzReplay(args)
@@ -52,7 +53,7 @@ enum ReliabilityRoles {
     static func fault(_ args: [String]) throws -> Int32 {
         let (dir, operationName, errorName, mode) = (args[0], args[1], args[2], args[3])
         let operations: [String: FaultInjection.Operation] = [
-            "beginTransaction": .beginTransaction, "put": .put, "commit": .commit, "setMapSize": .setMapSize,
+            "beginTransaction": .beginTransaction, "put": .put, "commit": .commit, "setMapSize": .setMapSize
         ]
         let codes: [String: Int32] = ["ENOSPC": ENOSPC, "EIO": EIO, "ENOMEM": ENOMEM, "MAP_FULL": LMDBError.mapFull]
         guard let operation = operations[operationName], let code = codes[errorName], mode == "once" || mode == "persistent" else {
@@ -103,12 +104,16 @@ enum ReliabilityRoles {
         let value = Data(repeating: 0x63, count: 2 << 20)
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmSize:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else {
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else {
             say("cannot read VmSize from /proc/self/status")
             return 1
         }
         var limit = rlimit(rlim_cur: rlim_t(kilobytes * 1024 + (48 << 20)), rlim_max: rlim_t(kilobytes * 1024 + (48 << 20)))
-        guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else { say("setrlimit failed: \(String(cString: strerror(errno)))"); return 1 }
+        guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else {
+            say("setrlimit failed: \(String(cString: strerror(errno)))")
+            return 1
+        }
         say("address-space limit \(limit.rlim_cur >> 20) MiB")
         var acknowledged = 0
         while acknowledged < 1000 {
@@ -175,7 +180,10 @@ enum ReliabilityRoles {
         let suite = try Store(path: dir).suite(suiteName)
         for i in 0..<10 { try suite.set(i, forKey: "parent-\(i)") }
         let pid = fork()
-        guard pid >= 0 else { say("fork failed: \(String(cString: strerror(errno)))"); return 1 }
+        guard pid >= 0 else {
+            say("fork failed: \(String(cString: strerror(errno)))")
+            return 1
+        }
         if pid == 0 {
             var surprises: Int32 = 0
             do {
@@ -230,7 +238,10 @@ enum ReliabilityRoles {
     // MARK: - Fuzzing
 
     static func fuzz(_ args: [String]) throws -> Int32 {
-        guard let target = FuzzTargets.named(args[0]) else { say("unknown fuzz target \(args[0])"); return 2 }
+        guard let target = FuzzTargets.named(args[0]) else {
+            say("unknown fuzz target \(args[0])")
+            return 2
+        }
         var random = FuzzRandom(seed: UInt64(args[1])!)
         let iterations = Int(args[2])!
         _ = FileManager.default.createFile(atPath: args[3], contents: nil)
@@ -257,7 +268,10 @@ enum ReliabilityRoles {
     }
 
     static func fuzzReplay(_ args: [String]) throws -> Int32 {
-        guard let target = FuzzTargets.named(args[0]) else { say("unknown fuzz target \(args[0])"); return 2 }
+        guard let target = FuzzTargets.named(args[0]) else {
+            say("unknown fuzz target \(args[0])")
+            return 2
+        }
         for file in args.dropFirst() {
             let input = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             do {

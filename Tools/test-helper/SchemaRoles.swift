@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// Roles for the schema-migration tests (issue 13). Returns nil for a role it does not know.
 ///
@@ -12,13 +12,16 @@ import Concord
 enum SchemaRoles {
     static func schema(_ version: Int) -> Schema {
         guard version >= 2 else { return Schema(version: version) }
-        return Schema(version: 2, migrations: [
-            Migration(to: 2,
-                      .rename("theme", to: "appearance.theme"),
-                      .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
-                      .drop("legacy"),
-                      .policy(.counter, forKey: "launchCount")),
-        ])
+        return Schema(
+            version: 2,
+            migrations: [
+                Migration(
+                    to: 2,
+                    .rename("theme", to: "appearance.theme"),
+                    .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+                    .drop("legacy"),
+                    .policy(.counter, forKey: "launchCount"))
+            ])
     }
 
     static func run(_ role: String, _ args: [String]) throws -> Int32? {
@@ -30,8 +33,12 @@ enum SchemaRoles {
             let (key, text) = (String(rest.prefix { $0 != "=" }), String(rest.drop { $0 != "=" }.dropFirst()))
             do {
                 switch verb {
-                case "set": try app.set(text, forKey: key); say("ok")
-                case "int": try app.set(Int(text)!, forKey: key); say("ok")
+                case "set":
+                    try app.set(text, forKey: key)
+                    say("ok")
+                case "int":
+                    try app.set(Int(text)!, forKey: key)
+                    say("ok")
                 case "incr": say(String(try app.increment(key)))
                 case "get":
                     switch try app.value(forKey: key) {

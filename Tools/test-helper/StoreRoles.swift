@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// Roles for the store and journal tests (issues 2 and 3). Returns nil for a role it does not know.
 ///
@@ -38,11 +38,15 @@ enum StoreRoles {
             }
         case "grow":
             let suite = try openStore(args[0]).suite(args[1])
-            let count = Int(args[3])!, bytes = Int(args[4])!
+            let count = Int(args[3])!
+            let bytes = Int(args[4])!
             let payload = Data(repeating: 0xAB, count: bytes)
             for i in 0..<count { try suite.set(payload, forKey: "\(args[2])-\(i)") }
             for i in 0..<count {
-                guard try suite.get("\(args[2])-\(i)", as: Data.self) == payload else { say("missing \(i)"); return 1 }
+                guard try suite.get("\(args[2])-\(i)", as: Data.self) == payload else {
+                    say("missing \(i)")
+                    return 1
+                }
             }
             say("ok \(count)")
             return 0
@@ -50,7 +54,10 @@ enum StoreRoles {
             let suite = try openStore(args[0]).suite(args[1])
             let end = Date().addingTimeInterval(Double(args[3])!)
             var reads = 0
-            while Date() < end { _ = try suite.value(forKey: args[2]); reads += 1 }
+            while Date() < end {
+                _ = try suite.value(forKey: args[2])
+                reads += 1
+            }
             say("reads \(reads)")
             return 0
         case "hold-read":
@@ -89,5 +96,10 @@ func openStore(_ path: String) throws -> Store {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
-    func increment() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        n += 1
+        return n
+    }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 import LMDB
 
 /// Roles for the sync tests (issue 5). Returns nil for a role it does not know.

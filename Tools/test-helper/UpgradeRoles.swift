@@ -1,8 +1,9 @@
-import Foundation
 import Concord
 import ConcordStore
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Roles for the crash tests of the format upgrade. Returns nil for a role it does not know.

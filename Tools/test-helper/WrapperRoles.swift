@@ -1,6 +1,6 @@
+import Concord
 import Foundation
 import Synchronization
-import Concord
 
 /// Roles for the wrapper tests (issue 4). Returns nil for a role it does not know.
 ///
@@ -71,7 +71,7 @@ private final class ClaimRacer: Sendable {
         let go = Key("go", default: 0)
         let token = try suite.reference(for: go).observe(default: 0) { [self] change in race(upTo: change.value) }
         say("ready")
-        race(upTo: suite[go])   // a round announced before the observation started
+        race(upTo: suite[go]) // a round announced before the observation started
         finished.wait()
         token.cancel()
         if let error = failure.withLock({ $0 }) { throw error }

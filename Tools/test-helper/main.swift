@@ -1,8 +1,9 @@
 // concord-test-helper ROLE [ARGS...]: the "other process" of the multi-process tests.
 // Each area of the library has its own file of roles; a role returns its exit code.
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,7 +15,8 @@ let rest = Array(arguments.dropFirst())
 do {
     if let code = try StoreRoles.run(role, rest) ?? WrapperRoles.run(role, rest) ?? SyncRoles.run(role, rest) ?? ReliabilityRoles.run(role, rest)
         ?? HubRoles.run(role, rest) ?? OperationsRoles.run(role, rest) ?? SchemaRoles.run(role, rest) ?? LeaseRoles.run(role, rest)
-        ?? UpgradeRoles.run(role, rest) {
+        ?? UpgradeRoles.run(role, rest)
+    {
         exit(code)
     }
     FileHandle.standardError.write(Data("concord-test-helper: unknown role \(role)\n".utf8))
@@ -23,4 +25,3 @@ do {
     FileHandle.standardError.write(Data("concord-test-helper \(role): \(error)\n".utf8))
     exit(4)
 }
-

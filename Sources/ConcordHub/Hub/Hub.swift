@@ -64,8 +64,9 @@ public final class Hub {
     /// What the hub has merged of `device`'s journal, per scope (`PeerKnowledge` items about `device`).
     func knowledge(of device: ReplicaID) throws -> PeerKnowledge {
         let rows = try HubError.wrapping {
-            try db.execute("SELECT scope, pushed FROM concord_hub.devices WHERE account = $1 AND device = $2",
-                           [.text(account), .bytea(device.bytes)], operation: "read the device's cursor")
+            try db.execute(
+                "SELECT scope, pushed FROM concord_hub.devices WHERE account = $1 AND device = $2",
+                [.text(account), .bytea(device.bytes)], operation: "read the device's cursor")
         }
         var items: [PeerKnowledge.Item] = []
         for row in 0..<rows.count {

@@ -44,9 +44,11 @@ public final class HubAdmin {
                 guard existing.count == 0 else { throw HubError.accountExists(name) }
                 // Role names and passwords cannot be bound as parameters in CREATE ROLE: they travel as
                 // transaction-local settings and the server quotes them (%I, %L).
-                try db.execute("SELECT set_config('concord.new_account', $1, true), set_config('concord.new_verifier', $2, true)",
-                               [.text(name), .text(verifier)], operation: "create role")
-                try db.execute("""
+                try db.execute(
+                    "SELECT set_config('concord.new_account', $1, true), set_config('concord.new_verifier', $2, true)",
+                    [.text(name), .text(verifier)], operation: "create role")
+                try db.execute(
+                    """
                     DO $$ BEGIN
                       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_setting('concord.new_account')) THEN
                         EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', current_setting('concord.new_account'), current_setting('concord.new_verifier'));
@@ -65,7 +67,9 @@ public final class HubAdmin {
     public static func isValidAccountName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...48).contains(bytes.count), let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) else { return false }
-        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") }
+        return bytes.allSatisfy {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_")
+        }
     }
 
     /// Counts for the whole hub and per account.
@@ -73,7 +77,8 @@ public final class HubAdmin {
         try HubError.wrapping {
             try HubSchema.check(on: db)
             return try db.transaction(.snapshot) {
-                let totals = try db.execute("""
+                let totals = try db.execute(
+                    """
                     SELECT (SELECT count(*) FROM concord_hub.accounts),
                            (SELECT count(*) FROM concord_hub.records),
                            (SELECT count(*) FROM concord_hub.records WHERE value IS NULL),
@@ -83,11 +88,13 @@ public final class HubAdmin {
                               + pg_total_relation_size('concord_hub.accounts'))::bigint,
                            pg_database_size(current_database())::bigint
                     """)
-                var stats = HubStats(accounts: Int(try totals.int64(0, 0)), rows: Int(try totals.int64(0, 1)),
-                                     tombstones: Int(try totals.int64(0, 2)), changes: UInt64(try totals.int64(0, 3)),
-                                     devices: Int(try totals.int64(0, 4)), hubBytes: Int(try totals.int64(0, 5)),
-                                     databaseBytes: Int(try totals.int64(0, 6)), perAccount: [])
-                let perAccount = try db.execute("""
+                var stats = HubStats(
+                    accounts: Int(try totals.int64(0, 0)), rows: Int(try totals.int64(0, 1)),
+                    tombstones: Int(try totals.int64(0, 2)), changes: UInt64(try totals.int64(0, 3)),
+                    devices: Int(try totals.int64(0, 4)), hubBytes: Int(try totals.int64(0, 5)),
+                    databaseBytes: Int(try totals.int64(0, 6)), perAccount: [])
+                let perAccount = try db.execute(
+                    """
                     SELECT a.name, a.last_seq, a.horizon_seq, a.horizon_ms,
                            (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name),
                            (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND r.value IS NULL),
@@ -95,11 +102,12 @@ public final class HubAdmin {
                     FROM concord_hub.accounts a ORDER BY a.name LIMIT 1000
                     """)
                 for row in 0..<perAccount.count {
-                    stats.perAccount.append(HubStats.Account(
-                        name: try perAccount.text(row, 0), changes: UInt64(try perAccount.int64(row, 1)),
-                        horizonSeq: UInt64(try perAccount.int64(row, 2)), horizonMilliseconds: UInt64(try perAccount.int64(row, 3)),
-                        rows: Int(try perAccount.int64(row, 4)), tombstones: Int(try perAccount.int64(row, 5)),
-                        devices: Int(try perAccount.int64(row, 6))))
+                    stats.perAccount.append(
+                        HubStats.Account(
+                            name: try perAccount.text(row, 0), changes: UInt64(try perAccount.int64(row, 1)),
+                            horizonSeq: UInt64(try perAccount.int64(row, 2)), horizonMilliseconds: UInt64(try perAccount.int64(row, 3)),
+                            rows: Int(try perAccount.int64(row, 4)), tombstones: Int(try perAccount.int64(row, 5)),
+                            devices: Int(try perAccount.int64(row, 6))))
                 }
                 return stats
             }
@@ -110,15 +118,18 @@ public final class HubAdmin {
     /// records, per account, the horizon: the highest seq collected. A device whose cursor is behind
     /// it gets a full resync on its next sync. Returns how many tombstones went.
     @discardableResult
-    public func collectTombstones(retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds,
-                                  now: UInt64 = UInt64(Date().timeIntervalSince1970 * 1000)) throws -> Int {
+    public func collectTombstones(
+        retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds,
+        now: UInt64 = UInt64(Date().timeIntervalSince1970 * 1000)
+    ) throws -> Int {
         let cutoff = now > retentionMilliseconds ? now - retentionMilliseconds : 0
         // Every version written before the cutoff sorts below (cutoff << 16, replica 0…0).
         let bound = PostgresValue.bigEndian(cutoff << 16) + [UInt8](repeating: 0, count: 16)
         return try HubError.wrapping {
             try HubSchema.check(on: db)
             return try db.transaction {
-                let rows = try db.execute("""
+                let rows = try db.execute(
+                    """
                     WITH doomed AS (
                       DELETE FROM concord_hub.records WHERE value IS NULL AND version < $1 RETURNING account, seq),
                     horizons AS (SELECT account, max(seq) AS seq, count(*) AS n FROM doomed GROUP BY account),

@@ -26,12 +26,14 @@ public enum HubError: Error, Equatable, Sendable, CustomStringConvertible {
         case .postgres(let error): return error.description
         case .notInitialized(let endpoint):
             return "\(endpoint) holds no Concord hub (schema concord_hub is missing): run 'sync-tool hub init URL' as the database owner first"
-        case let .newerSchema(found, supported):
+        case .newerSchema(let found, let supported):
             return "the hub's schema is version \(found), newer than this client's \(supported): upgrade Concord on this device"
-        case let .accountNotVisible(account, role):
-            return "the hub has no account '\(account)' visible to role '\(role)': each account's rows are readable only by its own role (log in as '\(account)', or create it with 'sync-tool hub add-account')"
+        case .accountNotVisible(let account, let role):
+            return
+                "the hub has no account '\(account)' visible to role '\(role)': each account's rows are readable only by its own role (log in as '\(account)', or create it with 'sync-tool hub add-account')"
         case .invalidAccountName(let name):
-            return "'\(name.prefix(80))' is not a valid account name: use 1-48 lowercase letters, digits or '_', starting with a letter (it becomes a PostgreSQL role)"
+            return
+                "'\(name.prefix(80))' is not a valid account name: use 1-48 lowercase letters, digits or '_', starting with a letter (it becomes a PostgreSQL role)"
         case .accountExists(let name):
             return "account '\(name)' exists already on this hub (nothing changed)"
         case .damagedRow(let what):

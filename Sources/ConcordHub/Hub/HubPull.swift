@@ -33,8 +33,9 @@ struct HubPull {
         let db = hub.db
         return try HubError.wrapping {
             try db.transaction(.snapshot) {
-                let account = try db.execute("SELECT last_seq, horizon_seq FROM concord_hub.accounts WHERE name = $1",
-                                             [.text(hub.account)], operation: "read the account")
+                let account = try db.execute(
+                    "SELECT last_seq, horizon_seq FROM concord_hub.accounts WHERE name = $1",
+                    [.text(hub.account)], operation: "read the account")
                 guard account.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
                 let last = UInt64(max(0, try account.int64(0, 0)))
                 let horizon = UInt64(max(0, try account.int64(0, 1)))
@@ -47,8 +48,9 @@ struct HubPull {
                     outcome.resync = true
                     let tombstones = try resyncTombstones(cursors: cursors, knowledge: knowledge, horizon: horizon, last: last)
                     if !tombstones.isEmpty {
-                        let batch = RemoteBatch(source: hub.replicaID, selection: selection, fromSeq: start, toSeq: start,
-                                                entries: tombstones, knowledge: knowledge)
+                        let batch = RemoteBatch(
+                            source: hub.replicaID, selection: selection, fromSeq: start, toSeq: start,
+                            entries: tombstones, knowledge: knowledge)
                         add(try merge(batch, dryRun: dryRun), to: &outcome)
                     }
                 }
@@ -65,16 +67,21 @@ struct HubPull {
                 // Pages that hold only this device's own pushes change nothing here: they are merged
                 // (a write transaction, to move the cursor past them) only with the next page that
                 // has changes, or once they add up to `cursorLag` rows — not after every push.
-                var from = start, merged = start, skipped = 0
+                var from = start
+                var merged = start
+                var skipped = 0
                 repeat {
-                    var parameters: [PostgresValue] = [.text(hub.account), .int8(Int64(clamping: from)), .int8(Int64(clamping: last)),
-                                                       .int8(Int64(pageSize))]
+                    var parameters: [PostgresValue] = [
+                        .text(hub.account), .int8(Int64(clamping: from)), .int8(Int64(clamping: last)),
+                        .int8(Int64(pageSize))
+                    ]
                     var filter = ""
                     if let suites = selection.suites {
                         parameters.append(.textArray(suites))
                         filter = "AND suite = ANY($5)"
                     }
-                    let rows = try db.execute("""
+                    let rows = try db.execute(
+                        """
                         SELECT seq, suite, key, version, value, policy, pushed_by FROM concord_hub.records
                         WHERE account = $1 AND seq > $2 AND seq <= $3 \(filter) ORDER BY seq LIMIT $4
                         """, parameters, operation: "pull")
@@ -132,7 +139,8 @@ struct HubPull {
             parameters.append(.textArray(suites))
             filter = "AND suite = ANY($2)"
         }
-        let rows = try hub.db.execute("SELECT suite, key FROM concord_hub.records WHERE account = $1 \(filter)", parameters, operation: "list the account's keys")
+        let rows = try hub.db.execute(
+            "SELECT suite, key FROM concord_hub.records WHERE account = $1 \(filter)", parameters, operation: "list the account's keys")
         var onHub = Set<SuiteKey>(minimumCapacity: rows.count)
         for row in 0..<rows.count { onHub.insert(SuiteKey(suite: try rows.text(row, 0), key: try rows.text(row, 1))) }
         var out: [RemoteEntry] = []
@@ -140,8 +148,9 @@ struct HubPull {
         try store.read { r in
             try r.scanJournal(after: 0) { entry in
                 guard selection.includes(entry.suite), !entry.record.isTombstone,
-                      cursors.received(from: hub.replicaID, suite: entry.suite) < horizon,
-                      !onHub.contains(SuiteKey(suite: entry.suite, key: entry.key)) else { return true }
+                    cursors.received(from: hub.replicaID, suite: entry.suite) < horizon,
+                    !onHub.contains(SuiteKey(suite: entry.suite, key: entry.key))
+                else { return true }
                 let hubHadIt = entry.seq <= knowledge.merged(of: device, suite: entry.suite) || entry.source == .sync(peer: hub.replicaID)
                 guard hubHadIt else { return true }
                 let tombstone = Record(version: Version(hlc: entry.record.version.hlc &+ 1, replica: hub.replicaID), valueBytes: nil)
@@ -156,7 +165,8 @@ struct HubPull {
     /// Reads columns seq, suite, key, version, value, policy starting at column `from`.
     static func entry(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws -> RemoteEntry {
         let seq = try rows.int64(row, c)
-        let suite = try rows.text(row, c + 1), key = try rows.text(row, c + 2)
+        let suite = try rows.text(row, c + 1)
+        let key = try rows.text(row, c + 2)
         let version = try rows.bytes(row, c + 3)
         let value = rows.optionalBytes(row, c + 4)
         let policy = try rows.bool(row, c + 5)

@@ -53,8 +53,10 @@ package enum HubPush {
     /// Pushes `batch` (read from the device's journal for the hub) in one transaction. `pulled(suite)`
     /// is how far the device has merged the hub for that suite; `beforeCommit` gets the concurrent
     /// writes met, while the transaction is still open.
-    package static func push(_ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64,
-                     beforeCommit: ([Meeting]) throws -> Void = { _ in }) throws -> Outcome {
+    package static func push(
+        _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64,
+        beforeCommit: ([Meeting]) throws -> Void = { _ in }
+    ) throws -> Outcome {
         try HubError.wrapping {
             try hub.db.transaction {
                 let outcome = try pushInOpenTransaction(batch, to: hub, pulled: pulled)
@@ -71,7 +73,8 @@ package enum HubPush {
         var outcome = Outcome()
         if !batch.entries.isEmpty {
             let n = Int64(batch.entries.count)
-            let counter = try db.execute("""
+            let counter = try db.execute(
+                """
                 UPDATE concord_hub.accounts SET last_seq = last_seq + $2 WHERE name = $1 RETURNING last_seq - $2
                 """, [.text(hub.account), .int8(n)], operation: "reserve seqs")
             guard counter.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
@@ -80,25 +83,31 @@ package enum HubPush {
             outcome.meetings = plan.meetings
             if !plan.writes.isEmpty {
                 let writes = plan.writes
-                let upserted = try db.execute(upsert, [
-                    .text(hub.account), .int8(base), .bytea(batch.source.bytes),
-                    .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
-                    .byteaArray(writes.map { versionBytes($0.record.version) }), .byteaArray(writes.map { storedValue($0.record) }),
-                    .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) }),
-                ], operation: "push")
+                let upserted = try db.execute(
+                    upsert,
+                    [
+                        .text(hub.account), .int8(base), .bytea(batch.source.bytes),
+                        .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
+                        .byteaArray(writes.map { versionBytes($0.record.version) }), .byteaArray(writes.map { storedValue($0.record) }),
+                        .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) })
+                    ], operation: "push")
                 outcome.rowsChanged = upserted.affected
             }
             outcome.lastSeq = UInt64(base + n)
         }
         // The NOTIFY (when a row changed) rides in the same statement: one round trip less.
-        try db.execute("""
+        try db.execute(
+            """
             WITH announced AS (SELECT pg_notify($5, $6) WHERE $7)
             INSERT INTO concord_hub.devices AS d (account, device, scope, pushed)
             SELECT $1, $2, s, $4 FROM unnest($3::text[]) AS s LEFT JOIN announced ON true
             ON CONFLICT (account, device, scope) DO UPDATE SET pushed = greatest(d.pushed, EXCLUDED.pushed), last_seen = now()
-            """, [.text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
-                  .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text("\(outcome.lastSeq) \(batch.source)"),
-                  .bool(outcome.rowsChanged > 0)], operation: "move the hub's cursor on the device")
+            """,
+            [
+                .text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
+                .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text("\(outcome.lastSeq) \(batch.source)"),
+                .bool(outcome.rowsChanged > 0)
+            ], operation: "move the hub's cursor on the device")
         return outcome
     }
 
@@ -106,10 +115,12 @@ package enum HubPush {
     /// (written when that changes the row), and the concurrent overwrites met — rows the device had not
     /// seen (after its cursor on the hub, pushed by another device, written by another replica).
     private static func merges(_ batch: RemoteBatch, on hub: Hub, pulled: (String) -> UInt64) throws
-        -> (writes: [(index: Int, record: Record)], meetings: [Meeting]) {
+        -> (writes: [(index: Int, record: Record)], meetings: [Meeting])
+    {
         // The rows of the batch's suites and keys, found through the primary key with array
         // conditions (one index scan whatever the batch's size); pairs not in the batch are left out.
-        let rows = try hub.db.execute("""
+        let rows = try hub.db.execute(
+            """
             SELECT r.seq, r.suite, r.key, r.version, r.value, r.policy, r.pushed_by FROM concord_hub.records r
             WHERE r.account = $1 AND r.suite = ANY($2::text[]) AND r.key = ANY($3::text[])
             """, [.text(hub.account), .textArray(Array(Set(batch.entries.map(\.suite)))), .textArray(Array(Set(batch.entries.map(\.key))))],
@@ -124,11 +135,15 @@ package enum HubPush {
         var writes: [(index: Int, record: Record)] = []
         var meetings: [Meeting] = []
         for (index, entry) in batch.entries.enumerated() {
-            guard let (hubRow, pushedBy) = onHub[index] else { writes.append((index, entry.record)); continue }
+            guard let (hubRow, pushedBy) = onHub[index] else {
+                writes.append((index, entry.record))
+                continue
+            }
             let merged = RecordMerge.merge(hubRow.record, entry.record)
             if merged != hubRow.record { writes.append((index, merged)) }
             guard pushedBy != batch.source.bytes, hubRow.record.version.replica != batch.source, hubRow.seq > pulled(entry.suite),
-                  let lost = RecordMerge.overwrite(hubRow.record, entry.record) else { continue }
+                let lost = RecordMerge.overwrite(hubRow.record, entry.record)
+            else { continue }
             meetings.append(Meeting(entry: entry, hubRecord: hubRow.record, winner: lost.winner, loser: lost.loser))
         }
         return (writes, meetings)

@@ -17,69 +17,73 @@ enum HubSchema {
     static let deviceRole = "concord_hub_device"
 
     /// The statements that bring a hub from version `index` to `index + 1`.
-    static let migrations: [[String]] = [[
-        """
-        DO $$ BEGIN
-          IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'concord_hub_device') THEN
-            CREATE ROLE concord_hub_device NOLOGIN;
-          END IF;
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN
-          NULL;  -- another database of this server created the shared role at the same moment
-        END $$
-        """,
-        """
-        CREATE TABLE concord_hub.accounts (
-          name text PRIMARY KEY,
-          hub_replica bytea NOT NULL UNIQUE DEFAULT uuid_send(gen_random_uuid()) CHECK (length(hub_replica) = 16),
-          last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
-          horizon_seq bigint NOT NULL DEFAULT 0,
-          horizon_ms bigint NOT NULL DEFAULT 0,
-          created_at timestamptz NOT NULL DEFAULT now())
-        """,
-        """
-        CREATE TABLE concord_hub.records (
-          account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
-          suite text NOT NULL,
-          key text NOT NULL,
-          version bytea NOT NULL CHECK (length(version) = 24),
-          value bytea,
-          seq bigint NOT NULL,
-          pushed_by bytea NOT NULL CHECK (length(pushed_by) = 16),
-          PRIMARY KEY (account, suite, key))
-        """,
-        "CREATE INDEX records_by_seq ON concord_hub.records (account, seq)",
-        """
-        CREATE TABLE concord_hub.devices (
-          account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
-          device bytea NOT NULL CHECK (length(device) = 16),
-          scope text NOT NULL,
-          pushed bigint NOT NULL DEFAULT 0,
-          last_seen timestamptz NOT NULL DEFAULT now(),
-          PRIMARY KEY (account, device, scope))
-        """,
-        "ALTER TABLE concord_hub.accounts ENABLE ROW LEVEL SECURITY",
-        "ALTER TABLE concord_hub.records ENABLE ROW LEVEL SECURITY",
-        "ALTER TABLE concord_hub.devices ENABLE ROW LEVEL SECURITY",
-        "CREATE POLICY own_account ON concord_hub.accounts USING (name = current_user) WITH CHECK (name = current_user)",
-        "CREATE POLICY own_records ON concord_hub.records USING (account = current_user) WITH CHECK (account = current_user)",
-        "CREATE POLICY own_devices ON concord_hub.devices USING (account = current_user) WITH CHECK (account = current_user)",
-        "GRANT USAGE ON SCHEMA concord_hub TO concord_hub_device",
-        "GRANT SELECT ON concord_hub.meta TO concord_hub_device",
-        "GRANT SELECT, UPDATE (last_seq) ON concord_hub.accounts TO concord_hub_device",
-        "GRANT SELECT, INSERT, UPDATE ON concord_hub.records, concord_hub.devices TO concord_hub_device",
-    ], [
-        // Version 2: policy records (a counter's, max's, min's or set's state); a version-1 client is
-        // refused by this hub (`newerSchema`) rather than comparing them as plain values.
-        "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
-        "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)",
-    ]]
+    static let migrations: [[String]] = [
+        [
+            """
+            DO $$ BEGIN
+              IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'concord_hub_device') THEN
+                CREATE ROLE concord_hub_device NOLOGIN;
+              END IF;
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN
+              NULL;  -- another database of this server created the shared role at the same moment
+            END $$
+            """,
+            """
+            CREATE TABLE concord_hub.accounts (
+              name text PRIMARY KEY,
+              hub_replica bytea NOT NULL UNIQUE DEFAULT uuid_send(gen_random_uuid()) CHECK (length(hub_replica) = 16),
+              last_seq bigint NOT NULL DEFAULT 0 CHECK (last_seq >= 0),
+              horizon_seq bigint NOT NULL DEFAULT 0,
+              horizon_ms bigint NOT NULL DEFAULT 0,
+              created_at timestamptz NOT NULL DEFAULT now())
+            """,
+            """
+            CREATE TABLE concord_hub.records (
+              account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
+              suite text NOT NULL,
+              key text NOT NULL,
+              version bytea NOT NULL CHECK (length(version) = 24),
+              value bytea,
+              seq bigint NOT NULL,
+              pushed_by bytea NOT NULL CHECK (length(pushed_by) = 16),
+              PRIMARY KEY (account, suite, key))
+            """,
+            "CREATE INDEX records_by_seq ON concord_hub.records (account, seq)",
+            """
+            CREATE TABLE concord_hub.devices (
+              account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
+              device bytea NOT NULL CHECK (length(device) = 16),
+              scope text NOT NULL,
+              pushed bigint NOT NULL DEFAULT 0,
+              last_seen timestamptz NOT NULL DEFAULT now(),
+              PRIMARY KEY (account, device, scope))
+            """,
+            "ALTER TABLE concord_hub.accounts ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE concord_hub.records ENABLE ROW LEVEL SECURITY",
+            "ALTER TABLE concord_hub.devices ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY own_account ON concord_hub.accounts USING (name = current_user) WITH CHECK (name = current_user)",
+            "CREATE POLICY own_records ON concord_hub.records USING (account = current_user) WITH CHECK (account = current_user)",
+            "CREATE POLICY own_devices ON concord_hub.devices USING (account = current_user) WITH CHECK (account = current_user)",
+            "GRANT USAGE ON SCHEMA concord_hub TO concord_hub_device",
+            "GRANT SELECT ON concord_hub.meta TO concord_hub_device",
+            "GRANT SELECT, UPDATE (last_seq) ON concord_hub.accounts TO concord_hub_device",
+            "GRANT SELECT, INSERT, UPDATE ON concord_hub.records, concord_hub.devices TO concord_hub_device"
+        ],
+        [
+            // Version 2: policy records (a counter's, max's, min's or set's state); a version-1 client is
+            // refused by this hub (`newerSchema`) rather than comparing them as plain values.
+            "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
+            "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
+        ]
+    ]
 
     /// Creates or upgrades the schema; returns the version found (0: none) and the version now.
     static func install(on db: PostgresConnection) throws -> (from: Int, to: Int) {
         try db.transaction {
             try db.execute("SELECT pg_advisory_xact_lock(hashtext('concord_hub schema'))")
             try db.execute("CREATE SCHEMA IF NOT EXISTS concord_hub")
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS concord_hub.meta (
                   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
                   schema_version integer NOT NULL)
@@ -90,7 +94,8 @@ enum HubSchema {
             for step in found..<version {
                 for statement in migrations[step] { try db.execute(statement, operation: "upgrade the hub schema to version \(step + 1)") }
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO concord_hub.meta (schema_version) VALUES ($1::bigint::integer)
                 ON CONFLICT (singleton) DO UPDATE SET schema_version = EXCLUDED.schema_version
                 """, [.int8(Int64(version))])

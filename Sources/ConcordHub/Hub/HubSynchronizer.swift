@@ -98,7 +98,8 @@ public struct HubSynchronizer: Sendable {
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
         } else if !delta.batch.entries.isEmpty || delta.journalEntriesRead >= Self.cursorLag
-                    || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } }) {
+            || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } })
+        {
             // Changes to send, or a device the hub has not met (it registers). Entries the hub sent
             // (re-journaled here) need no push: the hub's cursor on the device moves with the next
             // real push, or once the skipped entries cost `cursorLag` reads.
@@ -122,8 +123,9 @@ public struct HubSynchronizer: Sendable {
                 let localSource = try w.journalSource(seq: m.entry.seq) ?? .sync(peer: hub.replicaID)
                 let local = ConflictSide(record: m.pushedLost ? m.loser : m.winner, source: localSource)
                 let remote = ConflictSide(record: m.pushedLost ? m.winner : m.loser, source: .sync(peer: hub.replicaID))
-                let conflict = Conflict(suite: m.entry.suite, key: m.entry.key, winner: m.pushedLost ? remote : local,
-                                        loser: m.pushedLost ? local : remote, peer: hub.replicaID, detectedMilliseconds: now)
+                let conflict = Conflict(
+                    suite: m.entry.suite, key: m.entry.key, winner: m.pushedLost ? remote : local,
+                    loser: m.pushedLost ? local : remote, peer: hub.replicaID, detectedMilliseconds: now)
                 try w.logConflict(conflict)
                 out.append(conflict)
             }

@@ -21,8 +21,10 @@ public final class HubLivePeer: LiveSyncPeer {
     /// Connects to the hub at `url` and listens for the account's pushes.
     ///
     /// - Throws: What `Hub.init(_:account:)` throws, or `HubError` when LISTEN fails.
-    public init(store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
-                onReport: @escaping (HubSyncReport) -> Void = { _ in }) throws {
+    public init(
+        store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
+        onReport: @escaping (HubSyncReport) -> Void = { _ in }
+    ) throws {
         self.store = store
         self.synchronizer = synchronizer
         self.onReport = onReport

@@ -52,7 +52,8 @@ public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
             let rest = s[scheme.upperBound...]
             let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
             if let at = rest[..<authorityEnd].lastIndex(of: "@"),
-               let colon = rest[..<at].firstIndex(of: ":") {
+                let colon = rest[..<at].firstIndex(of: ":")
+            {
                 s.replaceSubrange(s.index(after: colon)..<at, with: "***")
             }
         }
@@ -73,7 +74,9 @@ public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
             rest = rest.drop(while: { $0 == " " })
             if rest.first == "'" {
                 var i = rest.index(after: rest.startIndex)
-                while i < rest.endIndex, rest[i] != "'" { i = rest[i] == "\\" ? rest.index(i, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex : rest.index(after: i) }
+                while i < rest.endIndex, rest[i] != "'" {
+                    i = rest[i] == "\\" ? rest.index(i, offsetBy: 2, limitedBy: rest.endIndex) ?? rest.endIndex : rest.index(after: i)
+                }
                 rest = i < rest.endIndex ? rest[rest.index(after: i)...] : rest[rest.endIndex...]
             } else {
                 rest = rest.drop(while: { $0 != " " && $0 != "&" })
@@ -114,7 +117,7 @@ public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension String {

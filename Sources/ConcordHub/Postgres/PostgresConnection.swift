@@ -1,6 +1,7 @@
 import CPostgres
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One connection to a PostgreSQL server through libpq: parameterized statements (binary
@@ -39,7 +40,8 @@ package final class PostgresConnection {
         }
         handle = conn
         let host = String(cString: PQhost(conn))
-        endpoint = "\(String(cString: PQuser(conn)))@\(host.hasPrefix("/") ? "[\(host)]" : host):\(String(cString: PQport(conn)))/\(String(cString: PQdb(conn)))"
+        endpoint =
+            "\(String(cString: PQuser(conn)))@\(host.hasPrefix("/") ? "[\(host)]" : host):\(String(cString: PQport(conn)))/\(String(cString: PQdb(conn)))"
     }
 
     deinit { PQfinish(handle) }
@@ -49,7 +51,10 @@ package final class PostgresConnection {
         guard !connectionString.raw.isEmpty else { return }
         var message: UnsafeMutablePointer<CChar>?
         let options = PQconninfoParse(connectionString.raw, &message)
-        defer { if let options { PQconninfoFree(options) }; if let message { PQfreemem(message) } }
+        defer {
+            if let options { PQconninfoFree(options) }
+            if let message { PQfreemem(message) }
+        }
         guard options != nil else {
             let reason = message.map { connectionString.scrub(String(cString: $0)) } ?? "libpq could not parse it"
             throw PostgresError(.malformedConnectionString, message: reason, operation: "read the connection string \(connectionString)")
@@ -143,8 +148,10 @@ package final class PostgresConnection {
         guard PQconsumeInput(handle) == 1 else { throw lost("read notifications") }
         var out: [Notification] = []
         while let n = PQnotifies(handle) {
-            out.append(Notification(channel: String(cString: n.pointee.relname), payload: String(cString: n.pointee.extra),
-                                    senderPID: n.pointee.be_pid))
+            out.append(
+                Notification(
+                    channel: String(cString: n.pointee.relname), payload: String(cString: n.pointee.extra),
+                    senderPID: n.pointee.be_pid))
             PQfreemem(n)
         }
         guard isAlive else { throw lost("read notifications") }
@@ -183,7 +190,10 @@ package final class PostgresConnection {
             var fields: [[UInt8]?] = []
             fields.reserveCapacity(columnCount)
             for c in 0..<Int32(columnCount) {
-                if PQgetisnull(result, r, c) == 1 { fields.append(nil); continue }
+                if PQgetisnull(result, r, c) == 1 {
+                    fields.append(nil)
+                    continue
+                }
                 let length = Int(PQgetlength(result, r, c))
                 let value = PQgetvalue(result, r, c)!
                 fields.append(value.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) })

@@ -68,7 +68,10 @@ final class EncodingNode {
 
     /// Stores `value` for `key` (`nil` leaves the key out, removing any earlier entry).
     func setField(_ value: Value?, forKey key: any CodingKey) {
-        guard let value else { fields[key.stringValue] = nil; return }
+        guard let value else {
+            fields[key.stringValue] = nil
+            return
+        }
         let node = EncodingNode(codingPath: codingPath + [key], nilLeavesOut: true)
         node.content = .value(value)
         fields[key.stringValue] = node

@@ -46,7 +46,9 @@ enum ScalarDecoding {
         case .double(let value): return value
         case .float(let value): return Double(value)
         case .int(let value):
-            guard let exact = Double(exactly: value) else { throw CoderErrors.doesNotFit(Double.self, found: "int \(value)", "which a Double cannot hold exactly", at: path) }
+            guard let exact = Double(exactly: value) else {
+                throw CoderErrors.doesNotFit(Double.self, found: "int \(value)", "which a Double cannot hold exactly", at: path)
+            }
             return exact
         case let other: throw CoderErrors.typeMismatch(Double.self, found: other, at: path)
         }
@@ -59,10 +61,14 @@ enum ScalarDecoding {
         case .float(let value): return value
         case .double(let value):
             let rounded = Float(value)
-            guard rounded.isFinite || value.isInfinite else { throw CoderErrors.doesNotFit(Float.self, found: "double \(value)", "beyond Float's range", at: path) }
+            guard rounded.isFinite || value.isInfinite else {
+                throw CoderErrors.doesNotFit(Float.self, found: "double \(value)", "beyond Float's range", at: path)
+            }
             return rounded
         case .int(let value):
-            guard let exact = Float(exactly: value) else { throw CoderErrors.doesNotFit(Float.self, found: "int \(value)", "which a Float cannot hold exactly", at: path) }
+            guard let exact = Float(exactly: value) else {
+                throw CoderErrors.doesNotFit(Float.self, found: "int \(value)", "which a Float cannot hold exactly", at: path)
+            }
             return exact
         case let other: throw CoderErrors.typeMismatch(Float.self, found: other, at: path)
         }
@@ -74,7 +80,9 @@ enum ScalarDecoding {
         case .int(let milliseconds): return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         case .double(let milliseconds): return Date(timeIntervalSince1970: milliseconds / 1000)
         case .string(let text):
-            guard let date = JSONValue.parseDate(text) else { throw CoderErrors.doesNotFit(Date.self, found: "string \"\(text.prefix(40))\"", "not an ISO 8601 date", at: path) }
+            guard let date = JSONValue.parseDate(text) else {
+                throw CoderErrors.doesNotFit(Date.self, found: "string \"\(text.prefix(40))\"", "not an ISO 8601 date", at: path)
+            }
             return date
         case let other: throw CoderErrors.typeMismatch(Date.self, found: other, at: path)
         }
@@ -104,7 +112,9 @@ enum ScalarDecoding {
         switch try required(stored, UUID.self, at: path) {
         case .uuid(let value): return value
         case .string(let text):
-            guard let uuid = UUID(uuidString: text) else { throw CoderErrors.doesNotFit(UUID.self, found: "string \"\(text.prefix(40))\"", "not a UUID", at: path) }
+            guard let uuid = UUID(uuidString: text) else {
+                throw CoderErrors.doesNotFit(UUID.self, found: "string \"\(text.prefix(40))\"", "not a UUID", at: path)
+            }
             return uuid
         case let other: throw CoderErrors.typeMismatch(UUID.self, found: other, at: path)
         }

@@ -157,7 +157,7 @@ package final class ReplicaCore: Sendable {
                 return
             } catch {
                 guard let failed, remaining.count > 1 else {
-                    for pending in remaining { pending.error = error }   // nothing of these was committed
+                    for pending in remaining { pending.error = error } // nothing of these was committed
                     return
                 }
                 remaining[failed].error = error

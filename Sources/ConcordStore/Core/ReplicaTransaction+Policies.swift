@@ -26,8 +26,9 @@ extension ReplicaTransaction {
             return (total, current == nil && start != nil)
         }
         if policy == .set {
-            throw StoreError.policyMismatch(suite: suite, key: key, policy: .set,
-                                            reason: "an add-wins set cannot be incremented; add or remove members instead")
+            throw StoreError.policyMismatch(
+                suite: suite, key: key, policy: .set,
+                reason: "an add-wins set cannot be incremented; add or remove members instead")
         }
         if policy == .lww, existing?.isPolicy != true {
             let current = try existing.flatMap { try record(of: $0, suite: suite, key: key).value() }
@@ -84,7 +85,7 @@ extension ReplicaTransaction {
         return try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
             let current = try state.value(as: policy)
             switch (policy, current, new) {
-            case let (.counter, .int(was)?, .int(now)):
+            case (.counter, .int(let was)?, .int(let now)):
                 let (delta, overflow) = now.subtractingReportingOverflow(was)
                 guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "changing \(was) to \(now) overflows Int") }
                 guard delta != 0 else { return false }
@@ -98,7 +99,10 @@ extension ReplicaTransaction {
                 let removed = held.subtracting(wanted)
                 if !added.isEmpty { state.add(added, at: version) }
                 if !removed.isEmpty { state.remove(removed) }
-                if state.members.isEmpty, state.base?.value == nil { state.replaceBaseOnly(with: PolicyState.emptyArray, at: version); return true }
+                if state.members.isEmpty, state.base?.value == nil {
+                    state.replaceBaseOnly(with: PolicyState.emptyArray, at: version)
+                    return true
+                }
                 return !added.isEmpty || !removed.isEmpty || current == nil
             default:
                 return try self.applySet(new, bytes: bytes, to: &state, at: version, policy: policy, suite: suite, key: key)
@@ -108,8 +112,10 @@ extension ReplicaTransaction {
 
     /// What `set` does to a policy state: replace the value (lww, counter), propose it (max, min),
     /// or make it the members (set). Returns whether the state changed.
-    func applySet(_ value: Value, bytes: [UInt8], to state: inout PolicyState, at version: Version,
-                  policy: MergePolicy, suite: String, key: String) throws -> Bool {
+    func applySet(
+        _ value: Value, bytes: [UInt8], to state: inout PolicyState, at version: Version,
+        policy: MergePolicy, suite: String, key: String
+    ) throws -> Bool {
         switch policy {
         case .lww:
             state.replaceWhole(with: bytes, at: version)
@@ -120,16 +126,18 @@ extension ReplicaTransaction {
             state.replaceWhole(with: bytes, at: version)
         case .max, .min:
             guard ValueOrder.isComparable(value) else {
-                throw StoreError.policyMismatch(suite: suite, key: key, policy: policy,
-                                                reason: "it keeps the \(policy == .max ? "greatest" : "least") of comparable values (Int, Double, String or Date), not a \(value.typeName)")
+                throw StoreError.policyMismatch(
+                    suite: suite, key: key, policy: policy,
+                    reason: "it keeps the \(policy == .max ? "greatest" : "least") of comparable values (Int, Double, String or Date), not a \(value.typeName)")
             }
             if let current = try state.value(as: policy) {
                 guard current.kind == value.kind else {
-                    throw StoreError.policyMismatch(suite: suite, key: key, policy: policy,
-                                                    reason: "it holds a \(current.typeName), so it compares only with a \(current.typeName), not a \(value.typeName)")
+                    throw StoreError.policyMismatch(
+                        suite: suite, key: key, policy: policy,
+                        reason: "it holds a \(current.typeName), so it compares only with a \(current.typeName), not a \(value.typeName)")
                 }
                 let order = ValueOrder.compare(value, current)
-                guard policy == .max ? order > 0 : order < 0 else { return false }   // the value only moves one way
+                guard policy == .max ? order > 0 : order < 0 else { return false } // the value only moves one way
             }
             state.propose(bytes, at: version, high: policy == .max)
         case .set:
@@ -172,7 +180,8 @@ extension ReplicaTransaction {
                 if declared.hasKeys {
                     let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: key)
                     if let record = try record(suite: ReservedSuite.name, key: reservedKey),
-                       let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record) {
+                        let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record)
+                    {
                         return declaration.policy
                     }
                 }
@@ -197,8 +206,9 @@ extension ReplicaTransaction {
         let current = try existing.flatMap { try record(of: $0, suite: ReservedSuite.name, key: reservedKey).value() }
         guard current != policy.map({ Value.string($0.rawValue) }) else { return false }
         declarations = nil
-        _ = try writePlain(suite: ReservedSuite.name, key: reservedKey,
-                           valueBytes: try policy.map { try ValueCodec.encode(.string($0.rawValue)) }, existing: existing)
+        _ = try writePlain(
+            suite: ReservedSuite.name, key: reservedKey,
+            valueBytes: try policy.map { try ValueCodec.encode(.string($0.rawValue)) }, existing: existing)
         return true
     }
 

@@ -133,8 +133,9 @@ package final class ReplicaTransaction: ReplicaRows {
 
     /// The fresh version of a local write of a key whose record has `existingHLC`, and the clock after it.
     func nextVersion(existingHLC: UInt64?) -> (Version, clock: UInt64) {
-        let (hlc, clock) = HybridClock.localWrite(nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
-                                                  maxDriftMilliseconds: options.maxClockDriftMilliseconds)
+        let (hlc, clock) = HybridClock.localWrite(
+            nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
+            maxDriftMilliseconds: options.maxClockDriftMilliseconds)
         return (Version(hlc: hlc, replica: replica), clock)
     }
 
@@ -142,8 +143,9 @@ package final class ReplicaTransaction: ReplicaRows {
     func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?) throws -> Version {
         let (version, clock) = nextVersion(existingHLC: existing?.hlc)
         state.clock = clock
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
-                source: localSource, replacingSeq: existing?.seq)
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
+            source: localSource, replacingSeq: existing?.seq)
         return version
     }
 
@@ -151,8 +153,10 @@ package final class ReplicaTransaction: ReplicaRows {
     /// record is lifted into a state whose base it is). When the policy changes, the value the key
     /// had is carried over as the new base first, so no value is lost. Nothing is written when the
     /// state did not change.
-    func writePolicy(suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
-                     _ body: (inout PolicyState, Version) throws -> Bool) throws -> Version? {
+    func writePolicy(
+        suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
+        _ body: (inout PolicyState, Version) throws -> Bool
+    ) throws -> Version? {
         let current = try existing.map { try record(of: $0, suite: suite, key: key) }
         var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
         let (version, clock) = nextVersion(existingHLC: existing?.hlc)
@@ -186,8 +190,9 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
         try Names.validateKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record,
-                source: .sync(peer: peer), replacingSeq: replacingSeq)
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, record,
+            source: .sync(peer: peer), replacingSeq: replacingSeq)
     }
 
     /// Stores `record` as this replica's own change made by a migration (a record moved to a renamed
@@ -211,8 +216,9 @@ package final class ReplicaTransaction: ReplicaRows {
     /// Advances the clock after seeing a remote `hlc`, never beyond `maxDriftMilliseconds` ahead of
     /// the wall clock; returns whether the remote version was beyond that bound (clock skew).
     package func observeRemote(hlc remote: UInt64, maxDriftMilliseconds: UInt64) -> Bool {
-        let (clock, skewed) = HybridClock.merge(remote: remote, clock: state.clock, nowMilliseconds: wallClockMilliseconds,
-                                                maxDriftMilliseconds: maxDriftMilliseconds)
+        let (clock, skewed) = HybridClock.merge(
+            remote: remote, clock: state.clock, nowMilliseconds: wallClockMilliseconds,
+            maxDriftMilliseconds: maxDriftMilliseconds)
         state.clock = clock
         return skewed
     }
@@ -267,7 +273,7 @@ package final class ReplicaTransaction: ReplicaRows {
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)
         try txn.put(layout.records, recordKey, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.append(layout.journal, key: state.seq, entry.encoded(clock: state.clock))   // seqs only grow
+        try txn.append(layout.journal, key: state.seq, entry.encoded(clock: state.clock)) // seqs only grow
         changeCount += 1
     }
 

@@ -27,7 +27,7 @@ enum StoreIdentity {
         var upgraded = false
         let found = try env.write { txn -> (ReplicaID, UInt32) in
             upgraded = false
-            if let (id, format) = try read(txn) {   // another process created it first, or it is older
+            if let (id, format) = try read(txn) { // another process created it first, or it is older
                 if format < Store.formatVersion {
                     FormatUpgrade.checkpoint(.began)
                     try FormatUpgrade.upgrade(txn, meta: meta, from: format, path: path)

@@ -38,7 +38,10 @@ package struct ByteWriter: Sendable {
     /// An unsigned LEB128 varint.
     package mutating func varint(_ v: UInt64) {
         var v = v
-        while v >= 0x80 { bytes.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
+        while v >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
         bytes.append(UInt8(v))
     }
 

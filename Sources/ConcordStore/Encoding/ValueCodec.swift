@@ -48,34 +48,44 @@ package enum ValueCodec {
         }
         switch value {
         case .string(let s):
-            out.u8(Tag.string.rawValue); out.lengthPrefixed(s.utf8)
+            out.u8(Tag.string.rawValue)
+            out.lengthPrefixed(s.utf8)
         case .int(let i):
-            out.u8(Tag.int.rawValue); out.u64(UInt64(bitPattern: Int64(i)))
+            out.u8(Tag.int.rawValue)
+            out.u64(UInt64(bitPattern: Int64(i)))
         case .double(let d):
             guard !d.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
-            out.u8(Tag.double.rawValue); out.u64(d.bitPattern)
+            out.u8(Tag.double.rawValue)
+            out.u64(d.bitPattern)
         case .float(let f):
             guard !f.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
-            out.u8(Tag.float.rawValue); out.u32(f.bitPattern)
+            out.u8(Tag.float.rawValue)
+            out.u32(f.bitPattern)
         case .uuid(let u):
             out.u8(Tag.uuid.rawValue)
             let b = u.uuid
             for byte in [b.0, b.1, b.2, b.3, b.4, b.5, b.6, b.7, b.8, b.9, b.10, b.11, b.12, b.13, b.14, b.15] { out.u8(byte) }
         case .bool(let b):
-            out.u8(Tag.bool.rawValue); out.u8(b ? 1 : 0)
+            out.u8(Tag.bool.rawValue)
+            out.u8(b ? 1 : 0)
         case .data(let d):
-            out.u8(Tag.data.rawValue); out.lengthPrefixed(d)
+            out.u8(Tag.data.rawValue)
+            out.lengthPrefixed(d)
         case .date(let date):
             let t = date.timeIntervalSinceReferenceDate
             guard !t.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "a date of NaN seconds cannot be stored") }
-            out.u8(Tag.date.rawValue); out.u64(t.bitPattern)
+            out.u8(Tag.date.rawValue)
+            out.u64(t.bitPattern)
         case .url(let url):
-            out.u8(Tag.url.rawValue); out.lengthPrefixed(url.absoluteString.utf8)
+            out.u8(Tag.url.rawValue)
+            out.lengthPrefixed(url.absoluteString.utf8)
         case .array(let items):
-            out.u8(Tag.array.rawValue); out.varint(UInt64(items.count))
+            out.u8(Tag.array.rawValue)
+            out.varint(UInt64(items.count))
             for item in items { try encode(item, into: &out, depth: depth + 1, key: key) }
         case .dictionary(let dict):
-            out.u8(Tag.dictionary.rawValue); out.varint(UInt64(dict.count))
+            out.u8(Tag.dictionary.rawValue)
+            out.varint(UInt64(dict.count))
             for k in dict.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 out.lengthPrefixed(k.utf8)
                 try encode(dict[k]!, into: &out, depth: depth + 1, key: key)
@@ -101,7 +111,9 @@ package enum ValueCodec {
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else {
             guard raw > Tag.newest.rawValue else { throw ValueDecodingError("unknown type tag \(raw)") }
-            throw ValueDecodingError("a value of type tag \(raw), which a newer version of Concord wrote (this one reads tags up to \(Tag.newest.rawValue)): upgrade Concord to read it")
+            throw ValueDecodingError(
+                "a value of type tag \(raw), which a newer version of Concord wrote (this one reads tags up to \(Tag.newest.rawValue)): upgrade Concord to read it"
+            )
         }
         switch tag {
         case .string:
@@ -119,8 +131,11 @@ package enum ValueCodec {
         case .uuid:
             var bytes: [UInt8] = []
             for _ in 0..<16 { bytes.append(try r.u8()) }
-            let u = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            let u = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
             return .uuid(u)
         case .bool:
             switch try r.u8() {

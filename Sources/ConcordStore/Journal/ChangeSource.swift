@@ -13,8 +13,12 @@ public enum ChangeSource: Hashable, Sendable {
     /// `[kind 1][token or peer 16]`, as journal entries and conflicts store it.
     package func encode(into out: inout ByteWriter) {
         switch self {
-        case .process(let token): out.u8(0); out.append(token)
-        case .sync(let peer): out.u8(1); out.append(peer.bytes)
+        case .process(let token):
+            out.u8(0)
+            out.append(token)
+        case .sync(let peer):
+            out.u8(1)
+            out.append(peer.bytes)
         }
     }
 

@@ -34,8 +34,9 @@ package struct ReplicaState: Equatable {
         let last = try txn.withCursor(layout.journal) { try $0.last(valuePrefix: JournalEntry.clockPrefixSize) }
         guard let (key, value) = last else { return nil }
         guard let seq = StoreLayout.decodeSeq(key) else {
-            throw LMDBError(code: LMDBError.corrupted, operation: "reading the journal's last entry",
-                            message: "its key is \(key.count) bytes, not 8")
+            throw LMDBError(
+                code: LMDBError.corrupted, operation: "reading the journal's last entry",
+                message: "its key is \(key.count) bytes, not 8")
         }
         return (seq, JournalEntry.clock(prefix: value))
     }

@@ -39,8 +39,9 @@ package struct StoreLayout: Sendable {
 
     package static func splitRecordKey(_ bytes: [UInt8]) -> (suite: String, key: String)? {
         guard let zero = bytes.firstIndex(of: 0),
-              let suite = String(validating: bytes[..<zero], as: UTF8.self),
-              let key = String(validating: bytes[(zero + 1)...], as: UTF8.self) else { return nil }
+            let suite = String(validating: bytes[..<zero], as: UTF8.self),
+            let key = String(validating: bytes[(zero + 1)...], as: UTF8.self)
+        else { return nil }
         return (suite, key)
     }
 

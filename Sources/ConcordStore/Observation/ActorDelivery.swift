@@ -24,8 +24,10 @@ extension Suite {
     ///   - handler: Called with each change on the main actor, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
-    public func observe(_ key: String? = nil, on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
-                        _ handler: @escaping @MainActor @Sendable (Change) -> Void) throws -> ObservationToken {
+    public func observe(
+        _ key: String? = nil, on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @MainActor @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
         return try core.observeOnMainActor(suite: name, key: key, onError: onError, handler)
     }
@@ -45,8 +47,10 @@ extension Suite {
     ///   - handler: Called with the actor and each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
-    public func observe<A: Actor>(_ key: String? = nil, on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
-                                  _ handler: @escaping @Sendable (isolated A, Change) -> Void) throws -> ObservationToken {
+    public func observe<A: Actor>(
+        _ key: String? = nil, on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @Sendable (isolated A, Change) -> Void
+    ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
         return try core.observe(suite: name, key: key, on: actor, onError: onError, handler)
     }
@@ -66,8 +70,10 @@ extension Store {
     ///   - handler: Called with each change on the main actor, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError` when observation cannot start.
-    public func observe(on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
-                        _ handler: @escaping @MainActor @Sendable (Change) -> Void) throws -> ObservationToken {
+    public func observe(
+        on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @MainActor @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
         try core.observeOnMainActor(suite: nil, key: nil, onError: onError, handler)
     }
 
@@ -83,15 +89,19 @@ extension Store {
     ///   - handler: Called with the actor and each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError` when observation cannot start.
-    public func observe<A: Actor>(on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
-                                  _ handler: @escaping @Sendable (isolated A, Change) -> Void) throws -> ObservationToken {
+    public func observe<A: Actor>(
+        on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @Sendable (isolated A, Change) -> Void
+    ) throws -> ObservationToken {
         try core.observe(suite: nil, key: nil, on: actor, onError: onError, handler)
     }
 }
 
 extension ReplicaCore {
-    func observeOnMainActor(suite: String?, key: String?, onError: (@MainActor @Sendable (StoreError) -> Void)?,
-                            _ handler: @escaping @MainActor @Sendable (Change) -> Void) throws -> ObservationToken {
+    func observeOnMainActor(
+        suite: String?, key: String?, onError: (@MainActor @Sendable (StoreError) -> Void)?,
+        _ handler: @escaping @MainActor @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
         let (stream, start) = try actorFeed(suite: suite, key: key)
         let directory = path
         let task = Task { @MainActor in
@@ -103,17 +113,21 @@ extension ReplicaCore {
         return start(task)
     }
 
-    func observe<A: Actor>(suite: String?, key: String?, on actor: A, onError: (@Sendable (StoreError) -> Void)?,
-                           _ handler: @escaping @Sendable (isolated A, Change) -> Void) throws -> ObservationToken {
+    func observe<A: Actor>(
+        suite: String?, key: String?, on actor: A, onError: (@Sendable (StoreError) -> Void)?,
+        _ handler: @escaping @Sendable (isolated A, Change) -> Void
+    ) throws -> ObservationToken {
         let (stream, start) = try actorFeed(suite: suite, key: key)
         let directory = path
         let task = Task { await Self.pump(stream, on: actor, directory: directory, onError: onError, handler) }
         return start(task)
     }
 
-    private static func pump<A: Actor>(_ stream: AsyncThrowingStream<Change, any Error>, on actor: isolated A, directory: String,
-                                       onError: (@Sendable (StoreError) -> Void)?,
-                                       _ handler: @Sendable (isolated A, Change) -> Void) async {
+    private static func pump<A: Actor>(
+        _ stream: AsyncThrowingStream<Change, any Error>, on actor: isolated A, directory: String,
+        onError: (@Sendable (StoreError) -> Void)?,
+        _ handler: @Sendable (isolated A, Change) -> Void
+    ) async {
         do { for try await change in stream { handler(actor, change) } } catch {
             let failure = error as? StoreError ?? .io(path: directory, reason: "observation failed: \(error)")
             if let onError { onError(failure) } else { UnhandledErrors.report(failure) }
@@ -123,17 +137,22 @@ extension ReplicaCore {
     /// Subscribes a buffered stream to the key's changes; the returned function ties a delivering
     /// task to a token that ends both.
     private func actorFeed(suite: String?, key: String?) throws
-        -> (AsyncThrowingStream<Change, any Error>, (Task<Void, Never>) -> ObservationToken) {
+        -> (AsyncThrowingStream<Change, any Error>, (Task<Void, Never>) -> ObservationToken)
+    {
         let (stream, continuation) = AsyncThrowingStream<Change, any Error>.makeStream(bufferingPolicy: .bufferingNewest(options.observerBufferLimit))
-        let id = try hub.subscribe(suite: suite, key: key,
-                                   deliver: { change in continuation.yield(change) },
-                                   fail: { error in continuation.finish(throwing: error) })
-        return (stream, { [hub] task in
-            ObservationToken {
-                hub.unsubscribe(id)
-                continuation.finish()
-                task.cancel()
+        let id = try hub.subscribe(
+            suite: suite, key: key,
+            deliver: { change in continuation.yield(change) },
+            fail: { error in continuation.finish(throwing: error) })
+        return (
+            stream,
+            { [hub] task in
+                ObservationToken {
+                    hub.unsubscribe(id)
+                    continuation.finish()
+                    task.cancel()
+                }
             }
-        })
+        )
     }
 }

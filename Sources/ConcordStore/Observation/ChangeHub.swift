@@ -33,10 +33,12 @@ package final class ChangeHub: Sendable {
     private let currentSeq: @Sendable () throws -> UInt64
     private let makeChange: @Sendable (JournalEntry) throws -> Change
 
-    init(notifyPath: String,
-         readJournal: @escaping @Sendable (UInt64) throws -> [JournalEntry],
-         currentSeq: @escaping @Sendable () throws -> UInt64,
-         makeChange: @escaping @Sendable (JournalEntry) throws -> Change) {
+    init(
+        notifyPath: String,
+        readJournal: @escaping @Sendable (UInt64) throws -> [JournalEntry],
+        currentSeq: @escaping @Sendable () throws -> UInt64,
+        makeChange: @escaping @Sendable (JournalEntry) throws -> Change
+    ) {
         self.notifyPath = notifyPath
         self.readJournal = readJournal
         self.currentSeq = currentSeq
@@ -48,13 +50,18 @@ package final class ChangeHub: Sendable {
     var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
 
     /// Registers an observer of changes committed from now on; returns its id.
-    func subscribe(suite: String?, key: String?,
-                   deliver: @escaping @Sendable (Change) -> Void,
-                   fail: @escaping @Sendable (StoreError) -> Void) throws -> Int {
+    func subscribe(
+        suite: String?, key: String?,
+        deliver: @escaping @Sendable (Change) -> Void,
+        fail: @escaping @Sendable (StoreError) -> Void
+    ) throws -> Int {
         let start = try currentSeq()
         var startWatcher = false
         let id = state.withLock { s -> Int in
-            if s.subscribers.isEmpty { s.delivered = max(s.delivered, start); startWatcher = s.watcher == nil }
+            if s.subscribers.isEmpty {
+                s.delivered = max(s.delivered, start)
+                startWatcher = s.watcher == nil
+            }
             s.nextID += 1
             s.subscribers[s.nextID] = Subscriber(suite: suite, key: key, startSeq: start, deliver: deliver, fail: fail)
             return s.nextID
@@ -66,7 +73,10 @@ package final class ChangeHub: Sendable {
                 throw error
             }
             let redundant = state.withLock { s -> Bool in
-                if s.watcher == nil && !s.subscribers.isEmpty { s.watcher = watcher; return false }
+                if s.watcher == nil && !s.subscribers.isEmpty {
+                    s.watcher = watcher
+                    return false
+                }
                 return true
             }
             if redundant { watcher.stop() }
@@ -107,9 +117,11 @@ package final class ChangeHub: Sendable {
             }
             for entry in entries {
                 var change: Change?
-                for sub in subscribers where entry.seq > sub.startSeq
+                for sub in subscribers
+                where entry.seq > sub.startSeq
                     && (sub.suite == nil || sub.suite == entry.suite)
-                    && (sub.key == nil || sub.key == entry.key) {
+                    && (sub.key == nil || sub.key == entry.key)
+                {
                     if change == nil {
                         do { change = try makeChange(entry) } catch {
                             failAll(error)
@@ -127,7 +139,10 @@ package final class ChangeHub: Sendable {
     private func failAll(_ error: any Error) {
         let storeError = error as? StoreError ?? .damaged(path: notifyPath, reason: "the change journal cannot be read: \(error)")
         let (failed, watcher) = state.withLock { s -> ([Subscriber], ChangeWatcher?) in
-            defer { s.subscribers = [:]; s.watcher = nil }
+            defer {
+                s.subscribers = [:]
+                s.watcher = nil
+            }
             return (Array(s.subscribers.values), s.watcher)
         }
         watcher?.stop()
@@ -151,7 +166,10 @@ public final class ObservationToken: Sendable {
 
     /// Stops delivery; calling it again does nothing.
     public func cancel() {
-        let action = cancelAction.withLock { a -> (@Sendable () -> Void)? in defer { a = nil }; return a }
+        let action = cancelAction.withLock { a -> (@Sendable () -> Void)? in
+            defer { a = nil }
+            return a
+        }
         action?()
     }
 

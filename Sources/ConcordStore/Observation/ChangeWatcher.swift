@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits on a replica's notify file with inotify in a thread of its own and calls `onWake`
@@ -25,8 +26,10 @@ final class ChangeWatcher: Sendable {
         let useInotify = watching
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            var polls = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-                         pollfd(fd: useInotify ? inotifyFD : -1, events: Int16(POLLIN), revents: 0)]
+            var polls = [
+                pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: useInotify ? inotifyFD : -1, events: Int16(POLLIN), revents: 0)
+            ]
             while true {
                 polls[0].revents = 0
                 polls[1].revents = 0

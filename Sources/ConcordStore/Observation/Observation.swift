@@ -32,8 +32,10 @@ extension Store {
     ///   - handler: Called with each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError` when observation cannot start (the notify file cannot be watched).
-    public func observe(onError: (@Sendable (StoreError) -> Void)? = nil,
-                        _ handler: @escaping @Sendable (Change) -> Void) throws -> ObservationToken {
+    public func observe(
+        onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
         try core.observe(suite: nil, key: nil, onError: onError, handler)
     }
 }
@@ -70,18 +72,23 @@ extension Suite {
     ///   - handler: Called with each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
-    public func observe(_ key: String? = nil, onError: (@Sendable (StoreError) -> Void)? = nil,
-                        _ handler: @escaping @Sendable (Change) -> Void) throws -> ObservationToken {
+    public func observe(
+        _ key: String? = nil, onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ handler: @escaping @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
         return try core.observe(suite: name, key: key, onError: onError, handler)
     }
 }
 
 extension ReplicaCore {
-    func observe(suite: String?, key: String?, onError: (@Sendable (StoreError) -> Void)?,
-                 _ handler: @escaping @Sendable (Change) -> Void) throws -> ObservationToken {
-        let id = try hub.subscribe(suite: suite, key: key, deliver: handler,
-                                   fail: { error in if let onError { onError(error) } else { UnhandledErrors.report(error) } })
+    func observe(
+        suite: String?, key: String?, onError: (@Sendable (StoreError) -> Void)?,
+        _ handler: @escaping @Sendable (Change) -> Void
+    ) throws -> ObservationToken {
+        let id = try hub.subscribe(
+            suite: suite, key: key, deliver: handler,
+            fail: { error in if let onError { onError(error) } else { UnhandledErrors.report(error) } })
         return ObservationToken { [hub] in hub.unsubscribe(id) }
     }
 }
@@ -126,9 +133,10 @@ public struct ChangeStream: AsyncSequence, Sendable {
             }
         }
         do {
-            let id = try core.hub.subscribe(suite: suite, key: key,
-                                            deliver: { change in continuation.yield(change) },
-                                            fail: { error in continuation.finish(throwing: error) })
+            let id = try core.hub.subscribe(
+                suite: suite, key: key,
+                deliver: { change in continuation.yield(change) },
+                fail: { error in continuation.finish(throwing: error) })
             continuation.onTermination = { [hub = core.hub] _ in hub.unsubscribe(id) }
         } catch {
             continuation.finish(throwing: error)

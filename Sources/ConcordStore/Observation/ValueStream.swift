@@ -55,9 +55,10 @@ public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
         let gate = InitialValueGate(suite: suite, key: key, continuation: continuation, as: T.self)
         do {
             try Names.validateKey(key, inSuite: suite.name)
-            let id = try suite.core.hub.subscribe(suite: suite.name, key: key,
-                                                  deliver: { change in gate.deliver(change) },
-                                                  fail: { error in continuation.finish(throwing: error) })
+            let id = try suite.core.hub.subscribe(
+                suite: suite.name, key: key,
+                deliver: { change in gate.deliver(change) },
+                fail: { error in continuation.finish(throwing: error) })
             continuation.onTermination = { [hub = suite.core.hub] _ in hub.unsubscribe(id) }
             try gate.readInitial()
         } catch {
@@ -99,7 +100,10 @@ private final class InitialValueGate<T: StorableValue>: Sendable {
 
     func deliver(_ change: Change) {
         state.withLock { s in
-            guard let initialSeq = s.initialSeq else { s.held = change; return }
+            guard let initialSeq = s.initialSeq else {
+                s.held = change
+                return
+            }
             if change.seq > initialSeq { send(change) }
         }
     }

@@ -38,11 +38,16 @@ public struct PolicyDeclaration: Hashable, Sendable {
     init?(reservedKey: String, record: Record) {
         let isPrefix: Bool
         var rest: Substring
-        if reservedKey.hasPrefix("policy:") { (isPrefix, rest) = (false, reservedKey.dropFirst(7)) }
-        else if reservedKey.hasPrefix("prefix:") { (isPrefix, rest) = (true, reservedKey.dropFirst(7)) }
-        else { return nil }
+        if reservedKey.hasPrefix("policy:") {
+            (isPrefix, rest) = (false, reservedKey.dropFirst(7))
+        } else if reservedKey.hasPrefix("prefix:") {
+            (isPrefix, rest) = (true, reservedKey.dropFirst(7))
+        } else {
+            return nil
+        }
         guard let colon = rest.firstIndex(of: ":"), case .string(let name)? = try? record.value(),
-              let policy = MergePolicy(rawValue: name) else { return nil }
+            let policy = MergePolicy(rawValue: name)
+        else { return nil }
         suite = String(rest[..<colon])
         rest = rest[rest.index(after: colon)...]
         key = String(rest)
@@ -69,7 +74,8 @@ extension ReplicaRows {
     /// prefix it starts with; nil when none is declared.
     package func declaredPolicy(suite: String, key: String) throws -> MergePolicy? {
         if let record = try record(suite: ReservedSuite.name, key: ReservedSuite.keyDeclaration(suite: suite, key: key)),
-           let declaration = PolicyDeclaration(reservedKey: ReservedSuite.keyDeclaration(suite: suite, key: key), record: record) {
+            let declaration = PolicyDeclaration(reservedKey: ReservedSuite.keyDeclaration(suite: suite, key: key), record: record)
+        {
             return declaration.policy
         }
         return try prefixPolicies(suite: suite).first { key.hasPrefix($0.prefix) }?.policy

@@ -18,7 +18,9 @@ extension PolicyState {
             switch base.prior {
             case .unknown: out.u8(0)
             case .none: out.u8(1)
-            case .base(let version): out.u8(2); Self.write(version, &out)
+            case .base(let version):
+                out.u8(2)
+                Self.write(version, &out)
             }
             if let value = base.value { out.lengthPrefixed(value) }
         } else {
@@ -26,11 +28,17 @@ extension PolicyState {
         }
         out.varint(UInt64(counters.count))
         for c in counters {
-            out.append(c.replica.bytes); out.u64(c.hlc); out.u64(UInt64(bitPattern: Int64(c.total)))
-            out.u64(c.removedHLC); out.u64(UInt64(bitPattern: Int64(c.removedTotal)))
+            out.append(c.replica.bytes)
+            out.u64(c.hlc)
+            out.u64(UInt64(bitPattern: Int64(c.total)))
+            out.u64(c.removedHLC)
+            out.u64(UInt64(bitPattern: Int64(c.removedTotal)))
         }
         out.varint(UInt64(setSeen.count))
-        for s in setSeen { out.append(s.replica.bytes); out.u64(s.hlc) }
+        for s in setSeen {
+            out.append(s.replica.bytes)
+            out.u64(s.hlc)
+        }
         out.varint(UInt64(members.count))
         for m in members {
             out.lengthPrefixed(m.value)
@@ -39,7 +47,11 @@ extension PolicyState {
         }
         for list in [highs, lows] {
             out.varint(UInt64(list.count))
-            for p in list { out.append(p.replica.bytes); out.u64(p.hlc); out.lengthPrefixed(p.value) }
+            for p in list {
+                out.append(p.replica.bytes)
+                out.u64(p.hlc)
+                out.lengthPrefixed(p.value)
+            }
         }
     }
 
@@ -71,8 +83,9 @@ extension PolicyState {
         default: throw ValueDecodingError("a base of unknown kind \(baseKind)")
         }
         for _ in 0..<(try r.count(minimumBytesEach: 48)) {
-            let entry = CounterEntry(replica: try readReplica(&r), hlc: try r.u64(), total: Int(Int64(bitPattern: try r.u64())),
-                                     removedHLC: try r.u64(), removedTotal: Int(Int64(bitPattern: try r.u64())))
+            let entry = CounterEntry(
+                replica: try readReplica(&r), hlc: try r.u64(), total: Int(Int64(bitPattern: try r.u64())),
+                removedHLC: try r.u64(), removedTotal: Int(Int64(bitPattern: try r.u64())))
             guard state.counters.last.map({ $0.replica < entry.replica }) ?? true else { throw ValueDecodingError("counter entries out of order") }
             state.counters.append(entry)
         }

@@ -34,7 +34,7 @@ extension PolicyState {
         switch (a.value, b.value) {
         case (nil, _?): return true
         case (_?, nil): return false
-        case let (x?, y?) where x != y: return x.lexicographicallyPrecedes(y)
+        case (let x?, let y?) where x != y: return x.lexicographicallyPrecedes(y)
         default: return a.prior < b.prior
         }
     }
@@ -51,20 +51,26 @@ extension PolicyState {
         let seenB = Dictionary(uniqueKeysWithValues: b.setSeen.map { ($0.replica, $0.hlc) })
         func unseen(_ tag: Version, by seen: [ReplicaID: UInt64]) -> Bool { tag.hlc > seen[tag.replica, default: 0] }
         var out: [Member] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         func take(_ value: [UInt8], _ tagsA: [Version], _ tagsB: [Version]) {
-            let setA = Set(tagsA), setB = Set(tagsB)
+            let setA = Set(tagsA)
+            let setB = Set(tagsB)
             var tags = tagsA.filter { setB.contains($0) || unseen($0, by: seenB) }
             tags += tagsB.filter { !setA.contains($0) && unseen($0, by: seenA) }
             if !tags.isEmpty { out.append(Member(value: value, tags: tags.sorted())) }
         }
         while i < a.members.count || j < b.members.count {
             if j == b.members.count || (i < a.members.count && a.members[i].value.lexicographicallyPrecedes(b.members[j].value)) {
-                take(a.members[i].value, a.members[i].tags, []); i += 1
+                take(a.members[i].value, a.members[i].tags, [])
+                i += 1
             } else if i == a.members.count || b.members[j].value.lexicographicallyPrecedes(a.members[i].value) {
-                take(b.members[j].value, [], b.members[j].tags); j += 1
+                take(b.members[j].value, [], b.members[j].tags)
+                j += 1
             } else {
-                take(a.members[i].value, a.members[i].tags, b.members[j].tags); i += 1; j += 1
+                take(a.members[i].value, a.members[i].tags, b.members[j].tags)
+                i += 1
+                j += 1
             }
         }
         return out
@@ -81,14 +87,19 @@ extension PolicyState {
     private static func joinSorted<T>(_ a: [T], _ b: [T], by key: KeyPath<T, ReplicaID>, _ combine: (T, T) -> T) -> [T] {
         var out: [T] = []
         out.reserveCapacity(max(a.count, b.count))
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < a.count || j < b.count {
             if j == b.count || (i < a.count && a[i][keyPath: key] < b[j][keyPath: key]) {
-                out.append(a[i]); i += 1
+                out.append(a[i])
+                i += 1
             } else if i == a.count || b[j][keyPath: key] < a[i][keyPath: key] {
-                out.append(b[j]); j += 1
+                out.append(b[j])
+                j += 1
             } else {
-                out.append(combine(a[i], b[j])); i += 1; j += 1
+                out.append(combine(a[i], b[j]))
+                i += 1
+                j += 1
             }
         }
         return out

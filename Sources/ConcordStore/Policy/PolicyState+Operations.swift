@@ -31,7 +31,10 @@ extension PolicyState {
     package mutating func propose(_ value: [UInt8], at version: Version, high: Bool) {
         let proposal = Proposal(replica: version.replica, hlc: version.hlc, value: value)
         func put(_ list: inout [Proposal]) {
-            if let i = list.firstIndex(where: { $0.replica == version.replica }) { list[i] = proposal; return }
+            if let i = list.firstIndex(where: { $0.replica == version.replica }) {
+                list[i] = proposal
+                return
+            }
             list.insert(proposal, at: list.firstIndex(where: { version.replica < $0.replica }) ?? list.count)
         }
         if high { put(&highs) } else { put(&lows) }
@@ -45,15 +48,17 @@ extension PolicyState {
                 members[i].tags.append(version)
                 members[i].tags.sort()
             } else {
-                members.insert(Member(value: value, tags: [version]),
-                               at: members.firstIndex(where: { value.lexicographicallyPrecedes($0.value) }) ?? members.count)
+                members.insert(
+                    Member(value: value, tags: [version]),
+                    at: members.firstIndex(where: { value.lexicographicallyPrecedes($0.value) }) ?? members.count)
             }
         }
         if let i = setSeen.firstIndex(where: { $0.replica == version.replica }) {
             setSeen[i].hlc = max(setSeen[i].hlc, version.hlc)
         } else {
-            setSeen.insert(Observed(replica: version.replica, hlc: version.hlc),
-                           at: setSeen.firstIndex(where: { version.replica < $0.replica }) ?? setSeen.count)
+            setSeen.insert(
+                Observed(replica: version.replica, hlc: version.hlc),
+                at: setSeen.firstIndex(where: { version.replica < $0.replica }) ?? setSeen.count)
         }
     }
 

@@ -120,13 +120,16 @@ package struct PolicyState: Hashable, Sendable {
             switch baseValue {
             case .int(let start)?: return .int(start &+ sum)
             case nil: return live.isEmpty ? nil : .int(sum)
-            case let other?: return other   // a non-integer written over a counter reads as written
+            case let other?: return other // a non-integer written over a counter reads as written
             }
         case .max, .min:
             var best = baseValue
             for proposal in policy == .max ? highs : lows {
                 let candidate = try ValueCodec.decode(proposal.value)
-                guard let current = best else { best = candidate; continue }
+                guard let current = best else {
+                    best = candidate
+                    continue
+                }
                 let order = ValueOrder.compare(candidate, current)
                 if policy == .max ? order > 0 : order < 0 { best = candidate }
             }

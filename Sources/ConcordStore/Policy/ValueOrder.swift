@@ -22,16 +22,16 @@ package enum ValueOrder {
         if ra != rb { return ra < rb ? -1 : 1 }
         let natural: Int
         switch (a, b) {
-        case let (.int(x), .int(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
-        case let (.double(x), .double(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
-        case let (.float(x), .float(y)): natural = x < y ? -1 : (x > y ? 1 : 0)
-        case let (.date(x), .date(y)):
+        case (.int(let x), .int(let y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case (.double(let x), .double(let y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case (.float(let x), .float(let y)): natural = x < y ? -1 : (x > y ? 1 : 0)
+        case (.date(let x), .date(let y)):
             let (s, t) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
             natural = s < t ? -1 : (s > t ? 1 : 0)
-        case let (.string(x), .string(y)): natural = bytes(Array(x.utf8), Array(y.utf8))
-        case let (.bool(x), .bool(y)): natural = x == y ? 0 : (x ? 1 : -1)
-        case let (.url(x), .url(y)): natural = bytes(Array(x.absoluteString.utf8), Array(y.absoluteString.utf8))
-        case let (.data(x), .data(y)): natural = bytes(Array(x), Array(y))
+        case (.string(let x), .string(let y)): natural = bytes(Array(x.utf8), Array(y.utf8))
+        case (.bool(let x), .bool(let y)): natural = x == y ? 0 : (x ? 1 : -1)
+        case (.url(let x), .url(let y)): natural = bytes(Array(x.absoluteString.utf8), Array(y.absoluteString.utf8))
+        case (.data(let x), .data(let y)): natural = bytes(Array(x), Array(y))
         default: natural = 0
         }
         if natural != 0 { return natural }

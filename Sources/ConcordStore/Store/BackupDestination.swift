@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a backup goes: a new directory (made 0700), or an existing empty one (made 0700);
@@ -29,8 +30,9 @@ package enum BackupDestination {
         var created = false
         if access(path, F_OK) != 0 {
             do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StoreError.io(path: path, reason: "cannot create the backup's directory: \(error.localizedDescription)")
             }

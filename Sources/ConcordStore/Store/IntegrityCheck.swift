@@ -38,7 +38,10 @@ extension Store {
             var records = 0
             try txn.scan(core.layout.records) { key, value in
                 records += 1
-                guard let (suite, k) = StoreLayout.splitRecordKey(key) else { note("a record key that is not suite\\0key"); return true }
+                guard let (suite, k) = StoreLayout.splitRecordKey(key) else {
+                    note("a record key that is not suite\\0key")
+                    return true
+                }
                 if (try? Names.validateSuite(suite)) == nil { note("record \(suite)/\(k): invalid suite name") }
                 do {
                     let row = try StoredRow.decode(value, validateValue: true)
@@ -53,7 +56,10 @@ extension Store {
             var entries = 0
             try txn.scan(core.layout.journal) { key, value in
                 entries += 1
-                guard let seq = StoreLayout.decodeSeq(key) else { note("a journal key that is not 8 bytes"); return true }
+                guard let seq = StoreLayout.decodeSeq(key) else {
+                    note("a journal key that is not 8 bytes")
+                    return true
+                }
                 do {
                     let entry = try JournalEntry.decode(seq: seq, value)
                     if seq > state.seq { note("journal entry \(seq) beyond the last seq \(state.seq)") }

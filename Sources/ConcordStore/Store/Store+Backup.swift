@@ -72,8 +72,9 @@ extension Store {
         guard report.isSound else {
             throw StoreError.damaged(path: destination, reason: "the backup does not verify: " + report.problems.prefix(3).joined(separator: "; "))
         }
-        return BackupReport(directory: backup.directory, replicaID: backup.replicaID, bytes: bytes, compacted: compacted,
-                            records: report.recordsChecked, journalEntries: report.journalEntriesChecked,
-                            lastSeq: try backup.lastSeq())
+        return BackupReport(
+            directory: backup.directory, replicaID: backup.replicaID, bytes: bytes, compacted: compacted,
+            records: report.recordsChecked, journalEntries: report.journalEntriesChecked,
+            lastSeq: try backup.lastSeq())
     }
 }

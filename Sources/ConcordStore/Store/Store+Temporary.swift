@@ -22,8 +22,9 @@ extension Store {
         let path = base + "concord-" + UUID().uuidString.lowercased()
         do {
             // Not intermediate: mkdir fails rather than reuse a directory that exists.
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError.io(path: path, reason: "cannot create a temporary store directory: \(error.localizedDescription)")
         }

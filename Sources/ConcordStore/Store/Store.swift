@@ -84,10 +84,13 @@ public final class Store: Sendable {
             try txn.withCursor(core.layout.records) { cursor in
                 var entry = try cursor.first()
                 while let (key, _) = entry {
-                    guard let (suite, _) = StoreLayout.splitRecordKey(key) else { entry = try cursor.next(); continue }
+                    guard let (suite, _) = StoreLayout.splitRecordKey(key) else {
+                        entry = try cursor.next()
+                        continue
+                    }
                     names.append(suite)
                     var next = Array(suite.utf8)
-                    next.append(1)   // the first key after every "suite\0…"
+                    next.append(1) // the first key after every "suite\0…"
                     entry = try cursor.seek(atLeast: next)
                 }
             }

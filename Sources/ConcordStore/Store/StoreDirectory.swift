@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Creates a replica directory (0700) or checks that an existing one is safe to use:
@@ -13,8 +14,9 @@ enum StoreDirectory {
             guard errno == ENOENT else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
             guard create else { throw StoreError.io(path: path, reason: "no store here (the directory does not exist)") }
             do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try FileManager.default.createDirectory(
+                    atPath: path, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             } catch {
                 throw StoreError.io(path: path, reason: "cannot create the store directory: \(error.localizedDescription)")
             }
@@ -26,7 +28,8 @@ enum StoreDirectory {
             throw StoreError.io(path: path, reason: "not a directory")
         }
         guard info.st_mode & 0o022 == 0 else {
-            throw StoreError.insecure(path: path, reason: "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it")
+            throw StoreError.insecure(
+                path: path, reason: "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it")
         }
         for file in ["data.mdb", "lock.mdb", "notify"] {
             let filePath = path + "/" + file
@@ -38,7 +41,11 @@ enum StoreDirectory {
         var dataInfo = stat()
         if lstat(path + "/data.mdb", &dataInfo) == 0 && dataInfo.st_size == 0 && (!create || access(path + "/notify", F_OK) == 0) {
             // LMDB would take an empty data file for a new one and silently start an empty store.
-            throw StoreError.damaged(path: path, reason: "data.mdb is empty, so the data file was truncated (even a new store holds its two meta pages); restore it from a backup, or move the directory away to start a new store")
+            throw StoreError.damaged(
+                path: path,
+                reason:
+                    "data.mdb is empty, so the data file was truncated (even a new store holds its two meta pages); restore it from a backup, or move the directory away to start a new store"
+            )
         }
         if !create && access(path + "/data.mdb", F_OK) != 0 {
             throw StoreError.io(path: path, reason: "no store here (no data.mdb in the directory)")

@@ -44,36 +44,42 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalidSuiteName(name, reason): return "invalid suite name \(quoted(name)): \(reason)"
-        case let .invalidKey(key, reason): return "invalid key \(quoted(key)): \(reason)"
-        case let .valueTooLarge(key, bytes, limit): return "value for key \(quoted(key)) is \(bytes) bytes, over the limit of \(limit) bytes"
-        case let .unsupportedValue(key, reason): return "cannot store the value for key \(quoted(key)): \(reason)"
-        case let .typeMismatch(suite, key, stored, requested):
+        case .invalidSuiteName(let name, let reason): return "invalid suite name \(quoted(name)): \(reason)"
+        case .invalidKey(let key, let reason): return "invalid key \(quoted(key)): \(reason)"
+        case .valueTooLarge(let key, let bytes, let limit): return "value for key \(quoted(key)) is \(bytes) bytes, over the limit of \(limit) bytes"
+        case .unsupportedValue(let key, let reason): return "cannot store the value for key \(quoted(key)): \(reason)"
+        case .typeMismatch(let suite, let key, let stored, let requested):
             return "key \(quoted(key)) in suite \(quoted(suite)) holds a \(stored), not a \(requested)"
-        case let .newerFormat(path, found, supported):
-            return "the store at \(path) has format version \(found), newer than this Concord supports (\(supported)); upgrade Concord to open it (nothing was changed)"
-        case let .damaged(path, reason): return "the store at \(path) is damaged: \(reason)"
-        case let .insecure(path, reason): return "refusing to use \(path): \(reason)"
-        case let .io(path, reason): return "\(path): \(reason)"
-        case let .storage(code, operation, message): return "\(operation) failed: \(message) (code \(code))"
-        case let .reentrantCall(path):
-            return "a store call on \(path) was made inside an update, batch or claim closure of the same store; the closure runs inside the store's write transaction, so it may only change the value it is given — make other store calls before or after it"
-        case let .reservedSuite(name):
-            return "suite \(quoted(name)) is reserved for merge-policy declarations and schema versions and cannot be written directly; declare a policy with Suite.declare or 'sync-tool policy', a schema with Store.suite(_:schema:)"
-        case let .policyMismatch(suite, key, policy, reason):
+        case .newerFormat(let path, let found, let supported):
+            return
+                "the store at \(path) has format version \(found), newer than this Concord supports (\(supported)); upgrade Concord to open it (nothing was changed)"
+        case .damaged(let path, let reason): return "the store at \(path) is damaged: \(reason)"
+        case .insecure(let path, let reason): return "refusing to use \(path): \(reason)"
+        case .io(let path, let reason): return "\(path): \(reason)"
+        case .storage(let code, let operation, let message): return "\(operation) failed: \(message) (code \(code))"
+        case .reentrantCall(let path):
+            return
+                "a store call on \(path) was made inside an update, batch or claim closure of the same store; the closure runs inside the store's write transaction, so it may only change the value it is given — make other store calls before or after it"
+        case .reservedSuite(let name):
+            return
+                "suite \(quoted(name)) is reserved for merge-policy declarations and schema versions and cannot be written directly; declare a policy with Suite.declare or 'sync-tool policy', a schema with Store.suite(_:schema:)"
+        case .policyMismatch(let suite, let key, let policy, let reason):
             return "key \(quoted(key)) in suite \(quoted(suite)) has the \(policy) merge policy: \(reason)"
-        case let .newerSchema(suite, stored, supported):
-            return "suite \(quoted(suite)) is at schema version \(stored) in this replica, newer than this program's \(supported); it refuses to write values of the older shape — upgrade the program (nothing was written)"
-        case let .invalidSchema(suite, reason):
+        case .newerSchema(let suite, let stored, let supported):
+            return
+                "suite \(quoted(suite)) is at schema version \(stored) in this replica, newer than this program's \(supported); it refuses to write values of the older shape — upgrade the program (nothing was written)"
+        case .invalidSchema(let suite, let reason):
             return "the schema given for suite \(quoted(suite)) is invalid: \(reason)"
-        case let .migrationFailed(suite, version, key, reason):
+        case .migrationFailed(let suite, let version, let key, let reason):
             return "the migration of suite \(quoted(suite)) to schema version \(version) failed at key \(quoted(key)): \(reason) (nothing was migrated)"
         }
     }
 
     private func quoted(_ s: String) -> String {
         let shown = s.count > 80 ? String(s.prefix(80)) + "…" : s
-        return "\"" + shown.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "\""
+        return "\""
+            + shown.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+            + "\""
     }
 }
 

@@ -31,7 +31,8 @@ extension Store {
     /// Counts and sizes of this replica (reads every record once).
     public func info() throws -> StoreInfo {
         let (records, tombstones, journal, state) = try core.read { txn -> (Int, Int, Int, ReplicaState) in
-            var records = 0, tombstones = 0
+            var records = 0
+            var tombstones = 0
             try txn.scan(core.layout.records) { _, value in
                 records += 1
                 if StoredRow.isTombstone(value) { tombstones += 1 }
@@ -40,9 +41,10 @@ extension Store {
             return (records, tombstones, try txn.statistics(core.layout.journal).entries, try ReplicaState.load(txn, core.layout))
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int) ?? 0
-        return StoreInfo(directory: directory, replicaID: replicaID, formatVersion: core.formatVersion,
-                         suites: try suiteNames().count, records: records, tombstones: tombstones,
-                         journalEntries: journal, lastSeq: state.seq, clock: state.clock,
-                         fileBytes: size, mapBytes: core.env.mapSize)
+        return StoreInfo(
+            directory: directory, replicaID: replicaID, formatVersion: core.formatVersion,
+            suites: try suiteNames().count, records: records, tombstones: tombstones,
+            journalEntries: journal, lastSeq: state.seq, clock: state.clock,
+            fileBytes: size, mapBytes: core.env.mapSize)
     }
 }

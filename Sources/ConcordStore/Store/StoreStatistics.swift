@@ -132,12 +132,14 @@ extension Store {
             .sorted { $0.name < $1.name }
         return StoreStatistics(
             directory: directory, replicaID: replicaID,
-            map: .init(mapBytes: env.mapBytes, maxMapBytes: core.env.options.maxMapSize, pageSize: env.pageSize,
-                       pagesUsed: env.pagesUsed, freePages: env.freePages,
-                       fileBytes: Self.fileSize(directory + "/data.mdb"), lockFileBytes: Self.fileSize(directory + "/lock.mdb")),
-            readers: .init(inUse: slots.count, reading: slots.filter { $0.transactionID != nil }.count, max: env.maxReaders,
-                           stale: slots.filter { !$0.processIsAlive }.count, staleFreedAtOpen: core.env.staleReadersClearedAtOpen,
-                           slots: slots),
+            map: .init(
+                mapBytes: env.mapBytes, maxMapBytes: core.env.options.maxMapSize, pageSize: env.pageSize,
+                pagesUsed: env.pagesUsed, freePages: env.freePages,
+                fileBytes: Self.fileSize(directory + "/data.mdb"), lockFileBytes: Self.fileSize(directory + "/lock.mdb")),
+            readers: .init(
+                inUse: slots.count, reading: slots.filter { $0.transactionID != nil }.count, max: env.maxReaders,
+                stale: slots.filter { !$0.processIsAlive }.count, staleFreedAtOpen: core.env.staleReadersClearedAtOpen,
+                slots: slots),
             suites: usage.count, largestSuites: Array(usage.prefix(max(0, largestSuites))),
             records: usage.reduce(0) { $0 + $1.records }, tombstones: usage.reduce(0) { $0 + $1.tombstones },
             journalEntries: env.databases[layout.journal.name]?.entries ?? 0,

@@ -63,7 +63,10 @@ private final class Job<R: Sendable>: Sendable {
     /// Keeps the continuation; false (and resumed with `CancellationError`) when the task was cancelled already.
     func wait(with continuation: CheckedContinuation<R, any Error>) -> Bool {
         let proceed = phase.withLock { p -> Bool in
-            if case .cancelledEarly = p { p = .over; return false }
+            if case .cancelledEarly = p {
+                p = .over
+                return false
+            }
             p = .waiting(continuation)
             return true
         }
@@ -93,8 +96,12 @@ private final class Job<R: Sendable>: Sendable {
     func cancel() {
         let continuation = phase.withLock { p -> CheckedContinuation<R, any Error>? in
             switch p {
-            case .new: p = .cancelledEarly; return nil
-            case .waiting(let c): p = .over; return c
+            case .new:
+                p = .cancelledEarly
+                return nil
+            case .waiting(let c):
+                p = .over
+                return c
             default: return nil
             }
         }
@@ -107,7 +114,7 @@ private final class JobQueue: @unchecked Sendable {
     static let marker = "concord.store-thread"
     private let name: String
     private let limit: Int
-    private let condition = NSCondition()   // guards the fields below
+    private let condition = NSCondition() // guards the fields below
     private var jobs: [@Sendable () -> Void] = []
     private var head = 0
     private var threads = 0
@@ -121,7 +128,11 @@ private final class JobQueue: @unchecked Sendable {
         self.limit = limit
     }
 
-    var waiting: Int { condition.lock(); defer { condition.unlock() }; return jobs.count - head }
+    var waiting: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
+    }
 
     func submit(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
@@ -159,7 +170,10 @@ private final class JobQueue: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while head == jobs.count {
-            if closed { threads -= 1; return nil }
+            if closed {
+                threads -= 1
+                return nil
+            }
             idle += 1
             condition.wait()
             idle -= 1
@@ -167,7 +181,10 @@ private final class JobQueue: @unchecked Sendable {
         }
         let job = jobs[head]
         head += 1
-        if head == jobs.count { jobs.removeAll(keepingCapacity: true); head = 0 }
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        }
         return job
     }
 }

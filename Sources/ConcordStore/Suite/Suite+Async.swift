@@ -96,8 +96,10 @@ extension Suite {
     /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: What `update` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func update<T: StorableValue, R: Sendable>(_ key: String, as type: T.Type = T.self,
-                                                      _ body: @escaping @Sendable (inout T?) throws -> R) async throws -> R {
+    public func update<T: StorableValue, R: Sendable>(
+        _ key: String, as type: T.Type = T.self,
+        _ body: @escaping @Sendable (inout T?) throws -> R
+    ) async throws -> R {
         try await store.thread.run { [self] in try update(key, as: type, body) }
     }
 

@@ -43,13 +43,18 @@ package enum JSONValue {
         case .url(let u): writeString(u.absoluteString, to: &out)
         case .array(let items):
             out += "["
-            for (i, item) in items.enumerated() { if i > 0 { out += "," }; write(item, to: &out) }
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, to: &out)
+            }
             out += "]"
         case .dictionary(let dict):
             out += "{"
             for (i, key) in dict.keys.sorted().enumerated() {
                 if i > 0 { out += "," }
-                writeString(key, to: &out); out += ":"; write(dict[key]!, to: &out)
+                writeString(key, to: &out)
+                out += ":"
+                write(dict[key]!, to: &out)
             }
             out += "}"
         }
@@ -108,7 +113,10 @@ package enum JSONValue {
                 offset += 1
                 var dict: [String: Value] = [:]
                 skipWhitespace()
-                if peek(UInt8(ascii: "}")) { offset += 1; return .dictionary(dict) }
+                if peek(UInt8(ascii: "}")) {
+                    offset += 1
+                    return .dictionary(dict)
+                }
                 while true {
                     skipWhitespace()
                     let key = try string()
@@ -117,7 +125,10 @@ package enum JSONValue {
                     skipWhitespace()
                     dict[key] = try value(depth: depth + 1)
                     skipWhitespace()
-                    if peek(UInt8(ascii: ",")) { offset += 1; continue }
+                    if peek(UInt8(ascii: ",")) {
+                        offset += 1
+                        continue
+                    }
                     try expect(UInt8(ascii: "}"))
                     return .dictionary(dict)
                 }
@@ -125,18 +136,28 @@ package enum JSONValue {
                 offset += 1
                 var items: [Value] = []
                 skipWhitespace()
-                if peek(UInt8(ascii: "]")) { offset += 1; return .array(items) }
+                if peek(UInt8(ascii: "]")) {
+                    offset += 1
+                    return .array(items)
+                }
                 while true {
                     skipWhitespace()
                     items.append(try value(depth: depth + 1))
                     skipWhitespace()
-                    if peek(UInt8(ascii: ",")) { offset += 1; continue }
+                    if peek(UInt8(ascii: ",")) {
+                        offset += 1
+                        continue
+                    }
                     try expect(UInt8(ascii: "]"))
                     return .array(items)
                 }
             case UInt8(ascii: "\""): return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
             case UInt8(ascii: "n"): throw error("null cannot be stored")
             default: return try number()
             }
@@ -163,8 +184,11 @@ package enum JSONValue {
                 if (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: "-") || b == UInt8(ascii: "+") {
                     offset += 1
                 } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") {
-                    isInteger = false; offset += 1
-                } else { break }
+                    isInteger = false
+                    offset += 1
+                } else {
+                    break
+                }
             }
             guard offset > start, let text = String(bytes: bytes[start..<offset], encoding: .utf8) else { throw error("expected a value") }
             if isInteger, let i = Int(text) { return .int(i) }
@@ -193,7 +217,8 @@ package enum JSONValue {
                 case UInt8(ascii: "\\"):
                     try flush()
                     guard offset < bytes.count else { throw error("unterminated escape") }
-                    let e = bytes[offset]; offset += 1
+                    let e = bytes[offset]
+                    offset += 1
                     switch e {
                     case UInt8(ascii: "\""): scalars.append("\"")
                     case UInt8(ascii: "\\"): scalars.append("\\")

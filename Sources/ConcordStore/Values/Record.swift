@@ -100,11 +100,19 @@ public struct Record: Hashable, Sendable {
     package func encode(into out: inout ByteWriter) {
         switch body {
         case .value(let bytes):
-            out.u8(0); out.u64(version.hlc); out.append(version.replica.bytes); out.append(bytes)
+            out.u8(0)
+            out.u64(version.hlc)
+            out.append(version.replica.bytes)
+            out.append(bytes)
         case .tombstone:
-            out.u8(1); out.u64(version.hlc); out.append(version.replica.bytes)
+            out.u8(1)
+            out.u64(version.hlc)
+            out.append(version.replica.bytes)
         case .policy(let state):
-            out.u8(2); out.u64(version.hlc); out.append(version.replica.bytes); state.encode(into: &out)
+            out.u8(2)
+            out.u64(version.hlc)
+            out.append(version.replica.bytes)
+            state.encode(into: &out)
         }
     }
 

@@ -202,12 +202,13 @@ extension Array: StorableValue where Element: StorableValue {
         }
     }
     public func storedValue() throws -> Value? {
-        .array(try map { element in
-            guard let value = try element.storedValue() else {
-                throw StoreError.unsupportedValue(key: "", reason: "an array element is nil, which a stored array cannot hold")
-            }
-            return value
-        })
+        .array(
+            try map { element in
+                guard let value = try element.storedValue() else {
+                    throw StoreError.unsupportedValue(key: "", reason: "an array element is nil, which a stored array cannot hold")
+                }
+                return value
+            })
     }
 }
 

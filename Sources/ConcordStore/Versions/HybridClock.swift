@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The hybrid logical clock's rules (see the architecture document, "Versions and the clock").
@@ -18,8 +18,10 @@ package enum HybridClock {
     /// The write beats the record it replaces even when that record came from a clock running ahead,
     /// but the replica's clock moves only as far as its own progression (`max(now, clock + 1)`) or
     /// the drift bound, so one skewed key does not drag every later write on the replica ahead with it.
-    package static func localWrite(nowMilliseconds: UInt64, clock: UInt64, existing: UInt64?,
-                                   maxDriftMilliseconds: UInt64) -> (hlc: UInt64, clock: UInt64) {
+    package static func localWrite(
+        nowMilliseconds: UInt64, clock: UInt64, existing: UInt64?,
+        maxDriftMilliseconds: UInt64
+    ) -> (hlc: UInt64, clock: UInt64) {
         let own = max(nowMilliseconds << 16, clock &+ 1)
         guard let existing, existing >= own else { return (own, own) }
         let hlc = existing &+ 1

@@ -1,8 +1,9 @@
 import ConcordStore
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A descriptor that becomes readable when a store commits a change that matters (bursts coalesce
@@ -35,7 +36,10 @@ package final class CommitSignal: Sendable {
     package init(ignoring: (@Sendable (ChangeOrigin) -> Bool)? = nil) {
         var fds: [Int32] = [-1, -1]
         if pipe(&fds) == 0 {
-            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+            for fd in fds {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            }
         }
         pipeEnds = (fds[0], fds[1])
         filter = Mutex(ignoring)
@@ -60,7 +64,12 @@ package final class CommitSignal: Sendable {
     }
 
     /// Stops watching the store (the descriptor stays open until the signal is released).
-    package func cancel() { token.withLock { $0?.cancel(); $0 = nil } }
+    package func cancel() {
+        token.withLock {
+            $0?.cancel()
+            $0 = nil
+        }
+    }
 
     /// Empties the descriptor; true if there was anything in it.
     @discardableResult

@@ -1,6 +1,7 @@
 import ConcordStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Another replica this process can open (a directory) as a live-sync peer: each round is a

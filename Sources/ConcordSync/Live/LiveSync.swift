@@ -1,8 +1,9 @@
 import ConcordStore
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps a store in sync with a peer while it runs (see the architecture document, "Live sync"): it
@@ -34,17 +35,21 @@ public final class LiveSync: Sendable {
 
     /// Starts the loop. `connect` opens a session (called again after each failure); `onEvent` runs on
     /// the loop's thread.
-    public convenience init(store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
-                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
-                            connect: @escaping @Sendable () throws -> any LiveSyncPeer) throws {
+    public convenience init(
+        store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
+        connect: @escaping @Sendable () throws -> any LiveSyncPeer
+    ) throws {
         self.init(signal: try CommitSignal(store: store), heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent, connect: connect)
     }
 
     /// A loop woken by `signal` (a store's commits; with no store, only by a stop): a relay between
     /// two remotes holds no store of its own.
-    package init(signal: CommitSignal = CommitSignal(), heartbeat: Double = 10, maxBackoff: Double = 5,
-                 onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
-                 connect: @escaping @Sendable () throws -> any LiveSyncPeer) {
+    package init(
+        signal: CommitSignal = CommitSignal(), heartbeat: Double = 10, maxBackoff: Double = 5,
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
+        connect: @escaping @Sendable () throws -> any LiveSyncPeer
+    ) {
         self.heartbeat = heartbeat
         self.maxBackoff = maxBackoff
         self.signal = signal
@@ -53,7 +58,10 @@ public final class LiveSync: Sendable {
             update { $0.connection = .stopped }
             finished.store(true, ordering: .releasing)
             // Finished outside the lock: finishing runs the stream's onTermination, which takes it.
-            for c in subscribers.withLock({ s in defer { s = [:] }; return Array(s.values) }) { c.finish() }
+            for c in subscribers.withLock({ s in
+                defer { s = [:] }
+                return Array(s.values)
+            }) { c.finish() }
         }
         thread.name = "concord-live-sync"
         thread.start()
@@ -67,9 +75,11 @@ public final class LiveSync: Sendable {
     /// options.rsh = "ssh -p 2222"
     /// let live = try LiveSync(store: store, remote: "desktop:settings", options: options)
     /// ```
-    public convenience init(store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
-                            heartbeat: Double = 10, maxBackoff: Double = 5,
-                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }) throws {
+    public convenience init(
+        store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
+        heartbeat: Double = 10, maxBackoff: Double = 5,
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+    ) throws {
         let address = try RemoteAddress.parse(remote)
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
             try StreamLivePeer(store: store, connection: try RemoteConnection.open(address, options: options, suites: selection), selection: selection)
@@ -82,8 +92,10 @@ public final class LiveSync: Sendable {
     /// ```swift
     /// let live = try LiveSync(store: phone, directory: "/data/watch")
     /// ```
-    public convenience init(store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Double = 10, maxBackoff: Double = 5,
-                            onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }) throws {
+    public convenience init(
+        store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Double = 10, maxBackoff: Double = 5,
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+    ) throws {
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
             try DirectoryLivePeer(store: store, other: try Store(path: directory), selection: selection)
         }
@@ -101,7 +113,10 @@ public final class LiveSync: Sendable {
         let (stream, continuation) = AsyncStream<LiveSyncState>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let id = UUID()
         continuation.yield(state)
-        if finished.load(ordering: .acquiring) { continuation.finish(); return stream }
+        if finished.load(ordering: .acquiring) {
+            continuation.finish()
+            return stream
+        }
         subscribers.withLock { $0[id] = continuation }
         continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
         return stream
@@ -116,7 +131,10 @@ public final class LiveSync: Sendable {
     }
 
     private func update(_ change: (inout LiveSyncState) -> Void) {
-        let state = current.withLock { s in change(&s); return s }
+        let state = current.withLock { s in
+            change(&s)
+            return s
+        }
         for c in subscribers.withLock({ Array($0.values) }) { c.yield(state) }
     }
 
@@ -148,13 +166,22 @@ public final class LiveSync: Sendable {
                     }
                     let wake = try peer.waitForAnnouncement(timeout: heartbeat, wakeDescriptor: signal.descriptor)
                     due = wake != .ownEcho
-                    if wake == .local && !stopped.load(ordering: .acquiring) { update { $0.pendingChanges = true; $0.isInSync = false } }
+                    if wake == .local && !stopped.load(ordering: .acquiring) {
+                        update {
+                            $0.pendingChanges = true
+                            $0.isInSync = false
+                        }
+                    }
                     if wake == .announced { update { $0.isInSync = false } }
                 }
             } catch {
                 guard !stopped.load(ordering: .acquiring) else { break }
                 let delay = backoff * Double.random(in: 0.5...1.0)
-                update { $0.connection = .waitingToRetry(seconds: delay); $0.lastError = "\(error)"; $0.isInSync = false }
+                update {
+                    $0.connection = .waitingToRetry(seconds: delay)
+                    $0.lastError = "\(error)"
+                    $0.isInSync = false
+                }
                 onEvent(.disconnected(error: "\(error)", retryAfter: delay))
                 sleepUnlessStopped(delay)
                 backoff = min(backoff * 2, maxBackoff)

@@ -1,7 +1,8 @@
 import ConcordStore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A pair of byte streams carrying sync frames: a pipe pair to a child (`ssh host sync-tool serve`),
@@ -30,7 +31,7 @@ package final class SyncChannel: @unchecked Sendable {
         self.output = output
         self.timeout = timeout
         self.limits = limits
-        signal(SIGPIPE, SIG_IGN)   // a closed peer is an error value, not a signal that kills this process
+        signal(SIGPIPE, SIG_IGN) // a closed peer is an error value, not a signal that kills this process
     }
 
     /// Frames of at most 64 MiB (a batch holds a few MiB; one value may be up to the 4 MiB value limit).
@@ -51,7 +52,11 @@ package final class SyncChannel: @unchecked Sendable {
             let n = write(output, rest, rest.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN { var p = pollfd(fd: output, events: Int16(POLLOUT), revents: 0); _ = poll(&p, 1, 1000); continue }
+                if errno == EAGAIN {
+                    var p = pollfd(fd: output, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&p, 1, 1000)
+                    continue
+                }
                 throw describeFailure("the connection closed while sending (\(String(cString: strerror(errno))))")
             }
             offset += n
@@ -68,12 +73,16 @@ package final class SyncChannel: @unchecked Sendable {
             throw SyncProtocolError(.malformed, "a frame of unknown kind \(kind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
         }
         guard length <= limits.maxBytes else {
-            throw SyncProtocolError(.oversized, "the peer sent a frame of \(length) bytes, over the limit of \(limits.maxBytes) bytes: refused unread, nothing from it was merged")
+            throw SyncProtocolError(
+                .oversized, "the peer sent a frame of \(length) bytes, over the limit of \(limits.maxBytes) bytes: refused unread, nothing from it was merged")
         }
         guard try fill(SyncFrame.headerSize + length, allowingEnd: false) else { return nil }
         let payload = Array(buffer[(start + SyncFrame.headerSize)..<(start + SyncFrame.headerSize + length)])
         start += SyncFrame.headerSize + length
-        if start > 1 << 20 || start == buffer.count { buffer.removeFirst(start); start = 0 }
+        if start > 1 << 20 || start == buffer.count {
+            buffer.removeFirst(start)
+            start = 0
+        }
         return try SyncFrame.decode(kind: kind, payload: payload, limits: limits)
     }
 
@@ -113,7 +122,10 @@ package final class SyncChannel: @unchecked Sendable {
             if n == 0 {
                 let have = buffer.count - start
                 if have == 0 && allowingEnd { return false }
-                throw SyncProtocolError(.truncated, "the stream ended in the middle of a frame (\(have) of \(max(count, SyncFrame.headerSize)) bytes): the connection dropped or the peer stopped; nothing from that frame was merged")
+                throw SyncProtocolError(
+                    .truncated,
+                    "the stream ended in the middle of a frame (\(have) of \(max(count, SyncFrame.headerSize)) bytes): the connection dropped or the peer stopped; nothing from that frame was merged"
+                )
             }
             buffer.append(contentsOf: chunk[..<n])
         }

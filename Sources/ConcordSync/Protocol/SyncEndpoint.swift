@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// One side of a sync session after the handshake: it sends its replica's changes the other side
 /// lacks as batches and waits for each acknowledgement, and merges the batches it receives, each
 /// in one write transaction, acknowledging each. Both the client and `serve` use it.
@@ -42,8 +43,9 @@ final class SyncEndpoint {
         var sent = SentChanges()
         var after: UInt64?
         while true {
-            let delta = try DeltaReader.read(from: store, for: peer, alreadyMerged: peerKnowledge, selection: selection,
-                                             after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes)
+            let delta = try DeltaReader.read(
+                from: store, for: peer, alreadyMerged: peerKnowledge, selection: selection,
+                after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes)
             sent.journalEntriesRead += delta.journalEntriesRead
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
             guard !delta.batch.entries.isEmpty || behind || (atLeastOne && sent.batches == 0) else { break }
@@ -79,7 +81,8 @@ final class SyncEndpoint {
             case .batch(let batch):
                 if let refuse { throw refuse }
                 guard batch.source == peer, batch.selection == selection else {
-                    throw SyncProtocolError(.malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
+                    throw SyncProtocolError(
+                        .malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
                 }
                 let report: ApplyReport
                 do { report = dryRun ? try applier.plan(batch) : try applier.apply(batch) } catch let error as SyncError {

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// One message of the sync protocol (see the architecture document, "Sync protocol").
 ///
 /// On the stream every frame is `kind u8 | payload length u32 | payload`. A batch's payload is a
@@ -40,8 +41,9 @@ package enum SyncFrame: Sendable, Equatable {
             w.u16(hello.version)
             w.u16(hello.flags)
             w.u32(CRC32.checksum([kind.rawValue] + w.bytes))
-            let empty = RemoteBatch(source: hello.replica, selection: hello.selection, fromSeq: hello.lastSeq, toSeq: hello.lastSeq,
-                                    entries: [], knowledge: hello.knowledge)
+            let empty = RemoteBatch(
+                source: hello.replica, selection: hello.selection, fromSeq: hello.lastSeq, toSeq: hello.lastSeq,
+                entries: [], knowledge: hello.knowledge)
             w.append(SyncBundle(batch: empty, createdMilliseconds: hello.milliseconds).encoded())
         case .batch(let batch):
             kind = .batch
@@ -70,7 +72,8 @@ package enum SyncFrame: Sendable, Equatable {
     /// Decodes one frame's payload (the header already read), checking all of it.
     package static func decode(kind rawKind: UInt8, payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncFrame {
         guard let kind = Kind(rawValue: rawKind) else {
-            throw SyncProtocolError(.malformed, "a frame of unknown kind \(rawKind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
+            throw SyncProtocolError(
+                .malformed, "a frame of unknown kind \(rawKind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
         }
         switch kind {
         case .hello: return .hello(try SyncHello.decode(payload, limits: limits))
@@ -161,13 +164,17 @@ package struct SyncHello: Sendable, Equatable {
     static func decode(_ payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncHello {
         let header = magic.count + 2 + 2 + 4
         guard payload.count >= magic.count, Array(payload[..<magic.count]) == magic else {
-            throw SyncProtocolError(.malformed, "the peer's first frame is not a Concord hello: the far side is not 'sync-tool serve' (check the remote command)")
+            throw SyncProtocolError(
+                .malformed, "the peer's first frame is not a Concord hello: the far side is not 'sync-tool serve' (check the remote command)")
         }
         guard payload.count >= header else { throw SyncProtocolError(.malformed, "a hello of \(payload.count) bytes is too short") }
         var r = ByteReader(Array(payload[magic.count..<header]))
-        let version = (try? r.u16()) ?? 0, flags = (try? r.u16()) ?? 0, stored = (try? r.u32()) ?? 0
+        let version = (try? r.u16()) ?? 0
+        let flags = (try? r.u16()) ?? 0
+        let stored = (try? r.u32()) ?? 0
         guard version <= currentVersion else {
-            throw SyncProtocolError(.newerVersion, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
+            throw SyncProtocolError(
+                .newerVersion, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
         }
         guard version >= 1 else { throw SyncProtocolError(.malformed, "sync protocol version 0 does not exist") }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
@@ -204,13 +211,16 @@ package struct SyncAck: Sendable, Equatable {
     package let maxSkewMilliseconds: UInt64
 
     package init(toSeq: UInt64, report: ApplyReport) {
-        self.init(toSeq: toSeq, cursorAdvanced: report.cursorAdvanced, entries: report.entries, alreadyMerged: report.alreadyMerged,
-                  recordsChanged: report.recordsChanged, conflicts: report.conflicts.count,
-                  skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds)
+        self.init(
+            toSeq: toSeq, cursorAdvanced: report.cursorAdvanced, entries: report.entries, alreadyMerged: report.alreadyMerged,
+            recordsChanged: report.recordsChanged, conflicts: report.conflicts.count,
+            skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds)
     }
 
-    init(toSeq: UInt64, cursorAdvanced: Bool, entries: Int, alreadyMerged: Int, recordsChanged: Int, conflicts: Int,
-         skewedVersions: Int, maxSkewMilliseconds: UInt64) {
+    init(
+        toSeq: UInt64, cursorAdvanced: Bool, entries: Int, alreadyMerged: Int, recordsChanged: Int, conflicts: Int,
+        skewedVersions: Int, maxSkewMilliseconds: UInt64
+    ) {
         self.toSeq = toSeq
         self.cursorAdvanced = cursorAdvanced
         self.entries = entries
@@ -238,7 +248,8 @@ package struct SyncAck: Sendable, Equatable {
             guard n <= UInt64(Int32.max) else { throw ValueDecodingError("a count of \(n)") }
             counts.append(Int(n))
         }
-        return SyncAck(toSeq: toSeq, cursorAdvanced: advanced == 1, entries: counts[0], alreadyMerged: counts[1], recordsChanged: counts[2],
-                       conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: try r.u64())
+        return SyncAck(
+            toSeq: toSeq, cursorAdvanced: advanced == 1, entries: counts[0], alreadyMerged: counts[1], recordsChanged: counts[2],
+            conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: try r.u64())
     }
 }

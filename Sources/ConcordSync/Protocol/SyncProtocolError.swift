@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// Why a sync session over a stream failed. A session checks every frame whole before it merges
 /// anything from it, so the batch of a refused frame is never merged (earlier batches, each
 /// acknowledged, stay merged: cursors only move forward and the next session resumes after them).

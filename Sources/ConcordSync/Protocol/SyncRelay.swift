@@ -1,6 +1,7 @@
 import ConcordStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 /// Syncs two servers' replicas through this process, which holds no replica (see the architecture
 /// document, "Relaying between two remotes"): a session with each, in which each server is
@@ -38,10 +39,12 @@ package final class SyncRelay {
             throw SyncProtocolError(.refused, "both remotes are the same replica (\(helloA.replica)): there is nothing to sync")
         }
         guard helloA.selection == helloB.selection else {
-            throw SyncProtocolError(.refused, "the remotes serve different suites (\(helloA.selection) and \(helloB.selection)): give --suite for suites both serve")
+            throw SyncProtocolError(
+                .refused, "the remotes serve different suites (\(helloA.selection) and \(helloB.selection)): give --suite for suites both serve")
         }
         guard !helloA.readOnly, !helloB.readOnly else {
-            throw SyncProtocolError(.readOnly, "a remote is served read-only: a relay forwards both ways, so sync the read-only one with a local replica instead")
+            throw SyncProtocolError(
+                .readOnly, "a remote is served read-only: a relay forwards both ways, so sync the read-only one with a local replica instead")
         }
         self.dryRun = dryRun
         try a.channel.send(.hello(helloB))
@@ -59,7 +62,7 @@ package final class SyncRelay {
     /// without a batch, with both servers between rounds.
     package func round() throws -> RelayRoundReport {
         var report = RelayRoundReport(dryRun: dryRun)
-        try a.channel.send(.end)   // A's round: the relay forwards nothing to it first; A sends what B lacks
+        try a.channel.send(.end) // A's round: the relay forwards nothing to it first; A sends what B lacks
         var (from, to, fromIsA) = (a, b, true)
         for leg in 1...maxLegs {
             let sent = try forward(from: from, to: to)

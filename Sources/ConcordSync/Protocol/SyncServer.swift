@@ -1,8 +1,9 @@
 import ConcordStore
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The serving side of a sync session (`sync-tool serve`): it answers a client's hello, merges the
@@ -55,8 +56,9 @@ package struct SyncServer {
         var client = opening
         guard client.replica != store.replicaID else { throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description) }
         let selection = try effectiveSelection(client.selection)
-        var hello = SyncHello(replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
-                              lastSeq: try store.lastSeq())
+        var hello = SyncHello(
+            replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
+            lastSeq: try store.lastSeq())
         hello.milliseconds = store.options.wallClock()
         hello.readOnly = readOnly
         hello.dryRun = client.dryRun
@@ -99,7 +101,8 @@ package struct SyncServer {
             throw SyncProtocolError(.malformed, "a relay's second frame must be the hello of the replica it relays for")
         }
         guard !introduced.relay, introduced.replica != SyncHello.relayPlaceholder, introduced.selection == selection else {
-            throw SyncProtocolError(.malformed, "the relay introduced \(introduced.replica) for \(introduced.selection); the session is for \(selection) and needs a replica")
+            throw SyncProtocolError(
+                .malformed, "the relay introduced \(introduced.replica) for \(introduced.selection); the session is for \(selection) and needs a replica")
         }
         guard introduced.replica != store.replicaID else {
             throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description)
@@ -109,7 +112,8 @@ package struct SyncServer {
         return introduced
     }
 
-    static let readOnlyRefusal = SyncProtocolError(.readOnly, "this replica is served read-only: it sends its changes and merges nothing (the batch was not merged)")
+    static let readOnlyRefusal = SyncProtocolError(
+        .readOnly, "this replica is served read-only: it sends its changes and merges nothing (the batch was not merged)")
 
     private func effectiveSelection(_ asked: SyncSelection) throws(SyncProtocolError) -> SyncSelection {
         guard let served = suites.suites else { return asked }

@@ -1,4 +1,5 @@
 import ConcordStore
+
 /// The client side of a sync session over a channel (see the architecture document, "Sync protocol"):
 /// the handshake, then rounds — this replica's changes to the peer, each batch acknowledged, then
 /// the peer's changes to this replica, each merged in one write transaction and acknowledged.
@@ -22,8 +23,9 @@ package final class SyncSession {
     package init(store: Store, channel: SyncChannel, selection: SyncSelection = .all, dryRun: Bool = false, live: Bool = false) throws {
         self.store = store
         self.channel = channel
-        var hello = SyncHello(replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
-                              lastSeq: try store.lastSeq())
+        var hello = SyncHello(
+            replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
+            lastSeq: try store.lastSeq())
         hello.milliseconds = store.options.wallClock()
         hello.dryRun = dryRun
         hello.live = live

@@ -1,8 +1,9 @@
 import ConcordStore
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// How to reach a remote replica: the ssh command and the program run on the far side.
@@ -47,8 +48,10 @@ package final class RemoteConnection: @unchecked Sendable {
     /// The command line run, for messages: ssh's words, the destination and the remote command.
     package let commandLine: [String]
 
-    package static func open(_ address: RemoteAddress, options: RemoteOptions, suites: SyncSelection = .all,
-                             readOnly: Bool = false) throws -> RemoteConnection {
+    package static func open(
+        _ address: RemoteAddress, options: RemoteOptions, suites: SyncSelection = .all,
+        readOnly: Bool = false
+    ) throws -> RemoteConnection {
         var words = try ShellWords.split(options.rsh)
         guard !words.isEmpty else { throw SyncProtocolError(.refused, "--rsh is empty: give the ssh command, e.g. \"ssh -p 2222\"") }
         if let port = address.port { words += ["-p", String(port)] }
@@ -64,7 +67,9 @@ package final class RemoteConnection: @unchecked Sendable {
     private init(address: RemoteAddress, words: [String], timeout: Double) throws {
         self.address = address
         commandLine = words
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process = Process()
         // Through a shell that outlives ssh's start: ssh closes every inherited descriptor, including
         // the one Foundation watches to learn that a child exited, and Foundation would then block
@@ -87,7 +92,7 @@ package final class RemoteConnection: @unchecked Sendable {
             // Give the child a moment to exit and say why.
             let deadline = Date().addingTimeInterval(3)
             while process.isRunning && Date() < deadline { usleep(2_000) }
-            usleep(50_000)   // the diagnostics thread reads what the child wrote last
+            usleep(50_000) // the diagnostics thread reads what the child wrote last
             let said = diagnostics.lastLines()
             let status = process.isRunning ? "" : " (\(program) exited with status \(process.terminationStatus))"
             let refused = said.contains("Permission denied") || said.contains("Authentication failed") || said.contains("Too many authentication failures")
@@ -102,7 +107,10 @@ package final class RemoteConnection: @unchecked Sendable {
         try? toChild.close()
         let deadline = Date().addingTimeInterval(2)
         while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         try? fromChild.close()
     }
 
@@ -130,7 +138,7 @@ private final class Diagnostics: Sendable {
                     if t.count > 4096 { t.removeFirst(t.count - 4096) }
                 }
             }
-            _ = handle   // keeps the descriptor open while the thread reads it
+            _ = handle // keeps the descriptor open while the thread reads it
         }
         thread.start()
     }

@@ -15,17 +15,31 @@ package enum ShellWords {
         var quote: Character?
         var escaped = false
         for c in text {
-            if escaped { current.append(c); escaped = false; continue }
+            if escaped {
+                current.append(c)
+                escaped = false
+                continue
+            }
             if let q = quote {
                 if c == q { quote = nil } else if c == "\\" && q == "\"" { escaped = true } else { current.append(c) }
                 continue
             }
             switch c {
-            case "'", "\"": quote = c; inWord = true
-            case "\\": escaped = true; inWord = true
+            case "'", "\"":
+                quote = c
+                inWord = true
+            case "\\":
+                escaped = true
+                inWord = true
             case " ", "\t", "\n":
-                if inWord { words.append(current); current = ""; inWord = false }
-            default: current.append(c); inWord = true
+                if inWord {
+                    words.append(current)
+                    current = ""
+                    inWord = false
+                }
+            default:
+                current.append(c)
+                inWord = true
             }
         }
         guard quote == nil, !escaped else { throw SyncProtocolError(.refused, "the command '\(text)' has an unclosed quote or a trailing backslash") }

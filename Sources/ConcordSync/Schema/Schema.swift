@@ -120,16 +120,22 @@ public struct MigrationStep: Sendable {
     /// reads as a `Double` too, but a `Double` is stored as a `.double`) — so the two types must be
     /// told apart by what is stored (`Int` → `Double`, `String` → a `Codable` struct); for a change
     /// within one type, rename the key. Applies to keys under the lww policy.
-    public static func convert<Old: StorableValue, New: StorableValue>(_ key: String, from: Old.Type, to: New.Type,
-                                                                      _ transform: @escaping @Sendable (Old) throws -> New?) -> MigrationStep {
-        MigrationStep(action: .convert(key, applies: { value in
-            // Of the old shape: it reads as an `Old`, and is not already stored as a `New` is (an
-            // `Int` also reads as a `Double`, but is not stored as one).
-            guard (try? Old(storedValue: value)) != nil else { return false }
-            guard let asNew = try? New(storedValue: value) else { return true }
-            return (try? asNew.storedValue()) != value
-        }, transform: { value in
-            try transform(try Old(storedValue: value))?.storedValue()
-        }))
+    public static func convert<Old: StorableValue, New: StorableValue>(
+        _ key: String, from: Old.Type, to: New.Type,
+        _ transform: @escaping @Sendable (Old) throws -> New?
+    ) -> MigrationStep {
+        MigrationStep(
+            action: .convert(
+                key,
+                applies: { value in
+                    // Of the old shape: it reads as an `Old`, and is not already stored as a `New` is (an
+                    // `Int` also reads as a `Double`, but is not stored as one).
+                    guard (try? Old(storedValue: value)) != nil else { return false }
+                    guard let asNew = try? New(storedValue: value) else { return true }
+                    return (try? asNew.storedValue()) != value
+                },
+                transform: { value in
+                    try transform(try Old(storedValue: value))?.storedValue()
+                }))
     }
 }

@@ -15,7 +15,7 @@ struct SchemaMigrator {
         try w.migrating {
             for migration in schema.migrations where migration.version > stored {
                 for step in migration.steps {
-                    if case let .declare(policy, key, isPrefix) = step.action {
+                    if case .declare(let policy, let key, let isPrefix) = step.action {
                         try w.declare(policy, suite: suite, key: key, isPrefix: isPrefix)
                     }
                 }
@@ -41,19 +41,22 @@ struct SchemaMigrator {
         for migration in schema.migrations {
             for step in migration.steps {
                 switch step.action {
-                case let .rename(from, to) where concerns(from):
+                case .rename(let from, let to) where concerns(from):
                     guard let source = try w.record(suite: suite, key: from), !source.isTombstone else { continue }
                     let target = try w.record(suite: suite, key: to)
                     let merged = RecordMerge.merge(target, source)!
-                    if merged != target { try w.storeMigrated(merged, suite: suite, key: to); changed += 1 }
+                    if merged != target {
+                        try w.storeMigrated(merged, suite: suite, key: to)
+                        changed += 1
+                    }
                     try w.storeMigrated(Self.removal(of: source), suite: suite, key: from)
                     changed += 1
                     touched?.insert(to)
-                case let .drop(key) where concerns(key):
+                case .drop(let key) where concerns(key):
                     guard let record = try w.record(suite: suite, key: key), !record.isTombstone else { continue }
                     try w.storeMigrated(Self.removal(of: record), suite: suite, key: key)
                     changed += 1
-                case let .convert(key, applies, transform) where concerns(key):
+                case .convert(let key, let applies, let transform) where concerns(key):
                     guard let record = try w.record(suite: suite, key: key), record.isPlain, let value = try record.value(), applies(value) else { continue }
                     let converted: Value?
                     do { converted = try transform(value) } catch {

@@ -76,7 +76,9 @@ public struct PeerCursor: Hashable, Sendable {
     static func decode(key: [UInt8], value: [UInt8]) throws(ValueDecodingError) -> PeerCursor {
         guard key.count >= 16, let peer = ReplicaID(bytes: Array(key[..<16])) else { throw ValueDecodingError("a peer cursor key of \(key.count) bytes") }
         let scope: SyncScope
-        if key.count == 16 { scope = .allSuites } else {
+        if key.count == 16 {
+            scope = .allSuites
+        } else {
             guard let name = String(validating: key[16...], as: UTF8.self) else { throw ValueDecodingError("a peer cursor suite that is not UTF-8") }
             scope = .suite(name)
         }

@@ -65,7 +65,9 @@ extension Store {
             let cursors = try w.peerCursors()
             let peers = cursors.peers
             let now = w.wallClockMilliseconds
-            var seen = 0, keptForRetention = 0, keptForPeers = 0
+            var seen = 0
+            var keptForRetention = 0
+            var keptForPeers = 0
             var doomed: [TombstoneCollectionReport.Tombstone] = []
             var heldBack: [ReplicaID: Int] = [:]
             var oldestKept: UInt64?
@@ -86,7 +88,8 @@ extension Store {
                     return true
                 }
                 var lacking: [ReplicaID] = []
-                var source: ChangeSource?, sourceRead = false   // read only when a cursor does not settle it
+                var source: ChangeSource?
+                var sourceRead = false // read only when a cursor does not settle it
                 for peer in peers {
                     if cursors.acknowledged(by: peer, suite: suite) >= row.seq { continue }
                     if !sourceRead { (source, sourceRead) = (try w.journalSource(seq: row.seq), true) }
@@ -104,13 +107,14 @@ extension Store {
                 return true
             }
             for tombstone in doomed { try w.dropTombstone(suite: tombstone.suite, key: tombstone.key) }
-            return TombstoneCollectionReport(tombstones: seen, collected: doomed.count,
-                                             keptForRetention: keptForRetention, keptForPeers: keptForPeers,
-                                             removed: doomed, heldBackByPeer: heldBack,
-                                             nextCollectableMilliseconds: oldestKept.map { deletedAt in
-                                                 let (sum, overflow) = deletedAt.addingReportingOverflow(retentionMilliseconds)
-                                                 return overflow ? .max : sum
-                                             })
+            return TombstoneCollectionReport(
+                tombstones: seen, collected: doomed.count,
+                keptForRetention: keptForRetention, keptForPeers: keptForPeers,
+                removed: doomed, heldBackByPeer: heldBack,
+                nextCollectableMilliseconds: oldestKept.map { deletedAt in
+                    let (sum, overflow) = deletedAt.addingReportingOverflow(retentionMilliseconds)
+                    return overflow ? .max : sum
+                })
         }
     }
 }

@@ -1,25 +1,29 @@
-import Foundation
 import Concord
+import Foundation
 
 /// `sync-tool backup DIR DEST [--compact] [--json]`
 struct BackupCommand: Command {
     static let spec = CommandSpec(
         name: "backup", abstract: "Copy a replica into a new directory while other processes keep writing; the copy is checked.",
-        positionals: [.init(name: "DIR", help: "The replica directory."),
-                      .init(name: "DEST", help: "The backup's directory: new, or empty (made 0700; its files 0600).")],
-        flags: [.init(name: "compact", help: "Leave free pages out of the copy: a smaller file, for more CPU."),
-                .init(name: "json", help: "Print one JSON object: directory, replica, bytes, records, journal entries, last seq.")],
+        positionals: [
+            .init(name: "DIR", help: "The replica directory."),
+            .init(name: "DEST", help: "The backup's directory: new, or empty (made 0700; its files 0600).")
+        ],
+        flags: [
+            .init(name: "compact", help: "Leave free pages out of the copy: a smaller file, for more CPU."),
+            .init(name: "json", help: "Print one JSON object: directory, replica, bytes, records, journal entries, last seq.")
+        ],
         discussion: """
-        The copy is one consistent snapshot: every change committed before it began, none after, each record \
-        with its journal entry. Writers are not stopped (LMDB's hot copy holds their lock only while it reads \
-        the meta page). The copy is opened and checked like 'sync-tool check' before the command succeeds; on \
-        any failure nothing is left in DEST. DEST must not exist or be empty: anything else is refused (exit 3) \
-        and nothing is written.
+            The copy is one consistent snapshot: every change committed before it began, none after, each record \
+            with its journal entry. Writers are not stopped (LMDB's hot copy holds their lock only while it reads \
+            the meta page). The copy is opened and checked like 'sync-tool check' before the command succeeds; on \
+            any failure nothing is left in DEST. DEST must not exist or be empty: anything else is refused (exit 3) \
+            and nothing is written.
 
-        The backup has the same replica id as DIR: the same identity. Restore it in place of DIR (stop its \
-        processes, move DIR away, move DEST to DIR); never keep it beside DIR as a second replica that syncs \
-        with it, or two different writes can get the same version.
-        """)
+            The backup has the same replica id as DIR: the same identity. Restore it in place of DIR (stop its \
+            processes, move DIR away, move DEST to DIR); never keep it beside DIR as a second replica that syncs \
+            with it, or two different writes can get the same version.
+            """)
 
     let dir, destination: String
     let compact, json: Bool
@@ -35,15 +39,18 @@ struct BackupCommand: Command {
         let store = try Arguments.openStore(dir)
         let report = try store.backup(to: destination, compact: compact)
         if json {
-            io.out(ValueText.object([
-                ("directory", ValueText.json(report.directory)), ("source", ValueText.json(store.directory)),
-                ("replica", ValueText.json(report.replicaID.description)), ("compacted", String(report.compacted)),
-                ("bytes", String(report.bytes)), ("records", String(report.records)),
-                ("journal_entries", String(report.journalEntries)), ("last_seq", String(report.lastSeq)),
-            ]))
+            io.out(
+                ValueText.object([
+                    ("directory", ValueText.json(report.directory)), ("source", ValueText.json(store.directory)),
+                    ("replica", ValueText.json(report.replicaID.description)), ("compacted", String(report.compacted)),
+                    ("bytes", String(report.bytes)), ("records", String(report.records)),
+                    ("journal_entries", String(report.journalEntries)), ("last_seq", String(report.lastSeq))
+                ]))
         } else {
             io.out("backed up \(store.directory) to \(report.directory)\(report.compacted ? " (compacted)" : "")")
-            io.out("\(report.records) records, \(report.journalEntries) journal entries, every change up to seq \(report.lastSeq); \(report.bytes) bytes; checked: sound")
+            io.out(
+                "\(report.records) records, \(report.journalEntries) journal entries, every change up to seq \(report.lastSeq); \(report.bytes) bytes; checked: sound"
+            )
             io.out("replica \(report.replicaID): the same identity as the original; restore it in place of it, never beside it")
         }
         return .ok

@@ -6,9 +6,9 @@ struct CompletionsCommand: Command {
         name: "completions", abstract: "Print the shell completion script for bash or zsh (generated from the commands' specs).",
         positionals: [.init(name: "SHELL", help: "bash or zsh.", choices: shells)],
         discussion: """
-        bash:  source <(sync-tool completions bash)        or save it as /etc/bash_completion.d/sync-tool
-        zsh:   source <(sync-tool completions zsh)         (after compinit), or save it as _sync-tool in a directory of $fpath
-        """)
+            bash:  source <(sync-tool completions bash)        or save it as /etc/bash_completion.d/sync-tool
+            zsh:   source <(sync-tool completions zsh)         (after compinit), or save it as _sync-tool in a directory of $fpath
+            """)
 
     let shell: String
 

@@ -1,20 +1,23 @@
-import Foundation
 import Concord
+import Foundation
 
 /// `sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...`
 struct ExportCommand: Command {
     static let spec = CommandSpec(
         name: "export", abstract: "Write a replica's changes to a bundle file (for syncing through any file transport).",
         positionals: [.init(name: "DIR", help: "The replica directory.")],
-        options: [.init(name: "out", valueName: "FILE", help: "The bundle file to write (replaced whole)."),
-                  .init(name: "since-peer", valueName: "DIR_OR_REPLICA_ID",
-                        help: "Only what that peer has not merged: its replica directory, or its id (then this replica's cursors tell)."),
-                  .init(name: "suite", valueName: "SUITE", help: "Only this suite (repeat for more; default: every suite).", repeating: true)],
+        options: [
+            .init(name: "out", valueName: "FILE", help: "The bundle file to write (replaced whole)."),
+            .init(
+                name: "since-peer", valueName: "DIR_OR_REPLICA_ID",
+                help: "Only what that peer has not merged: its replica directory, or its id (then this replica's cursors tell)."),
+            .init(name: "suite", valueName: "SUITE", help: "Only this suite (repeat for more; default: every suite).", repeating: true)
+        ],
         flags: [.init(name: "all", help: "Every change in the journal (the default when --since-peer is not given).")],
         discussion: """
-        Shape: sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...
-        Import the file on the other side with 'sync-tool import DIR FILE'.
-        """)
+            Shape: sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...
+            Import the file on the other side with 'sync-tool import DIR FILE'.
+            """)
 
     let dir: String
     let out: String
@@ -47,7 +50,9 @@ struct ExportCommand: Command {
                 start = .beginning
             }
             let report = try BundleExchange.export(from: store, since: start, selection: selection, to: out)
-            io.out("exported \(report.entries) changes (seq \(report.fromSeq)...\(report.toSeq)) of \(store.directory) (\(store.replicaID)) to \(out), \(report.bytes) bytes")
+            io.out(
+                "exported \(report.entries) changes (seq \(report.fromSeq)...\(report.toSeq)) of \(store.directory) (\(store.replicaID)) to \(out), \(report.bytes) bytes"
+            )
             return .ok
         }
     }

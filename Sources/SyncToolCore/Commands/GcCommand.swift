@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// `sync-tool gc DIR [--retention DAYS] [--json]`
 struct GcCommand: Command {
@@ -9,12 +9,12 @@ struct GcCommand: Command {
         options: [.init(name: "retention", valueName: "DAYS", help: "Keep tombstones deleted less than DAYS ago (default 30; 0 to 36500, fractions allowed).")],
         flags: [.init(name: "json", help: "Print one JSON object: counts, every removed key, the peers holding tombstones back.")],
         discussion: """
-        A tombstone (what a delete or reset leaves so the delete syncs) goes only once the retention has passed \
-        since the delete AND every peer this replica has synced with has merged it; never earlier, or a peer \
-        could bring the key back. Prints every key removed, how many were kept for the retention (and when the \
-        next becomes old enough), and how many each peer holds back. A peer that will never sync again holds \
-        its tombstones until it is forgotten (Store.forgetPeer).
-        """)
+            A tombstone (what a delete or reset leaves so the delete syncs) goes only once the retention has passed \
+            since the delete AND every peer this replica has synced with has merged it; never earlier, or a peer \
+            could bring the key back. Prints every key removed, how many were kept for the retention (and when the \
+            next becomes old enough), and how many each peer holds back. A peer that will never sync again holds \
+            its tombstones until it is forgotten (Store.forgetPeer).
+            """)
 
     static let maxRetentionDays = 36_500.0
 
@@ -42,20 +42,25 @@ struct GcCommand: Command {
         let peers = report.heldBackByPeer.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         if json {
             let removed = report.removed.map { t in
-                ValueText.object([("suite", ValueText.json(t.suite)), ("key", ValueText.json(t.key)), ("deleted", ValueText.json(Self.date(t.deletedMilliseconds)))])
+                ValueText.object([
+                    ("suite", ValueText.json(t.suite)), ("key", ValueText.json(t.key)), ("deleted", ValueText.json(Self.date(t.deletedMilliseconds)))
+                ])
             }
             let holding = peers.map { peer, count in
-                ValueText.object([("peer", ValueText.json(peer.description)), ("tombstones", String(count)),
-                                  ("last_synced", lastSynced[peer].map { ValueText.json(Self.date($0)) } ?? "null")])
+                ValueText.object([
+                    ("peer", ValueText.json(peer.description)), ("tombstones", String(count)),
+                    ("last_synced", lastSynced[peer].map { ValueText.json(Self.date($0)) } ?? "null")
+                ])
             }
-            io.out(ValueText.object([
-                ("retention_days", Self.days(retentionDays)), ("tombstones", String(report.tombstones)),
-                ("collected", String(report.collected)), ("kept_for_retention", String(report.keptForRetention)),
-                ("kept_for_peers", String(report.keptForPeers)),
-                ("next_collectable", report.nextCollectableMilliseconds.map { ValueText.json(Self.date($0)) } ?? "null"),
-                ("removed", "[" + removed.joined(separator: ",") + "]"),
-                ("peers_holding_back", "[" + holding.joined(separator: ",") + "]"),
-            ]))
+            io.out(
+                ValueText.object([
+                    ("retention_days", Self.days(retentionDays)), ("tombstones", String(report.tombstones)),
+                    ("collected", String(report.collected)), ("kept_for_retention", String(report.keptForRetention)),
+                    ("kept_for_peers", String(report.keptForPeers)),
+                    ("next_collectable", report.nextCollectableMilliseconds.map { ValueText.json(Self.date($0)) } ?? "null"),
+                    ("removed", "[" + removed.joined(separator: ",") + "]"),
+                    ("peers_holding_back", "[" + holding.joined(separator: ",") + "]")
+                ]))
             return .ok
         }
         io.out("collected \(report.collected) of \(report.tombstones) tombstones (retention \(Self.days(retentionDays)) days)")

@@ -6,18 +6,22 @@ import Foundation
 struct HubCommand: Command {
     static let spec = CommandSpec(
         name: "hub", abstract: "Set up and look after a PostgreSQL hub that devices of many accounts sync through.",
-        positionals: [.init(name: "ACTION", help: "init, add-account, stats or gc.", choices: Action.allCases.map(\.rawValue)),
-                      .init(name: "URL", help: "The hub database's libpq URI, as its owner (postgresql://USER@HOST/DB)."),
-                      .init(name: "NAME", help: "add-account: the account (a role): 1-48 of a-z, 0-9, _.", optional: true)],
-        options: [.init(name: "retention", valueName: "DAYS", help: "gc: collect tombstones deleted more than DAYS ago (default 30; 0 to 36500, fractions allowed).")],
+        positionals: [
+            .init(name: "ACTION", help: "init, add-account, stats or gc.", choices: Action.allCases.map(\.rawValue)),
+            .init(name: "URL", help: "The hub database's libpq URI, as its owner (postgresql://USER@HOST/DB)."),
+            .init(name: "NAME", help: "add-account: the account (a role): 1-48 of a-z, 0-9, _.", optional: true)
+        ],
+        options: [
+            .init(name: "retention", valueName: "DAYS", help: "gc: collect tombstones deleted more than DAYS ago (default 30; 0 to 36500, fractions allowed).")
+        ],
         flags: [.init(name: "json", help: "stats: print one JSON object.")],
         discussion: """
-        init         creates the hub's schema, or upgrades an older one (versioned; running it again changes nothing).
-        add-account  creates account NAME: a login role with a generated password (printed once) that sees only its own rows.
-        stats        accounts, rows, tombstones, changes, devices, bytes, and each account's tombstone horizon.
-        gc           deletes tombstones older than the retention and records each account's horizon; a device that
-                     was away longer gets a full resync instead of a delta, so deleted keys stay deleted.
-        """)
+            init         creates the hub's schema, or upgrades an older one (versioned; running it again changes nothing).
+            add-account  creates account NAME: a login role with a generated password (printed once) that sees only its own rows.
+            stats        accounts, rows, tombstones, changes, devices, bytes, and each account's tombstone horizon.
+            gc           deletes tombstones older than the retention and records each account's horizon; a device that
+                         was away longer gets a full resync instead of a delta, so deleted keys stay deleted.
+            """)
 
     enum Action: String, CaseIterable { case initialize = "init", addAccount = "add-account", stats, gc }
 
@@ -54,9 +58,12 @@ struct HubCommand: Command {
             switch action {
             case .initialize:
                 let (from, to) = try admin.initialize()
-                io.out(from == to ? "hub at \(admin.endpoint) is at schema version \(to) (nothing changed)"
-                       : from == 0 ? "hub created at \(admin.endpoint) (schema version \(to))"
-                       : "hub at \(admin.endpoint) upgraded from schema version \(from) to \(to)")
+                io.out(
+                    from == to
+                        ? "hub at \(admin.endpoint) is at schema version \(to) (nothing changed)"
+                        : from == 0
+                            ? "hub created at \(admin.endpoint) (schema version \(to))"
+                            : "hub at \(admin.endpoint) upgraded from schema version \(from) to \(to)")
             case .addAccount:
                 let password = HubCommandSupport.generatedPassword()
                 try admin.addAccount(name!, password: password)
@@ -70,23 +77,27 @@ struct HubCommand: Command {
                 let stats = try admin.stats()
                 if json {
                     let accounts = stats.perAccount.map { a in
-                        ValueText.object([("name", ValueText.json(a.name)), ("rows", String(a.rows)), ("tombstones", String(a.tombstones)),
-                                          ("changes", String(a.changes)), ("devices", String(a.devices)),
-                                          ("horizon_seq", String(a.horizonSeq)), ("horizon_ms", String(a.horizonMilliseconds))])
+                        ValueText.object([
+                            ("name", ValueText.json(a.name)), ("rows", String(a.rows)), ("tombstones", String(a.tombstones)),
+                            ("changes", String(a.changes)), ("devices", String(a.devices)),
+                            ("horizon_seq", String(a.horizonSeq)), ("horizon_ms", String(a.horizonMilliseconds))
+                        ])
                     }
-                    io.out(ValueText.object([
-                        ("accounts", String(stats.accounts)), ("rows", String(stats.rows)), ("tombstones", String(stats.tombstones)),
-                        ("changes", String(stats.changes)), ("devices", String(stats.devices)),
-                        ("hub_bytes", String(stats.hubBytes)), ("database_bytes", String(stats.databaseBytes)),
-                        ("per_account", "[" + accounts.joined(separator: ",") + "]"),
-                    ]))
+                    io.out(
+                        ValueText.object([
+                            ("accounts", String(stats.accounts)), ("rows", String(stats.rows)), ("tombstones", String(stats.tombstones)),
+                            ("changes", String(stats.changes)), ("devices", String(stats.devices)),
+                            ("hub_bytes", String(stats.hubBytes)), ("database_bytes", String(stats.databaseBytes)),
+                            ("per_account", "[" + accounts.joined(separator: ",") + "]")
+                        ]))
                 } else {
                     io.out("hub at \(admin.endpoint)")
                     io.out("accounts: \(stats.accounts), devices: \(stats.devices)")
                     io.out("rows: \(stats.rows) (\(stats.tombstones) tombstones), changes: \(stats.changes)")
                     io.out("bytes: \(stats.hubBytes) in the hub's tables, \(stats.databaseBytes) in the database")
                     for a in stats.perAccount {
-                        io.out("  \(a.name): \(a.rows) rows (\(a.tombstones) tombstones), \(a.changes) changes, \(a.devices) devices, horizon seq \(a.horizonSeq)")
+                        io.out(
+                            "  \(a.name): \(a.rows) rows (\(a.tombstones) tombstones), \(a.changes) changes, \(a.devices) devices, horizon seq \(a.horizonSeq)")
                     }
                 }
             case .gc:

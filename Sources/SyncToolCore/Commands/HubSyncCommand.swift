@@ -12,13 +12,15 @@ struct HubSyncCommand {
     func run(_ io: CommandIO) throws -> ExitCode {
         try HubCommandSupport.mappingErrors {
             if watch { return try live(try Arguments.openStore(directory, create: true), io) }
-            let hub = try Hub(url)   // first: a hub that cannot be reached leaves no new directory behind
+            let hub = try Hub(url) // first: a hub that cannot be reached leaves no new directory behind
             let store = try Arguments.openStore(directory, create: !dryRun)
             let report = try HubSynchronizer(selection: selection).sync(store, hub, dryRun: dryRun)
             if json {
                 io.out(Self.json(report))
             } else {
-                io.out("\(dryRun ? "dry run: " : "")sync \(store.directory) (\(store.replicaID)) <-> hub \(hub.endpoint) account \(hub.account) (\(hub.replicaID)), \(selection)")
+                io.out(
+                    "\(dryRun ? "dry run: " : "")sync \(store.directory) (\(store.replicaID)) <-> hub \(hub.endpoint) account \(hub.account) (\(hub.replicaID)), \(selection)"
+                )
                 for line in Self.lines(report) { io.out(line) }
                 io.out(report.isInSync ? "in sync" : (dryRun ? "changes pending" : "synced"))
             }
@@ -31,13 +33,16 @@ struct HubSyncCommand {
         let (selection, url, json) = (selection, url, json)
         let connected = ConnectionString(url)
         io.err("live sync \(store.directory) <-> \(connected) (stop with Ctrl-C)")
-        let session = try LiveSync(store: store, onEvent: { event in
-            switch event {
-            case .connected: io.err("connected")
-            case .disconnected(let error, let retry): io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
-            case .synced: break
+        let session = try LiveSync(
+            store: store,
+            onEvent: { event in
+                switch event {
+                case .connected: io.err("connected")
+                case .disconnected(let error, let retry): io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
+                case .synced: break
+                }
             }
-        }) {
+        ) {
             try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection)) { report in
                 guard !report.isInSync || !report.conflicts.isEmpty else { return }
                 if json { io.out(Self.json(report)) } else { io.out(Self.lines(report).joined(separator: "; ")) }
@@ -49,13 +54,19 @@ struct HubSyncCommand {
 
     static func lines(_ report: HubSyncReport) -> [String] {
         let verb = report.dryRun ? "would change" : "changed"
-        var out = ["push: \(report.pushed) changes sent, \(report.hubRowsChanged) hub rows \(verb)",
-                   "pull: \(report.pulled.entries - report.pulled.alreadyMerged) changes received in \(report.pages) pages, \(report.pulled.recordsChanged) records \(verb)"]
-        if report.resync { out.append("full resync: this replica was behind the hub's tombstone horizon (deleted keys the hub no longer lists were deleted here)") }
+        var out = [
+            "push: \(report.pushed) changes sent, \(report.hubRowsChanged) hub rows \(verb)",
+            "pull: \(report.pulled.entries - report.pulled.alreadyMerged) changes received in \(report.pages) pages, \(report.pulled.recordsChanged) records \(verb)"
+        ]
+        if report.resync {
+            out.append("full resync: this replica was behind the hub's tombstone horizon (deleted keys the hub no longer lists were deleted here)")
+        }
         out.append("conflicts: \(report.conflicts.count)")
         for c in report.conflicts { out.append("  " + SyncCommandSupport.conflictLine(c)) }
         if report.pulled.skewedVersions > 0 {
-            out.append("clock skew warning: \(report.pulled.skewedVersions) versions from the hub were up to \(report.pulled.maxSkewMilliseconds / 1000) s ahead of this replica's clock (merged anyway; check the writers' clocks)")
+            out.append(
+                "clock skew warning: \(report.pulled.skewedVersions) versions from the hub were up to \(report.pulled.maxSkewMilliseconds / 1000) s ahead of this replica's clock (merged anyway; check the writers' clocks)"
+            )
         }
         return out
     }
@@ -67,7 +78,7 @@ struct HubSyncCommand {
             ("pulled", String(report.pulled.entries - report.pulled.alreadyMerged)), ("records_changed", String(report.pulled.recordsChanged)),
             ("pages", String(report.pages)), ("resync", String(report.resync)),
             ("conflicts", String(report.conflicts.count)), ("clock_skew_warnings", String(report.pulled.skewedVersions)),
-            ("journal_entries_read", String(report.journalEntriesRead)),
+            ("journal_entries_read", String(report.journalEntriesRead))
         ])
     }
 }

@@ -1,13 +1,15 @@
-import Foundation
 import Concord
+import Foundation
 
 /// `sync-tool import DIR FILE [--dry-run] [--json]`
 struct ImportCommand: Command {
     static let spec = CommandSpec(
         name: "import", abstract: "Merge a bundle file into a replica (validated whole first; importing twice is harmless).",
         positionals: [.init(name: "DIR", help: "The replica directory (created if missing)."), .init(name: "FILE", help: "The bundle file.")],
-        flags: [.init(name: "dry-run", help: "Validate and print what would change, write nothing; exit 0 when nothing would, 10 when changes are pending."),
-                .init(name: "json", help: "Print one JSON object with the counts.")],
+        flags: [
+            .init(name: "dry-run", help: "Validate and print what would change, write nothing; exit 0 when nothing would, 10 when changes are pending."),
+            .init(name: "json", help: "Print one JSON object with the counts.")
+        ],
         discussion: "A truncated, damaged, foreign, newer-format or oversized bundle is refused with exit code 3 and changes nothing.")
 
     let dir, file: String
@@ -21,7 +23,7 @@ struct ImportCommand: Command {
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
-            let bundle = try BundleExchange.read(at: file)   // refuse a bad bundle before touching the store
+            let bundle = try BundleExchange.read(at: file) // refuse a bad bundle before touching the store
             let report: ApplyReport
             if dryRun && !FileManager.default.fileExists(atPath: dir) {
                 // No replica yet (import would create it): every entry would be new, and nothing is created now.
@@ -35,23 +37,30 @@ struct ImportCommand: Command {
             }
             let pending = dryRun && report.recordsChanged > 0
             if json {
-                io.out(ValueText.object([
-                    ("dry_run", String(dryRun)), ("source", ValueText.json(report.source.description)),
-                    ("from_seq", String(bundle.batch.fromSeq)), ("to_seq", String(bundle.batch.toSeq)),
-                    ("entries", String(report.entries)), ("already_merged", String(report.alreadyMerged)),
-                    ("records_changed", String(report.recordsChanged)), ("conflicts", String(report.conflicts.count)),
-                    ("clock_skew_warnings", String(report.skewedVersions)), ("cursor_advanced", String(report.cursorAdvanced)),
-                ]))
+                io.out(
+                    ValueText.object([
+                        ("dry_run", String(dryRun)), ("source", ValueText.json(report.source.description)),
+                        ("from_seq", String(bundle.batch.fromSeq)), ("to_seq", String(bundle.batch.toSeq)),
+                        ("entries", String(report.entries)), ("already_merged", String(report.alreadyMerged)),
+                        ("records_changed", String(report.recordsChanged)), ("conflicts", String(report.conflicts.count)),
+                        ("clock_skew_warnings", String(report.skewedVersions)), ("cursor_advanced", String(report.cursorAdvanced))
+                    ]))
             } else {
-                io.out("\(dryRun ? "dry run: " : "")bundle from \(report.source), seq \(bundle.batch.fromSeq)...\(bundle.batch.toSeq): \(report.entries) entries, \(report.alreadyMerged) already merged")
+                io.out(
+                    "\(dryRun ? "dry run: " : "")bundle from \(report.source), seq \(bundle.batch.fromSeq)...\(bundle.batch.toSeq): \(report.entries) entries, \(report.alreadyMerged) already merged"
+                )
                 io.out("records \(dryRun ? "that would change" : "changed"): \(report.recordsChanged)")
                 io.out("conflicts: \(report.conflicts.count)")
                 for c in report.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                 if report.skewedVersions > 0 {
-                    io.out("clock skew warning: \(report.skewedVersions) versions were up to \(report.maxSkewMilliseconds / 1000) s ahead of this replica's clock (merged anyway)")
+                    io.out(
+                        "clock skew warning: \(report.skewedVersions) versions were up to \(report.maxSkewMilliseconds / 1000) s ahead of this replica's clock (merged anyway)"
+                    )
                 }
                 if !report.cursorAdvanced {
-                    io.out("note: this bundle starts after what this replica has merged from \(report.source); an earlier bundle is missing, so the same changes will be asked for again")
+                    io.out(
+                        "note: this bundle starts after what this replica has merged from \(report.source); an earlier bundle is missing, so the same changes will be asked for again"
+                    )
                 }
             }
             return pending ? .pending : .ok

@@ -21,7 +21,7 @@ struct InfoCommand: Command {
             ("directory", ValueText.json(i.directory)), ("replica", ValueText.json(i.replicaID.description)),
             ("format", String(i.formatVersion)), ("suites", String(i.suites)), ("records", String(i.records)),
             ("tombstones", String(i.tombstones)), ("journal_entries", String(i.journalEntries)),
-            ("last_seq", String(i.lastSeq)), ("file_bytes", String(i.fileBytes)), ("map_bytes", String(i.mapBytes)),
+            ("last_seq", String(i.lastSeq)), ("file_bytes", String(i.fileBytes)), ("map_bytes", String(i.mapBytes))
         ]
         if json {
             io.out(ValueText.object(fields))

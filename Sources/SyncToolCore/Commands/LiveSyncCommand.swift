@@ -2,8 +2,9 @@ import Concord
 import ConcordSync
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `sync-tool sync A B --watch`: a `LiveSync` until SIGINT or SIGTERM, one line (or JSON object) per
@@ -30,15 +31,23 @@ struct LiveSyncCommand {
                     io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
                 case .synced(let round):
                     let n = totals.withLock { t in
-                        t.rounds += 1; t.pushed += round.pushed; t.pulled += round.pulled; t.conflicts += round.conflicts.count + round.remoteConflicts
+                        t.rounds += 1
+                        t.pushed += round.pushed
+                        t.pulled += round.pulled
+                        t.conflicts += round.conflicts.count + round.remoteConflicts
                         return t.rounds
                     }
                     if json {
-                        io.out(ValueText.object([("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
-                                                 ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
-                                                 ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))]))
+                        io.out(
+                            ValueText.object([
+                                ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
+                                ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
+                                ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
+                            ]))
                     } else {
-                        io.out("round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts")
+                        io.out(
+                            "round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts"
+                        )
                         for c in round.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                     }
                 }
@@ -50,7 +59,10 @@ struct LiveSyncCommand {
                 live = LiveSync(heartbeat: heartbeat, onEvent: onEvent) {
                     let first = try RemoteConnection.open(a, options: options, suites: selection)
                     let second: RemoteConnection
-                    do { second = try RemoteConnection.open(b, options: options, suites: selection) } catch { first.close(); throw error }
+                    do { second = try RemoteConnection.open(b, options: options, suites: selection) } catch {
+                        first.close()
+                        throw error
+                    }
                     return try RelayLivePeer(a: first, b: second, selection: selection)
                 }
                 title = "live sync \(a) <-> \(b), relayed through this machine"
@@ -71,10 +83,15 @@ struct LiveSyncCommand {
             live.stop()
             let t = totals.withLock { $0 }
             if json {
-                io.out(ValueText.object([("summary", "true"), ("rounds", String(t.rounds)), ("pushed", String(t.pushed)), ("pulled", String(t.pulled)),
-                                         ("conflicts", String(t.conflicts)), ("disconnects", String(t.disconnects))]))
+                io.out(
+                    ValueText.object([
+                        ("summary", "true"), ("rounds", String(t.rounds)), ("pushed", String(t.pushed)), ("pulled", String(t.pulled)),
+                        ("conflicts", String(t.conflicts)), ("disconnects", String(t.disconnects))
+                    ]))
             } else {
-                io.out("stopped after \(t.rounds) rounds: \(t.pushed) records changed \(there), \(t.pulled) \(here), \(t.conflicts) conflicts, \(t.disconnects) disconnections")
+                io.out(
+                    "stopped after \(t.rounds) rounds: \(t.pushed) records changed \(there), \(t.pulled) \(here), \(t.conflicts) conflicts, \(t.disconnects) disconnections"
+                )
             }
             return .ok
         }

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 import Synchronization
 
 /// `sync-tool log DIR [SUITE] [--since SEQ] [--json]`
@@ -22,7 +22,9 @@ struct LogCommand: Command {
         if let text = a.option("since") {
             guard let v = UInt64(text) else { throw CLIError.invalid("--since must be a non-negative integer, not '\(printable(text))'") }
             since = v
-        } else { since = 0 }
+        } else {
+            since = 0
+        }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {

@@ -4,19 +4,23 @@ import Concord
 struct PolicyCommand: Command {
     static let spec = CommandSpec(
         name: "policy", abstract: "Declare how a key's concurrent changes merge (lww, counter, max, min, set), or list the declarations.",
-        positionals: [.init(name: "DIR", help: "The replica directory (created if missing when declaring)."), .init(name: "SUITE", help: "The suite name."),
-                      .init(name: "KEY", help: "The key (or, with --prefix, a key prefix); alone, prints its policy.", optional: true),
-                      .init(name: "POLICY", help: "lww, counter, max, min or set; none removes the declaration.", optional: true)],
-        flags: [.init(name: "prefix", help: "KEY is a prefix: declare for every key starting with it."),
-                .init(name: "json", help: "List as one JSON object per line.")],
+        positionals: [
+            .init(name: "DIR", help: "The replica directory (created if missing when declaring)."), .init(name: "SUITE", help: "The suite name."),
+            .init(name: "KEY", help: "The key (or, with --prefix, a key prefix); alone, prints its policy.", optional: true),
+            .init(name: "POLICY", help: "lww, counter, max, min or set; none removes the declaration.", optional: true)
+        ],
+        flags: [
+            .init(name: "prefix", help: "KEY is a prefix: declare for every key starting with it."),
+            .init(name: "json", help: "List as one JSON object per line.")
+        ],
         discussion: """
-        lww (the default) keeps the last write; counter adds up every replica's increments (a set \
-        takes back the increments its replica had seen); max and min only move one way; set is an \
-        add-wins set of scalars (concurrent additions all survive, a removal removes what its \
-        replica had seen). The declaration is stored in the replica and syncs with the data; two \
-        different declarations made concurrently settle on the later one. A key keeps its value \
-        when its policy changes.
-        """)
+            lww (the default) keeps the last write; counter adds up every replica's increments (a set \
+            takes back the increments its replica had seen); max and min only move one way; set is an \
+            add-wins set of scalars (concurrent additions all survive, a removal removes what its \
+            replica had seen). The declaration is stored in the replica and syncs with the data; two \
+            different declarations made concurrently settle on the later one. A key keeps its value \
+            when its policy changes.
+            """)
 
     let dir, suite: String
     let key, policy: String?
@@ -34,8 +38,11 @@ struct PolicyCommand: Command {
         guard let key else {
             for d in try Arguments.openStore(dir).suite(suite).policyDeclarations() {
                 if json {
-                    io.out(ValueText.object([("suite", ValueText.json(d.suite)), (d.isPrefix ? "prefix" : "key", ValueText.json(d.key)),
-                                             ("policy", ValueText.json(d.policy.rawValue)), ("version", ValueText.json(d.version.description))]))
+                    io.out(
+                        ValueText.object([
+                            ("suite", ValueText.json(d.suite)), (d.isPrefix ? "prefix" : "key", ValueText.json(d.key)),
+                            ("policy", ValueText.json(d.policy.rawValue)), ("version", ValueText.json(d.version.description))
+                        ]))
                 } else {
                     io.out("\(printable(d.key))\(d.isPrefix ? "*" : "")\t\(d.policy)")
                 }
@@ -47,9 +54,12 @@ struct PolicyCommand: Command {
             return .ok
         }
         let chosen: MergePolicy?
-        if policy == "none" { chosen = nil } else {
+        if policy == "none" {
+            chosen = nil
+        } else {
             guard let p = MergePolicy(rawValue: policy) else {
-                throw CLIError.invalid("POLICY must be one of \(MergePolicy.allCases.map(\.rawValue).joined(separator: ", ")) or none, not '\(printable(policy))'")
+                throw CLIError.invalid(
+                    "POLICY must be one of \(MergePolicy.allCases.map(\.rawValue).joined(separator: ", ")) or none, not '\(printable(policy))'")
             }
             chosen = p
         }

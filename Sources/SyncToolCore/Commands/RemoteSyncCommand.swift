@@ -22,28 +22,39 @@ struct RemoteSyncCommand {
             let sentLocal = report.sent.entries - report.sent.alreadyMerged
             let sentRemote = report.received.entries - report.received.alreadyMerged
             let (sentAB, sentBA) = remoteIsA ? (sentRemote, sentLocal) : (sentLocal, sentRemote)
-            let (changedA, changedB) = remoteIsA ? (report.sent.recordsChanged, report.received.recordsChanged)
-                                                 : (report.received.recordsChanged, report.sent.recordsChanged)
+            let (changedA, changedB) =
+                remoteIsA
+                ? (report.sent.recordsChanged, report.received.recordsChanged)
+                : (report.received.recordsChanged, report.sent.recordsChanged)
             let conflicts = report.received.conflicts.count + report.sent.conflicts
             let skewed = report.received.skewedVersions + report.sent.skewedVersions
             if json {
-                io.out(ValueText.object([
-                    ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)), ("remote", ValueText.json(remote.description)),
-                    ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
-                    ("records_changed_a", String(changedA)), ("records_changed_b", String(changedB)),
-                    ("records_changed", String(report.recordsChanged)),
-                    ("conflicts", String(conflicts)), ("clock_skew_warnings", String(skewed)),
-                    ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead)),
-                ]))
+                io.out(
+                    ValueText.object([
+                        ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)), ("remote", ValueText.json(remote.description)),
+                        ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
+                        ("records_changed_a", String(changedA)), ("records_changed_b", String(changedB)),
+                        ("records_changed", String(report.recordsChanged)),
+                        ("conflicts", String(conflicts)), ("clock_skew_warnings", String(skewed)),
+                        ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead))
+                    ]))
             } else {
                 let verb = dryRun ? "would change" : "changed"
-                let here = "\(store.directory) (\(store.replicaID))", there = "\(remote) (\(session.peer.replica))"
-                io.out("\(dryRun ? "dry run: " : "")sync \(remoteIsA ? there : here) <-> \(remoteIsA ? here : there), \(session.selection)\(session.peer.readOnly ? " (the remote serves read-only: nothing sent to it)" : "")")
+                let here = "\(store.directory) (\(store.replicaID))"
+                let there = "\(remote) (\(session.peer.replica))"
+                io.out(
+                    "\(dryRun ? "dry run: " : "")sync \(remoteIsA ? there : here) <-> \(remoteIsA ? here : there), \(session.selection)\(session.peer.readOnly ? " (the remote serves read-only: nothing sent to it)" : "")"
+                )
                 io.out("A -> B: \(sentAB) changes sent, \(changedB) records \(verb) in B")
                 io.out("B -> A: \(sentBA) changes sent, \(changedA) records \(verb) in A")
-                io.out("conflicts: \(conflicts)" + (report.sent.conflicts > 0 ? " (\(report.sent.conflicts) found on the remote side: see its conflict log)" : ""))
+                io.out(
+                    "conflicts: \(conflicts)" + (report.sent.conflicts > 0 ? " (\(report.sent.conflicts) found on the remote side: see its conflict log)" : ""))
                 for c in report.received.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
-                if skewed > 0 { io.out("clock skew warning: \(skewed) versions were ahead of the receiving side's clock by more than the allowed drift (merged anyway; check the writers' clocks)") }
+                if skewed > 0 {
+                    io.out(
+                        "clock skew warning: \(skewed) versions were ahead of the receiving side's clock by more than the allowed drift (merged anyway; check the writers' clocks)"
+                    )
+                }
                 io.out(report.isInSync ? "in sync" : (dryRun ? "changes pending" : "synced"))
             }
             return dryRun && !report.isInSync ? .pending : .ok

@@ -7,10 +7,10 @@ struct SchemaCommand: Command {
         positionals: [.init(name: "DIR", help: "The replica directory."), .init(name: "SUITE", help: "Only this suite.", optional: true)],
         flags: [.init(name: "json", help: "One JSON object per suite.")],
         discussion: """
-        A suite's schema version is set by the program that opens it with a schema (its migrations \
-        ran in this replica up to that version); a program at an older version cannot write the suite. \
-        Policies are the declared ones (KEY, or PREFIX* for a key prefix).
-        """)
+            A suite's schema version is set by the program that opens it with a schema (its migrations \
+            ran in this replica up to that version); a program at an older version cannot write the suite. \
+            Policies are the declared ones (KEY, or PREFIX* for a key prefix).
+            """)
 
     let dir: String
     let suite: String?
@@ -34,8 +34,11 @@ struct SchemaCommand: Command {
                 let list = policies.map { d in
                     ValueText.object([(d.isPrefix ? "prefix" : "key", ValueText.json(d.key)), ("policy", ValueText.json(d.policy.rawValue))])
                 }
-                io.out(ValueText.object([("suite", ValueText.json(name)), ("version", versions[name].map(String.init) ?? "null"),
-                                         ("policies", "[" + list.joined(separator: ",") + "]")]))
+                io.out(
+                    ValueText.object([
+                        ("suite", ValueText.json(name)), ("version", versions[name].map(String.init) ?? "null"),
+                        ("policies", "[" + list.joined(separator: ",") + "]")
+                    ]))
             } else {
                 io.out("\(name)\tschema \(versions[name].map(String.init) ?? "none")")
                 for d in policies { io.out("  \(printable(d.key))\(d.isPrefix ? "*" : "")\t\(d.policy)") }

@@ -7,16 +7,20 @@ struct ServeCommand: Command {
     static let spec = CommandSpec(
         name: "serve", abstract: "Speak the sync protocol on standard input and output (what 'sync' runs over ssh on the far side).",
         positionals: [.init(name: "DIR", help: "The replica directory to serve.")],
-        options: [.init(name: "suite", valueName: "SUITE", help: "Serve only this suite (repeat for more; default: every suite).", repeating: true),
-                  .init(name: "timeout", valueName: "SECONDS", help: "Give up when the client sends nothing for this long mid-exchange (default 60).")],
-        flags: [.init(name: "read-only", help: "Send this replica's changes, merge nothing (a client's batch is refused)."),
-                .init(name: "create", help: "Create the replica directory when it is missing (otherwise that is an error).")],
+        options: [
+            .init(name: "suite", valueName: "SUITE", help: "Serve only this suite (repeat for more; default: every suite).", repeating: true),
+            .init(name: "timeout", valueName: "SECONDS", help: "Give up when the client sends nothing for this long mid-exchange (default 60).")
+        ],
+        flags: [
+            .init(name: "read-only", help: "Send this replica's changes, merge nothing (a client's batch is refused)."),
+            .init(name: "create", help: "Create the replica directory when it is missing (otherwise that is an error).")
+        ],
         discussion: """
-        Diagnostics go to standard error only; the session ends when the client closes the stream \
-        (exit 0). A bad frame (truncated, damaged, over the limits, a newer protocol version) is \
-        refused whole, told to the client, and ends the session with exit 3; silence past the \
-        timeout exits 5; a replica that cannot be opened exits 4.
-        """)
+            Diagnostics go to standard error only; the session ends when the client closes the stream \
+            (exit 0). A bad frame (truncated, damaged, over the limits, a newer protocol version) is \
+            refused whole, told to the client, and ends the session with exit 3; silence past the \
+            timeout exits 5; a replica that cannot be opened exits 4.
+            """)
 
     let dir: String
     let selection: SyncSelection

@@ -4,12 +4,17 @@ import Concord
 struct SetCommand: Command {
     static let spec = CommandSpec(
         name: "set", abstract: "Store a value (durable when the command returns).",
-        positionals: [.init(name: "DIR", help: "The replica directory (created if missing)."),
-                      .init(name: "SUITE", help: "The suite name."),
-                      .init(name: "KEY", help: "The key."),
-                      .init(name: "VALUE", help: "The value, as text of --type.")],
-        options: [.init(name: "type", valueName: "TYPE", help: "string (default), int, double, bool, data (base64), date (ISO 8601), url, json.",
-                        choices: ValueText.types)])
+        positionals: [
+            .init(name: "DIR", help: "The replica directory (created if missing)."),
+            .init(name: "SUITE", help: "The suite name."),
+            .init(name: "KEY", help: "The key."),
+            .init(name: "VALUE", help: "The value, as text of --type.")
+        ],
+        options: [
+            .init(
+                name: "type", valueName: "TYPE", help: "string (default), int, double, bool, data (base64), date (ISO 8601), url, json.",
+                choices: ValueText.types)
+        ])
 
     let dir, suite, key, value, type: String
 

@@ -1,5 +1,5 @@
-import Foundation
 import Concord
+import Foundation
 
 /// `sync-tool stat DIR [--top N] [--json]`
 struct StatCommand: Command {
@@ -9,12 +9,12 @@ struct StatCommand: Command {
         options: [.init(name: "top", valueName: "N", help: "List the N largest suites (default 10).")],
         flags: [.init(name: "json", help: "Print one JSON object with every figure.")],
         discussion: """
-        map: the memory map's size (it doubles when full, up to its maximum), the pages in use of it and the \
-        data file's size. Free pages are pages on LMDB's free list: later writes reuse them before the file \
-        grows. Reader slots: one per reading thread of every process; a slot still held by a dead process \
-        ("stale") pins old pages until it is freed, which opening the replica does. Suites are sized by the \
-        bytes of their keys and values as stored; the records tree's depth is the pages a lookup reads.
-        """)
+            map: the memory map's size (it doubles when full, up to its maximum), the pages in use of it and the \
+            data file's size. Free pages are pages on LMDB's free list: later writes reuse them before the file \
+            grows. Reader slots: one per reading thread of every process; a slot still held by a dead process \
+            ("stale") pins old pages until it is freed, which opening the replica does. Suites are sized by the \
+            bytes of their keys and values as stored; the records tree's depth is the pages a lookup reads.
+            """)
 
     let dir: String
     let top: Int
@@ -40,14 +40,22 @@ struct StatCommand: Command {
         let m = s.map
         io.out("replica \(s.replicaID) at \(s.directory)")
         io.out("map: \(Self.bytes(m.mapBytes)) (\(m.mapPages) pages of \(m.pageSize) bytes), grows by doubling up to \(Self.bytes(m.maxMapBytes))")
-        io.out("used: \(m.pagesUsed) pages = \(Self.bytes(m.usedBytes)) (\(Self.percent(m.pagesUsed, of: m.mapPages)) of the map), \(m.freePages) of them free for reuse")
+        io.out(
+            "used: \(m.pagesUsed) pages = \(Self.bytes(m.usedBytes)) (\(Self.percent(m.pagesUsed, of: m.mapPages)) of the map), \(m.freePages) of them free for reuse"
+        )
         io.out("files: data.mdb \(Self.bytes(m.fileBytes)), lock.mdb \(Self.bytes(m.lockFileBytes))")
         let r = s.readers
-        io.out("readers: \(r.inUse) of \(r.max) slots in use, \(r.reading) reading now, \(r.stale) stale; \(r.staleFreedAtOpen) stale freed when this command opened the replica")
+        io.out(
+            "readers: \(r.inUse) of \(r.max) slots in use, \(r.reading) reading now, \(r.stale) stale; \(r.staleFreedAtOpen) stale freed when this command opened the replica"
+        )
         for slot in r.slots {
-            io.out("  pid \(slot.processID): \(slot.transactionID.map { "reading snapshot \($0)" } ?? "idle")\(slot.processIsAlive ? "" : " (process gone: stale)")")
+            io.out(
+                "  pid \(slot.processID): \(slot.transactionID.map { "reading snapshot \($0)" } ?? "idle")\(slot.processIsAlive ? "" : " (process gone: stale)")"
+            )
         }
-        io.out("records: \(s.records) in \(s.suites) suites (\(s.tombstones) tombstones); journal entries: \(s.journalEntries); records tree depth: \(s.recordsDepth)")
+        io.out(
+            "records: \(s.records) in \(s.suites) suites (\(s.tombstones) tombstones); journal entries: \(s.journalEntries); records tree depth: \(s.recordsDepth)"
+        )
         if !s.largestSuites.isEmpty {
             io.out("largest suites:")
             for u in s.largestSuites { io.out("  \(u.name): \(u.records) records (\(u.tombstones) tombstones), \(Self.bytes(u.bytes))") }
@@ -58,36 +66,53 @@ struct StatCommand: Command {
     }
 
     static func json(_ s: StoreStatistics) -> String {
-        let m = s.map, r = s.readers
+        let m = s.map
+        let r = s.readers
         func object(_ fields: [(String, Int)]) -> String { ValueText.object(fields.map { ($0.0, String($0.1)) }) }
         let slots = r.slots.map { slot in
             ValueText.object([("pid", String(slot.processID)), ("txn", slot.transactionID.map(String.init) ?? "null"), ("alive", String(slot.processIsAlive))])
         }
         let suites = s.largestSuites.map { u in
-            ValueText.object([("name", ValueText.json(u.name)), ("records", String(u.records)), ("tombstones", String(u.tombstones)), ("bytes", String(u.bytes))])
+            ValueText.object([
+                ("name", ValueText.json(u.name)), ("records", String(u.records)), ("tombstones", String(u.tombstones)), ("bytes", String(u.bytes))
+            ])
         }
         let databases = s.databases.map { d in
             ValueText.object([("name", ValueText.json(d.name)), ("entries", String(d.entries)), ("depth", String(d.depth)), ("pages", String(d.pages))])
         }
         return ValueText.object([
             ("directory", ValueText.json(s.directory)), ("replica", ValueText.json(s.replicaID.description)),
-            ("map", object([("map_bytes", m.mapBytes), ("max_map_bytes", m.maxMapBytes), ("page_size", m.pageSize), ("map_pages", m.mapPages),
-                            ("pages_used", m.pagesUsed), ("used_bytes", m.usedBytes), ("free_pages", m.freePages),
-                            ("file_bytes", m.fileBytes), ("lock_file_bytes", m.lockFileBytes)])),
-            ("readers", ValueText.object([("in_use", String(r.inUse)), ("reading", String(r.reading)), ("max", String(r.max)),
-                                          ("stale", String(r.stale)), ("stale_freed_at_open", String(r.staleFreedAtOpen)),
-                                          ("slots", "[" + slots.joined(separator: ",") + "]")])),
+            (
+                "map",
+                object([
+                    ("map_bytes", m.mapBytes), ("max_map_bytes", m.maxMapBytes), ("page_size", m.pageSize), ("map_pages", m.mapPages),
+                    ("pages_used", m.pagesUsed), ("used_bytes", m.usedBytes), ("free_pages", m.freePages),
+                    ("file_bytes", m.fileBytes), ("lock_file_bytes", m.lockFileBytes)
+                ])
+            ),
+            (
+                "readers",
+                ValueText.object([
+                    ("in_use", String(r.inUse)), ("reading", String(r.reading)), ("max", String(r.max)),
+                    ("stale", String(r.stale)), ("stale_freed_at_open", String(r.staleFreedAtOpen)),
+                    ("slots", "[" + slots.joined(separator: ",") + "]")
+                ])
+            ),
             ("suites", String(s.suites)), ("records", String(s.records)), ("tombstones", String(s.tombstones)),
             ("journal_entries", String(s.journalEntries)), ("records_depth", String(s.recordsDepth)),
             ("largest_suites", "[" + suites.joined(separator: ",") + "]"),
-            ("databases", "[" + databases.joined(separator: ",") + "]"),
+            ("databases", "[" + databases.joined(separator: ",") + "]")
         ])
     }
 
     static func bytes(_ n: Int) -> String {
         let units = ["bytes", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(n), unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        var value = Double(n)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(n) bytes" : String(format: "%.1f", value) + " " + units[unit]
     }
 

@@ -1,40 +1,46 @@
 import Concord
-import ConcordSync
 import ConcordHub
+import ConcordSync
 
 /// `sync-tool sync A B|postgresql://… [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--create] [--dry-run] [--json] [--watch]`
 struct SyncCommand: Command {
     static let spec = CommandSpec(
         name: "sync", abstract: "Sync two replicas both ways (each a directory or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
-        positionals: [.init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
-                      .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")],
-        options: [.init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
-                  .init(name: "rsh", valueName: "CMD", help: "The ssh command and its options for a remote (default \"ssh\"), as rsync's -e."),
-                  .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
-                  .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
-                  .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10).")],
-        flags: [.init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
-                .init(name: "json", help: "Print one JSON object with the counts (with --watch: one per round, then a summary)."),
-                .init(name: "create", help: "Create a missing replica directory, local or remote (a new replica seeded by this sync)."),
-                .init(name: "watch", help: "Stay connected and sync live (after each local commit and each change the peer announces) until SIGINT/SIGTERM.")],
+        positionals: [
+            .init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
+            .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")
+        ],
+        options: [
+            .init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
+            .init(name: "rsh", valueName: "CMD", help: "The ssh command and its options for a remote (default \"ssh\"), as rsync's -e."),
+            .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
+            .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
+            .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10).")
+        ],
+        flags: [
+            .init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
+            .init(name: "json", help: "Print one JSON object with the counts (with --watch: one per round, then a summary)."),
+            .init(name: "create", help: "Create a missing replica directory, local or remote (a new replica seeded by this sync)."),
+            .init(name: "watch", help: "Stay connected and sync live (after each local commit and each change the peer announces) until SIGINT/SIGTERM.")
+        ],
         discussion: """
-        Prints the changes sent each way, the records changed, the conflicts (concurrent writes: the \
-        losing value is kept in each replica's conflict log, see 'sync-tool conflicts') and clock-skew \
-        warnings. Safe to run while other processes write, and alongside other syncs of the same replicas.
+            Prints the changes sent each way, the records changed, the conflicts (concurrent writes: the \
+            losing value is kept in each replica's conflict log, see 'sync-tool conflicts') and clock-skew \
+            warnings. Safe to run while other processes write, and alongside other syncs of the same replicas.
 
-        A remote replica is reached by running 'ssh [user@]host sync-tool serve PATH' (see --rsh and \
-        --remote-command); the session streams batches both ways, each merged in one transaction and \
-        acknowledged, so a dropped connection leaves whole batches merged and the next sync resumes. \
-        Exit 5 when the remote cannot be reached, refuses the login or drops the connection. With two \
-        remotes, this machine relays: each far side is introduced to the other's replica and the \
-        batches and acknowledgements pass through unchanged (nothing is stored here).
+            A remote replica is reached by running 'ssh [user@]host sync-tool serve PATH' (see --rsh and \
+            --remote-command); the session streams batches both ways, each merged in one transaction and \
+            acknowledged, so a dropped connection leaves whole batches merged and the next sync resumes. \
+            Exit 5 when the remote cannot be reached, refuses the login or drops the connection. With two \
+            remotes, this machine relays: each far side is introduced to the other's replica and the \
+            batches and acknowledgements pass through unchanged (nothing is stored here).
 
-        With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
-        ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
+            With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
+            ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
 
-        With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
-        SIGINT or SIGTERM a summary, exit 0.
-        """)
+            With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
+            SIGINT or SIGTERM a summary, exit 0.
+            """)
 
     let dirA, dirB: String
     let selection: SyncSelection
@@ -75,29 +81,35 @@ struct SyncCommand: Command {
             return try LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat).run(io)
         }
         if RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
-            return try RelaySyncCommand(a: try RemoteAddress.parse(dirA), b: try RemoteAddress.parse(dirB), options: remote,
-                                        selection: selection, dryRun: dryRun, json: json).run(io)
+            return try RelaySyncCommand(
+                a: try RemoteAddress.parse(dirA), b: try RemoteAddress.parse(dirB), options: remote,
+                selection: selection, dryRun: dryRun, json: json
+            ).run(io)
         }
         for (side, other, isA) in [(dirA, dirB, true), (dirB, dirA, false)] where RemoteAddress.isRemote(side) {
-            return try RemoteSyncCommand(local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,
-                                         selection: selection, dryRun: dryRun, json: json).run(io)
+            return try RemoteSyncCommand(
+                local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,
+                selection: selection, dryRun: dryRun, json: json
+            ).run(io)
         }
         return try SyncCommandSupport.mappingErrors {
-            let a = try Arguments.openStore(dirA, create: remote.create), b = try Arguments.openStore(dirB, create: remote.create)
+            let a = try Arguments.openStore(dirA, create: remote.create)
+            let b = try Arguments.openStore(dirB, create: remote.create)
             let report = try Synchronizer(selection: selection).sync(a, b, dryRun: dryRun)
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged
             let sentBA = report.bToA.entries - report.bToA.alreadyMerged
             let conflicts = report.conflicts
             if json {
-                io.out(ValueText.object([
-                    ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)),
-                    ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
-                    ("records_changed_a", String(report.bToA.recordsChanged)), ("records_changed_b", String(report.aToB.recordsChanged)),
-                    ("records_changed", String(report.recordsChanged)),
-                    ("conflicts", String(conflicts.count)),
-                    ("clock_skew_warnings", String(report.skewedVersions)),
-                    ("journal_entries_read", String(report.journalEntriesRead)),
-                ]))
+                io.out(
+                    ValueText.object([
+                        ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)),
+                        ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
+                        ("records_changed_a", String(report.bToA.recordsChanged)), ("records_changed_b", String(report.aToB.recordsChanged)),
+                        ("records_changed", String(report.recordsChanged)),
+                        ("conflicts", String(conflicts.count)),
+                        ("clock_skew_warnings", String(report.skewedVersions)),
+                        ("journal_entries_read", String(report.journalEntriesRead))
+                    ]))
             } else {
                 let verb = dryRun ? "would change" : "changed"
                 io.out("\(dryRun ? "dry run: " : "")sync \(a.directory) (\(a.replicaID)) <-> \(b.directory) (\(b.replicaID)), \(selection)")
@@ -106,7 +118,9 @@ struct SyncCommand: Command {
                 io.out("conflicts: \(conflicts.count)")
                 for c in conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                 for (report, from, into) in [(report.aToB, "A", "B"), (report.bToA, "B", "A")] where report.skewedVersions > 0 {
-                    io.out("clock skew warning: \(report.skewedVersions) versions from \(from) were up to \(report.maxSkewMilliseconds / 1000) s ahead of \(into)'s clock (merged anyway; check \(from)'s system clock)")
+                    io.out(
+                        "clock skew warning: \(report.skewedVersions) versions from \(from) were up to \(report.maxSkewMilliseconds / 1000) s ahead of \(into)'s clock (merged anyway; check \(from)'s system clock)"
+                    )
                 }
                 io.out(report.isInSync ? "in sync" : (dryRun ? "changes pending" : "synced"))
             }
@@ -168,8 +182,10 @@ enum SyncCommandSupport {
         } else {
             fields += [("type", ValueText.json("deleted")), ("deleted", "true")]
         }
-        fields += [("version", ValueText.json(side.record.version.description)), ("writer", ValueText.json(side.writer.description)),
-                   ("origin", ValueText.json(source(side.source)))]
+        fields += [
+            ("version", ValueText.json(side.record.version.description)), ("writer", ValueText.json(side.writer.description)),
+            ("origin", ValueText.json(source(side.source)))
+        ]
         return ValueText.object(fields)
     }
 }

@@ -1,15 +1,19 @@
-import Foundation
 import Concord
+import Foundation
 import Synchronization
 
 /// `sync-tool watch DIR [SUITE [KEY]] [--json] [--count N] [--timeout SECONDS]`
 struct WatchCommand: Command {
     static let spec = CommandSpec(
         name: "watch", abstract: "Print changes as they commit, from any process; exit after N changes or the timeout.",
-        positionals: [.init(name: "DIR", help: "The replica directory."), .init(name: "SUITE", help: "Only this suite.", optional: true),
-                      .init(name: "KEY", help: "Only this key.", optional: true)],
-        options: [.init(name: "count", valueName: "N", help: "Exit 0 after N changes."),
-                  .init(name: "timeout", valueName: "SECONDS", help: "Exit 0 after this long.")],
+        positionals: [
+            .init(name: "DIR", help: "The replica directory."), .init(name: "SUITE", help: "Only this suite.", optional: true),
+            .init(name: "KEY", help: "Only this key.", optional: true)
+        ],
+        options: [
+            .init(name: "count", valueName: "N", help: "Exit 0 after N changes."),
+            .init(name: "timeout", valueName: "SECONDS", help: "Exit 0 after this long.")
+        ],
         flags: [.init(name: "json", help: "One JSON object per line: seq, suite, key, type, value or deleted, version, origin.")])
 
     let dir: String

@@ -7,10 +7,15 @@ enum CompletionValue: Equatable {
     case anything
 
     init(valueName: String, choices: [String]) {
-        if !choices.isEmpty { self = .choices(choices) }
-        else if valueName == "DIR" || valueName.hasPrefix("DIR_") || valueName == "DEST" { self = .directories }
-        else if valueName == "FILE" { self = .files }
-        else { self = .anything }
+        if !choices.isEmpty {
+            self = .choices(choices)
+        } else if valueName == "DIR" || valueName.hasPrefix("DIR_") || valueName == "DEST" {
+            self = .directories
+        } else if valueName == "FILE" {
+            self = .files
+        } else {
+            self = .anything
+        }
     }
 }
 

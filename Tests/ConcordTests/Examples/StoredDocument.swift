@@ -27,8 +27,10 @@ public struct StoredDocument: StoreProperty {
     private let onError: @Sendable (WrapperError) -> Void
 
     /// The document `name` in `suite`; `onError` receives failed saves (by default `UnhandledErrors`).
-    public init(_ name: String, in suite: Suite,
-                onError: @escaping @Sendable (WrapperError) -> Void = { UnhandledErrors.report($0) }) {
+    public init(
+        _ name: String, in suite: Suite,
+        onError: @escaping @Sendable (WrapperError) -> Void = { UnhandledErrors.report($0) }
+    ) {
         _stored = Stored(wrappedValue: "", name, in: suite)
         shown = ShownText(_stored.wrappedValue)
         self.onError = onError

@@ -61,7 +61,9 @@ struct FigureTable {
             }
             var ratio = ""
             if let concord, concord.subject != figure.subject, let speed = figure.speedOfConcord(concord) { ratio = Ratio.format(speed) }
-            var median = "", spread = "", runs = ""
+            var median = ""
+            var spread = ""
+            var runs = ""
             if let s = figure.summary {
                 median = Self.format(s.median, figure.unit)
                 spread = Self.format(s.min, figure.unit) + " – " + Self.format(s.max, figure.unit)
@@ -74,8 +76,10 @@ struct FigureTable {
                 median += " [\(notes.firstIndex(of: note)! + 1)]"
             }
             let first = group != lastGroup
-            rows.append([first ? (titles[figure.workload] ?? figure.workload) : "", first ? figure.scenario : "",
-                         first ? figure.metric : "", figure.subject, median, spread, runs, ratio])
+            rows.append([
+                first ? (titles[figure.workload] ?? figure.workload) : "", first ? figure.scenario : "",
+                first ? figure.metric : "", figure.subject, median, spread, runs, ratio
+            ])
             lastGroup = group
         }
         var out = MarkdownTable.render(rows)
@@ -132,7 +136,8 @@ enum MarkdownTable {
         var widths = header.map { $0.count }
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
         func line(_ cells: [String]) -> String {
-            "| " + cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+            "| "
+                + cells.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
                 .joined(separator: " | ") + " |"
         }
         var out = line(header) + "\n"

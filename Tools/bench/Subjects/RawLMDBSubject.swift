@@ -36,10 +36,17 @@ final class RawLMDBSubject: Subject {
             return
         }
         mdb_txn_abort(txn)
-        guard rc == MDB_NOTFOUND else { try Self.check(rc, "mdb_dbi_open kv"); return }
+        guard rc == MDB_NOTFOUND else {
+            try Self.check(rc, "mdb_dbi_open kv")
+            return
+        }
         try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin (write)")
         let created = mdb_dbi_open(txn, "kv", UInt32(MDB_CREATE), &dbi)
-        guard created == 0 else { mdb_txn_abort(txn); try Self.check(created, "mdb_dbi_open kv (create)"); return }
+        guard created == 0 else {
+            mdb_txn_abort(txn)
+            try Self.check(created, "mdb_dbi_open kv (create)")
+            return
+        }
         try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
     }
 
@@ -71,7 +78,8 @@ final class RawLMDBSubject: Subject {
         var cursor: OpaquePointer?
         try Self.check(mdb_cursor_open(txn, dbi, &cursor), "mdb_cursor_open")
         defer { mdb_cursor_close(cursor) }
-        var k = MDB_val(), v = MDB_val()
+        var k = MDB_val()
+        var v = MDB_val()
         var count = 0
         let wanted = Array(prefix.utf8)
         var rc = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
@@ -80,7 +88,10 @@ final class RawLMDBSubject: Subject {
             if bytes.starts(with: wanted) { count += 1 }
             rc = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
         }
-        guard rc == MDB_NOTFOUND else { try Self.check(rc, "mdb_cursor_get"); return count }
+        guard rc == MDB_NOTFOUND else {
+            try Self.check(rc, "mdb_cursor_get")
+            return count
+        }
         return count
     }
 
@@ -100,7 +111,10 @@ final class RawLMDBSubject: Subject {
     private func write(_ body: (OpaquePointer?) throws -> Void) throws {
         var txn: OpaquePointer?
         try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin (write)")
-        do { try body(txn) } catch { mdb_txn_abort(txn); throw error }
+        do { try body(txn) } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
         try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
     }
 

@@ -103,8 +103,9 @@ final class SQLiteSubject: Subject {
     private func bindText(_ stmt: OpaquePointer, _ index: Int32, _ text: String) throws {
         var text = text
         let rc = text.withUTF8 { bytes in
-            sqlite3_bind_text(stmt, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                              Int32(bytes.count), Self.transient)
+            sqlite3_bind_text(
+                stmt, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                Int32(bytes.count), Self.transient)
         }
         guard rc == SQLITE_OK else { throw failure("binding") }
     }

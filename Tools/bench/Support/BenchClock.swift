@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Time stamps for the benchmark. `CLOCK_MONOTONIC` is one clock for the whole machine on Linux,

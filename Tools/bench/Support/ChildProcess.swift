@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The bench binary itself, started in a hidden child role (`bench --child ROLE ARGS…`), with a
@@ -25,7 +26,10 @@ final class ChildProcess {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
     }
 
     /// This binary's path, so children run exactly the same build.

@@ -46,7 +46,8 @@ struct Figure: Codable, Sendable {
     /// `nil` when either was not measured or the unit is not a speed.
     func speedOfConcord(_ concord: Figure) -> Double? {
         guard unit.isSpeed, unit == concord.unit, let mine = summary?.median, let theirs = concord.summary?.median,
-              mine > 0, theirs > 0 else { return nil }
+            mine > 0, theirs > 0
+        else { return nil }
         return unit.higherIsFaster ? theirs / mine : mine / theirs
     }
 }

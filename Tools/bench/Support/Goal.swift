@@ -12,8 +12,10 @@ struct GoalCheck: Codable, Sendable {
     let verdict: Verdict
 
     /// A goal that `value` must be at most `limit` (under it, with `strictly`; at least it, with `atLeast`).
-    static func bound(_ goal: String, value: Double?, limit: Double, atLeast: Bool = false, strictly: Bool = false,
-                      describe: (Double) -> String) -> GoalCheck {
+    static func bound(
+        _ goal: String, value: Double?, limit: Double, atLeast: Bool = false, strictly: Bool = false,
+        describe: (Double) -> String
+    ) -> GoalCheck {
         guard let value else { return GoalCheck(goal: goal, measured: "—", value: nil, verdict: .notMeasured) }
         let met = atLeast ? value >= limit : (strictly ? value < limit : value <= limit)
         return GoalCheck(goal: goal, measured: describe(value), value: value, verdict: met ? .met : .missed)

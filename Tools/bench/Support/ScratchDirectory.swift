@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The benchmark's own temporary directory (mode 0700, as Concord requires); removed at the end.

@@ -27,7 +27,8 @@ enum AsyncWriteWorkload: Workload {
     /// beside eight tasks awaiting `suite.set` (their writes queue on the store's one thread, so each
     /// is a commit of its own). Time per write over all of them.
     private static func concurrentWrites(_ context: BenchContext) throws -> [Figure] {
-        let writers = 8, keys = 1_000
+        let writers = 8
+        let keys = 1_000
         let each = context.pick(quick: 10, full: 50)
         let runs = context.pick(quick: 3, full: 7)
         let scenario = "8 writers at once, 1,000 keys, durable"

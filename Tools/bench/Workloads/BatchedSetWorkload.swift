@@ -17,9 +17,10 @@ enum BatchedSetWorkload: Workload {
 
     static let defaultMapName = "Concord, default map"
 
-    static let contenders: [Contender] = SubjectKind.allCases.map { kind in
-        Contender(name: kind.displayName, kind: kind, open: { try kind.open(directory: $0) })
-    } + [Contender(name: defaultMapName, kind: .concord, open: { try ConcordSubject(directory: $0, defaultMap: true) })]
+    static let contenders: [Contender] =
+        SubjectKind.allCases.map { kind in
+            Contender(name: kind.displayName, kind: kind, open: { try kind.open(directory: $0) })
+        } + [Contender(name: defaultMapName, kind: .concord, open: { try ConcordSubject(directory: $0, defaultMap: true) })]
 
     static func sizes(_ context: BenchContext) -> [Int] { context.pick(quick: [1_000], full: [1_000, 100_000, 1_000_000]) }
 
@@ -52,11 +53,15 @@ enum BatchedSetWorkload: Workload {
             }
             for contender in contenders {
                 if let reason = skipReason(contender.kind, size: size) {
-                    figures.append(.skipped(workload: name, scenario: scenario(size), subject: contender.name,
-                                            metric: "keys", unit: .keysPerSecond, because: reason))
+                    figures.append(
+                        .skipped(
+                            workload: name, scenario: scenario(size), subject: contender.name,
+                            metric: "keys", unit: .keysPerSecond, because: reason))
                 } else {
-                    figures.append(Figure(workload: name, scenario: scenario(size), subject: contender.name,
-                                          metric: "keys", unit: .keysPerSecond, samples: samples[contender.name] ?? []))
+                    figures.append(
+                        Figure(
+                            workload: name, scenario: scenario(size), subject: contender.name,
+                            metric: "keys", unit: .keysPerSecond, samples: samples[contender.name] ?? []))
                 }
             }
         }
@@ -68,14 +73,19 @@ enum BatchedSetWorkload: Workload {
             let s = scenario(size)
             let concord = figures.find(name, s, .concord, metric: "keys")
             var goals: [GoalCheck] = [
-                .bound("batched set (\(s)) at least 0.5× raw LMDB's batched put rate",
-                       value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "keys")),
-                       limit: 0.5, atLeast: true) { "\(Ratio.format($0)) raw LMDB's rate" },
+                .bound(
+                    "batched set (\(s)) at least 0.5× raw LMDB's batched put rate",
+                    value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "keys")),
+                    limit: 0.5, atLeast: true
+                ) { "\(Ratio.format($0)) raw LMDB's rate" }
             ]
             if size >= 100_000 {
-                goals.append(.bound("batched set (\(s)) at least SQLite's rate",
-                                    value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "keys")),
-                                    limit: 1, atLeast: true) { "\(Ratio.format($0)) SQLite's rate" })
+                goals.append(
+                    .bound(
+                        "batched set (\(s)) at least SQLite's rate",
+                        value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "keys")),
+                        limit: 1, atLeast: true
+                    ) { "\(Ratio.format($0)) SQLite's rate" })
             }
             return goals
         }

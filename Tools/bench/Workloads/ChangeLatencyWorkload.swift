@@ -1,8 +1,9 @@
 import Concord
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Workload 6: cross-process change latency. A child (the bench binary in the role `latency-writer`)
@@ -33,7 +34,8 @@ enum ChangeLatencyWorkload: Workload {
         let runs = context.pick(quick: 1, full: 3)
         let s = scenario(context)
         context.progress("\(name): \(runs) runs of \(grouped(count)) changes")
-        var concord = LatencySamples(), inotify = LatencySamples()
+        var concord = LatencySamples()
+        var inotify = LatencySamples()
         for run in 0..<runs {
             for side in run % 2 == 0 ? [true, false] : [false, true] {
                 let directory = try context.scratch.makeDirectory("latency")
@@ -125,7 +127,7 @@ enum ChangeLatencyWorkload: Workload {
             stamps[i] = t
         }
         try child.finish()
-        usleep(200_000)   // let the last changes arrive
+        usleep(200_000) // let the last changes arrive
         return stamps
     }
 
@@ -164,10 +166,14 @@ enum ChangeLatencyWorkload: Workload {
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
         let s = scenario(context)
         return [
-            .bound("change latency p50 under 200 µs", value: figures.find(name, s, concordName, metric: "p50")?.summary?.median,
-                   limit: 200, strictly: true) { String(format: "%.0f µs", $0) },
-            .bound("change latency p99 under 2 ms", value: figures.find(name, s, concordName, metric: "p99")?.summary?.median,
-                   limit: 2_000, strictly: true) { String(format: "%.0f µs", $0) },
+            .bound(
+                "change latency p50 under 200 µs", value: figures.find(name, s, concordName, metric: "p50")?.summary?.median,
+                limit: 200, strictly: true
+            ) { String(format: "%.0f µs", $0) },
+            .bound(
+                "change latency p99 under 2 ms", value: figures.find(name, s, concordName, metric: "p99")?.summary?.median,
+                limit: 2_000, strictly: true
+            ) { String(format: "%.0f µs", $0) }
         ]
     }
 }
@@ -211,8 +217,9 @@ struct LatencySamples {
         [
             Figure(workload: workload, scenario: scenario, subject: subject, metric: "p50", unit: .microseconds, samples: p50),
             Figure(workload: workload, scenario: scenario, subject: subject, metric: "p99", unit: .microseconds, samples: p99),
-            Figure(workload: workload, scenario: scenario, subject: subject, metric: "missed changes", unit: .count,
-                   samples: missed, note: "of \(grouped(count)) per run"),
+            Figure(
+                workload: workload, scenario: scenario, subject: subject, metric: "missed changes", unit: .count,
+                samples: missed, note: "of \(grouped(count)) per run")
         ]
     }
 }

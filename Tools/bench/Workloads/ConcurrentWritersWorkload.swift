@@ -46,16 +46,22 @@ enum ConcurrentWritersWorkload: Workload {
             for kind in systems {
                 let s = scenario(size)
                 if let reason = skipReason(kind, size: size) {
-                    figures.append(.skipped(workload: name, scenario: s, subject: kind.displayName, metric: "throughput",
-                                            unit: .operationsPerSecond, because: reason))
+                    figures.append(
+                        .skipped(
+                            workload: name, scenario: s, subject: kind.displayName, metric: "throughput",
+                            unit: .operationsPerSecond, because: reason))
                     continue
                 }
                 let errors = failed[kind] ?? 0
-                figures.append(Figure(workload: name, scenario: s, subject: kind.displayName, metric: "throughput",
-                                      unit: .operationsPerSecond, samples: throughput[kind] ?? []))
-                figures.append(Figure(workload: name, scenario: s, subject: kind.displayName, metric: "lost writes",
-                                      unit: .count, samples: lost[kind] ?? [],
-                                      note: "of 2 × \(count) per run" + (errors > 0 ? "; \(errors) sets failed with an error (not counted as lost)" : "")))
+                figures.append(
+                    Figure(
+                        workload: name, scenario: s, subject: kind.displayName, metric: "throughput",
+                        unit: .operationsPerSecond, samples: throughput[kind] ?? []))
+                figures.append(
+                    Figure(
+                        workload: name, scenario: s, subject: kind.displayName, metric: "lost writes",
+                        unit: .count, samples: lost[kind] ?? [],
+                        note: "of 2 × \(count) per run" + (errors > 0 ? "; \(errors) sets failed with an error (not counted as lost)" : "")))
             }
         }
         return figures
@@ -63,7 +69,8 @@ enum ConcurrentWritersWorkload: Workload {
 
     /// Runs this process's writes and the child's at once; returns the wall time and this side's failed sets
     /// plus the child's.
-    private static func race(_ subject: any Subject, kind: SubjectKind, directory: String, prefix: String, count: Int) throws -> (elapsed: UInt64, failed: Int) {
+    private static func race(_ subject: any Subject, kind: SubjectKind, directory: String, prefix: String, count: Int) throws -> (elapsed: UInt64, failed: Int)
+    {
         let child = try ChildProcess(role: "concurrent-writer", [kind.rawValue, directory, prefix + "b-", String(count)])
         _ = try child.expect("ready")
         child.send("go")
@@ -110,9 +117,11 @@ enum ConcurrentWritersWorkload: Workload {
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
         sizes(context).map { size in
             let s = scenario(size)
-            return .bound("concurrent writers (\(s)): zero lost writes",
-                          value: figures.find(name, s, .concord, metric: "lost writes")?.summary?.max,
-                          limit: 0) { "\(Int($0)) lost at most in a run" }
+            return .bound(
+                "concurrent writers (\(s)): zero lost writes",
+                value: figures.find(name, s, .concord, metric: "lost writes")?.summary?.max,
+                limit: 0
+            ) { "\(Int($0)) lost at most in a run" }
         }
     }
 }

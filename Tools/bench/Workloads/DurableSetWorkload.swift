@@ -41,8 +41,10 @@ enum DurableSetWorkload: Workload {
                 }
             }
             for kind in systems {
-                figures.append(Figure(workload: name, scenario: scenario(size), subject: kind.displayName,
-                                      metric: "sets", unit: .operationsPerSecond, samples: samples[kind] ?? []))
+                figures.append(
+                    Figure(
+                        workload: name, scenario: scenario(size), subject: kind.displayName,
+                        metric: "sets", unit: .operationsPerSecond, samples: samples[kind] ?? []))
             }
         }
         return figures
@@ -53,18 +55,28 @@ enum DurableSetWorkload: Workload {
         for size in sizes(context) {
             let s = scenario(size)
             let concord = figures.find(name, s, .concord, metric: "sets")
-            goals.append(.bound("durable set (\(s)) at least 0.9× raw LMDB's durable commit rate",
-                                value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "sets")),
-                                limit: 0.9, atLeast: true) { "\(Ratio.format($0)) raw LMDB's rate" })
-            goals.append(.bound("durable set (\(s)) at least SQLite's rate (WAL, synchronous=FULL)",
-                                value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "sets")),
-                                limit: 1, atLeast: true) { "\(Ratio.format($0)) SQLite's rate" })
+            goals.append(
+                .bound(
+                    "durable set (\(s)) at least 0.9× raw LMDB's durable commit rate",
+                    value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "sets")),
+                    limit: 0.9, atLeast: true
+                ) { "\(Ratio.format($0)) raw LMDB's rate" })
+            goals.append(
+                .bound(
+                    "durable set (\(s)) at least SQLite's rate (WAL, synchronous=FULL)",
+                    value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "sets")),
+                    limit: 1, atLeast: true
+                ) { "\(Ratio.format($0)) SQLite's rate" })
         }
         let s = scenario(10_000)
-        goals.append(.bound("durable set (\(s)) at least 10× UserDefaults set+synchronize()",
-                            value: Ratio.speedup(figures.find(name, s, .concord, metric: "sets"),
-                                                 against: figures.find(name, s, .userDefaults, metric: "sets")),
-                            limit: 10, atLeast: true) { "\(Ratio.format($0)) UserDefaults' rate" })
+        goals.append(
+            .bound(
+                "durable set (\(s)) at least 10× UserDefaults set+synchronize()",
+                value: Ratio.speedup(
+                    figures.find(name, s, .concord, metric: "sets"),
+                    against: figures.find(name, s, .userDefaults, metric: "sets")),
+                limit: 10, atLeast: true
+            ) { "\(Ratio.format($0)) UserDefaults' rate" })
         return goals
     }
 }

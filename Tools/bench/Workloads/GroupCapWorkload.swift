@@ -55,11 +55,14 @@ enum GroupCapWorkload: Workload {
         }
         let s = scenario(context)
         return caps.map { cap in
-            Figure(workload: name, scenario: s, subject: subject(cap: cap), metric: "sets",
-                   unit: .operationsPerSecond, samples: rates[cap] ?? [])
-        } + caps.map { cap in
-            Figure(workload: name, scenario: s, subject: subject(cap: cap), metric: "mean commit",
-                   unit: .microseconds, samples: commits[cap] ?? [])
+            Figure(
+                workload: name, scenario: s, subject: subject(cap: cap), metric: "sets",
+                unit: .operationsPerSecond, samples: rates[cap] ?? [])
         }
+            + caps.map { cap in
+                Figure(
+                    workload: name, scenario: s, subject: subject(cap: cap), metric: "mean commit",
+                    unit: .microseconds, samples: commits[cap] ?? [])
+            }
     }
 }

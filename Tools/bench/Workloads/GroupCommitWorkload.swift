@@ -45,8 +45,10 @@ enum GroupCommitWorkload: Workload {
         for threads in threadCounts {
             let s = scenario(threads: threads)
             for kind in systems {
-                figures.append(Figure(workload: name, scenario: s, subject: kind.displayName, metric: "sets",
-                                      unit: .operationsPerSecond, samples: samples[s]?[kind] ?? []))
+                figures.append(
+                    Figure(
+                        workload: name, scenario: s, subject: kind.displayName, metric: "sets",
+                        unit: .operationsPerSecond, samples: samples[s]?[kind] ?? []))
             }
         }
         return figures
@@ -80,10 +82,11 @@ enum GroupCommitWorkload: Workload {
     static func check(_ subject: any Subject, plans: [[Int]], generation: Int, kind: SubjectKind) throws {
         for i in Set(plans.joined()) {
             let expected = Dataset.value(i, generation: generation)
-            let found: BenchValue? = switch expected {
-            case .string: try subject.readString(Dataset.key(i)).map { .string($0) }
-            case .int: try subject.readInt(Dataset.key(i)).map { .int($0) }
-            }
+            let found: BenchValue? =
+                switch expected {
+                case .string: try subject.readString(Dataset.key(i)).map { .string($0) }
+                case .int: try subject.readInt(Dataset.key(i)).map { .int($0) }
+                }
             guard found == expected else {
                 throw BenchError("\(kind.displayName): \(Dataset.key(i)) reads \(String(describing: found)) after the threads set \(expected)")
             }
@@ -91,15 +94,20 @@ enum GroupCommitWorkload: Workload {
     }
 
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
-        let one = scenario(threads: 1), eight = scenario(threads: 8)
+        let one = scenario(threads: 1)
+        let eight = scenario(threads: 8)
         let concord8 = figures.find(name, eight, .concord, metric: "sets")
         return [
-            .bound("group commit: 8 threads at least 3× Concord's single-thread durable rate",
-                   value: Ratio.speedup(concord8, against: figures.find(name, one, .concord, metric: "sets")),
-                   limit: 3, atLeast: true) { "\(Ratio.format($0)) the single-thread rate" },
-            .bound("group commit: 8 threads at least as fast as SQLite with 8 threads",
-                   value: Ratio.speedup(concord8, against: figures.find(name, eight, .sqlite, metric: "sets")),
-                   limit: 1, atLeast: true) { "\(Ratio.format($0)) SQLite's rate" },
+            .bound(
+                "group commit: 8 threads at least 3× Concord's single-thread durable rate",
+                value: Ratio.speedup(concord8, against: figures.find(name, one, .concord, metric: "sets")),
+                limit: 3, atLeast: true
+            ) { "\(Ratio.format($0)) the single-thread rate" },
+            .bound(
+                "group commit: 8 threads at least as fast as SQLite with 8 threads",
+                value: Ratio.speedup(concord8, against: figures.find(name, eight, .sqlite, metric: "sets")),
+                limit: 1, atLeast: true
+            ) { "\(Ratio.format($0)) SQLite's rate" }
         ]
     }
 }

@@ -21,8 +21,11 @@ enum HubScaleWorkload: Workload {
         let n = accounts(context)
         let server: ScratchPostgres
         do { server = try ScratchPostgres(durable: true) } catch {
-            return [.skipped(workload: name, scenario: "\(grouped(n)) accounts", subject: HubSyncWorkload.hubName, metric: "first sync",
-                             unit: .microseconds, because: "no PostgreSQL server here (\(error))")]
+            return [
+                .skipped(
+                    workload: name, scenario: "\(grouped(n)) accounts", subject: HubSyncWorkload.hubName, metric: "first sync",
+                    unit: .microseconds, because: "no PostgreSQL server here (\(error))")
+            ]
         }
         defer { server.destroy() }
         let admin = try PostgresConnection(ConnectionString(server.url()))
@@ -44,31 +47,43 @@ enum HubScaleWorkload: Workload {
             let seed = try Store(path: try context.scratch.makeDirectory("scale-seed"))
             try seed.suite("app").batch { b in for k in 0..<keys { try b.set("value \(k)", forKey: "key\(k)") } }
             try HubSynchronizer().sync(seed, try Hub(url))
-            var first: [Double] = [], roundTrip: [Double] = []
+            var first: [Double] = []
+            var roundTrip: [Double] = []
             let runs = context.pick(quick: 5, full: 20)
             let laptop = try Store(path: try context.scratch.makeDirectory("scale-laptop"))
-            let seedHub = try Hub(url), laptopHub = try Hub(url)
+            let seedHub = try Hub(url)
+            let laptopHub = try Hub(url)
             for run in 0..<runs {
                 let device = try Store(path: try context.scratch.makeDirectory("scale-device"))
-                first.append(Double(try BenchClock.measure {
-                    let r = try HubSynchronizer().sync(device, try Hub(url))
-                    guard r.pulled.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.pulled.recordsChanged) of \(keys)") }
-                }) / 1e3)
+                first.append(
+                    Double(
+                        try BenchClock.measure {
+                            let r = try HubSynchronizer().sync(device, try Hub(url))
+                            guard r.pulled.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.pulled.recordsChanged) of \(keys)") }
+                        }) / 1e3)
                 try seed.suite("app").batch { b in for k in 0..<10 { try b.set(run, forKey: "key\(k)") } }
-                roundTrip.append(Double(try BenchClock.measure {
-                    try HubSynchronizer().sync(seed, seedHub)
-                    let r = try HubSynchronizer().sync(laptop, laptopHub)
-                    guard run == 0 || r.pulled.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.pulled.recordsChanged) of 10") }
-                }) / 1e3)
+                roundTrip.append(
+                    Double(
+                        try BenchClock.measure {
+                            try HubSynchronizer().sync(seed, seedHub)
+                            let r = try HubSynchronizer().sync(laptop, laptopHub)
+                            guard run == 0 || r.pulled.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.pulled.recordsChanged) of 10") }
+                        }) / 1e3)
             }
             let subject = HubSyncWorkload.hubName
-            figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "first sync (connect + 20 keys)", unit: .microseconds, samples: first))
-            figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "10-change round trip", unit: .microseconds, samples: Array(roundTrip.dropFirst())))
+            figures.append(
+                Figure(workload: name, scenario: label, subject: subject, metric: "first sync (connect + 20 keys)", unit: .microseconds, samples: first))
+            figures.append(
+                Figure(
+                    workload: name, scenario: label, subject: subject, metric: "10-change round trip", unit: .microseconds,
+                    samples: Array(roundTrip.dropFirst())))
             let stats = try hubAdmin.stats()
             figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "rows", unit: .count, samples: [Double(stats.rows)]))
             figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "hub bytes", unit: .count, samples: [Double(stats.hubBytes)]))
-            figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "hub bytes per account", unit: .count,
-                                  samples: [Double(stats.hubBytes) / Double(max(1, stats.accounts))]))
+            figures.append(
+                Figure(
+                    workload: name, scenario: label, subject: subject, metric: "hub bytes per account", unit: .count,
+                    samples: [Double(stats.hubBytes) / Double(max(1, stats.accounts))]))
             figures.append(Figure(workload: name, scenario: label, subject: subject, metric: "changes", unit: .count, samples: [Double(stats.changes)]))
         }
         return figures
@@ -91,8 +106,9 @@ enum HubScaleWorkload: Workload {
             for d in 0..<devices {
                 let device = ReplicaID.random()
                 let entries = try (0..<keys).map { k in
-                    RemoteEntry(seq: UInt64(k + 1), suite: "app", key: "key\(k)",
-                                record: try Record(version: Version(hlc: now + UInt64(d * 100 + k), replica: device), value: .string("value \(k) from \(d)")))
+                    RemoteEntry(
+                        seq: UInt64(k + 1), suite: "app", key: "key\(k)",
+                        record: try Record(version: Version(hlc: now + UInt64(d * 100 + k), replica: device), value: .string("value \(k) from \(d)")))
                 }
                 let batch = RemoteBatch(source: device, selection: .all, fromSeq: 0, toSeq: UInt64(keys), entries: entries, knowledge: .none)
                 _ = try HubPush.push(batch, to: hub, pulled: { _ in 0 })

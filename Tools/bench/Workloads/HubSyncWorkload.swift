@@ -42,7 +42,9 @@ enum HubSyncWorkload: Workload {
 
         // 1. Throughput: n changes pushed into an empty account, then pulled by a new device; local sync beside.
         context.progress("\(name): pushing and pulling \(grouped(n)) changes through the hub and locally, \(runs) runs")
-        var push: [Double] = [], pull: [Double] = [], localPull: [Double] = []
+        var push: [Double] = []
+        var pull: [Double] = []
+        var localPull: [Double] = []
         for _ in 0..<runs {
             let url = try newAccount()
             let phone = try Store(path: try context.scratch.makeDirectory("hub-phone"))
@@ -71,21 +73,24 @@ enum HubSyncWorkload: Workload {
         var figures = [
             Figure(workload: name, scenario: scenario, subject: hubName, metric: "push", unit: .operationsPerSecond, samples: push),
             Figure(workload: name, scenario: scenario, subject: hubName, metric: "pull", unit: .operationsPerSecond, samples: pull),
-            Figure(workload: name, scenario: scenario, subject: localName, metric: "pull", unit: .operationsPerSecond, samples: localPull),
+            Figure(workload: name, scenario: scenario, subject: localName, metric: "pull", unit: .operationsPerSecond, samples: localPull)
         ]
 
         // 2. A 100-change delta round trip: the phone changes 100 keys and syncs; the laptop syncs and has them.
         let rounds = context.pick(quick: 10, full: 50)
         context.progress("\(name): \(rounds) round trips of a 100-change delta")
         let url = try newAccount()
-        let phone = try Store(path: try context.scratch.makeDirectory("rt-phone")), laptop = try Store(path: try context.scratch.makeDirectory("rt-laptop"))
+        let phone = try Store(path: try context.scratch.makeDirectory("rt-phone"))
+        let laptop = try Store(path: try context.scratch.makeDirectory("rt-laptop"))
         let local = try Store(path: try context.scratch.makeDirectory("rt-local"))
-        let phoneHub = try Hub(url), laptopHub = try Hub(url)
+        let phoneHub = try Hub(url)
+        let laptopHub = try Hub(url)
         try fill(phone, count: 1000)
         try HubSynchronizer().sync(phone, phoneHub)
         try HubSynchronizer().sync(laptop, laptopHub)
         try Synchronizer().sync(phone, local)
-        var roundTrip: [Double] = [], localRoundTrip: [Double] = []
+        var roundTrip: [Double] = []
+        var localRoundTrip: [Double] = []
         for round in 0..<rounds {
             try phone.suite("app").batch { b in for k in 0..<100 { try b.set(round, forKey: "k\(k * 7)") } }
             let t = try BenchClock.measure {
@@ -102,8 +107,14 @@ enum HubSyncWorkload: Workload {
             }
             localRoundTrip.append(Double(tl) / 1e3)
         }
-        figures.append(Figure(workload: name, scenario: "100-change delta round trip", subject: hubName, metric: "device → hub → device", unit: .microseconds, samples: roundTrip))
-        figures.append(Figure(workload: name, scenario: "100-change delta round trip", subject: localName, metric: "device → device", unit: .microseconds, samples: localRoundTrip))
+        figures.append(
+            Figure(
+                workload: name, scenario: "100-change delta round trip", subject: hubName, metric: "device → hub → device", unit: .microseconds,
+                samples: roundTrip))
+        figures.append(
+            Figure(
+                workload: name, scenario: "100-change delta round trip", subject: localName, metric: "device → device", unit: .microseconds,
+                samples: localRoundTrip))
 
         // 3. Live propagation: LISTEN/NOTIFY sessions on two devices; one change at a time.
         let live = liveChanges(context)
@@ -116,14 +127,19 @@ enum HubSyncWorkload: Workload {
         let rt = figures.find(name, "100-change delta round trip", hubName, metric: "device → hub → device")?.summary?.median
         let p50 = figures.figures.first { $0.workload == name && $0.metric == "live p50" }?.summary?.median
         return [
-            .bound("a 100-change delta round trip through the hub under 20 ms", value: rt.map { $0 / 1000 }, limit: 20, strictly: true) { String(format: "%.2f ms", $0) },
-            .bound("live propagation device → hub → device p50 under 30 ms", value: p50.map { $0 / 1000 }, limit: 30, strictly: true) { String(format: "%.2f ms", $0) },
+            .bound("a 100-change delta round trip through the hub under 20 ms", value: rt.map { $0 / 1000 }, limit: 20, strictly: true) {
+                String(format: "%.2f ms", $0)
+            },
+            .bound("live propagation device → hub → device p50 under 30 ms", value: p50.map { $0 / 1000 }, limit: 30, strictly: true) {
+                String(format: "%.2f ms", $0)
+            }
         ]
     }
 
     /// Sets one key on the phone at a time and waits until the watch's observer sees it.
     private static func propagation(url: String, changes: Int, _ context: BenchContext) throws -> [Figure] {
-        let phone = try Store(path: try context.scratch.makeDirectory("live-phone")), watch = try Store(path: try context.scratch.makeDirectory("live-watch"))
+        let phone = try Store(path: try context.scratch.makeDirectory("live-phone"))
+        let watch = try Store(path: try context.scratch.makeDirectory("live-watch"))
         let seen = Arrivals()
         let token = try watch.suite("live").observe("tick") { change in
             if case .int(let i)? = change.value { seen.record(Int(i), at: BenchClock.now()) }
@@ -131,7 +147,10 @@ enum HubSyncWorkload: Workload {
         defer { token.cancel() }
         let a = try LiveSync(store: phone) { try HubLivePeer(store: phone, url: url) }
         let b = try LiveSync(store: watch) { try HubLivePeer(store: watch, url: url) }
-        defer { a.stop(); b.stop() }
+        defer {
+            a.stop()
+            b.stop()
+        }
         let suite = try phone.suite("live")
         try suite.set(-1, forKey: "tick")
         guard wait(for: -1, in: seen, seconds: 30) else { throw BenchError("live sync did not start") }
@@ -146,7 +165,7 @@ enum HubSyncWorkload: Workload {
         let scenario = "\(grouped(changes)) changes, one at a time"
         return [
             Figure(workload: name, scenario: scenario, subject: hubName, metric: "live p50", unit: .microseconds, samples: [p.value(at: 50)]),
-            Figure(workload: name, scenario: scenario, subject: hubName, metric: "live p99", unit: .microseconds, samples: [p.value(at: 99)]),
+            Figure(workload: name, scenario: scenario, subject: hubName, metric: "live p99", unit: .microseconds, samples: [p.value(at: 99)])
         ]
     }
 

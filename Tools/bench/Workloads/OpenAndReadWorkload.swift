@@ -24,7 +24,7 @@ enum OpenAndReadWorkload: Workload {
     static func run(_ context: BenchContext) throws -> [Figure] {
         var figures: [Figure] = []
         for size in sizes(context) {
-            let key = Dataset.key(size / 2 - (size / 2) % 2)   // a String key in the middle
+            let key = Dataset.key(size / 2 - (size / 2) % 2) // a String key in the middle
             var directories: [SubjectKind: String] = [:]
             for kind in systems { directories[kind] = try context.fixtures.directory(kind, size: size, progress: context.progress) }
             let most = systems.map { runs($0, size: size, context) }.max() ?? 0
@@ -40,8 +40,10 @@ enum OpenAndReadWorkload: Workload {
                 }
             }
             for kind in systems {
-                figures.append(Figure(workload: name, scenario: scenario(size), subject: kind.displayName,
-                                      metric: "open + read", unit: .microseconds, samples: samples[kind] ?? []))
+                figures.append(
+                    Figure(
+                        workload: name, scenario: scenario(size), subject: kind.displayName,
+                        metric: "open + read", unit: .microseconds, samples: samples[kind] ?? []))
             }
         }
         return figures
@@ -67,17 +69,24 @@ enum OpenAndReadWorkload: Workload {
         let all = sizes(context)
         for size in all {
             let s = scenario(size)
-            goals.append(.bound("open + first read (\(s)) at most 2× raw LMDB",
-                                value: Ratio.slowdown(figures.find(name, s, .concord, metric: "open + read"),
-                                                      against: figures.find(name, s, .lmdb, metric: "open + read")),
-                                limit: 2) { "\(Ratio.format($0)) raw LMDB's time" })
+            goals.append(
+                .bound(
+                    "open + first read (\(s)) at most 2× raw LMDB",
+                    value: Ratio.slowdown(
+                        figures.find(name, s, .concord, metric: "open + read"),
+                        against: figures.find(name, s, .lmdb, metric: "open + read")),
+                    limit: 2
+                ) { "\(Ratio.format($0)) raw LMDB's time" })
         }
         if let small = all.first, let large = all.last, small != large {
             let a = figures.find(name, scenario(small), .concord, metric: "open + read")?.summary?.median
             let b = figures.find(name, scenario(large), .concord, metric: "open + read")?.summary?.median
             let spread = a.flatMap { a in b.map { b in Swift.max(a, b) / Swift.min(a, b) } }
-            goals.append(.bound("open + first read the same at \(grouped(small)) and \(grouped(large)) keys (within 1.5×)",
-                                value: spread, limit: 1.5) { "\(Ratio.format($0)) apart" })
+            goals.append(
+                .bound(
+                    "open + first read the same at \(grouped(small)) and \(grouped(large)) keys (within 1.5×)",
+                    value: spread, limit: 1.5
+                ) { "\(Ratio.format($0)) apart" })
         }
         return goals
     }

@@ -26,14 +26,16 @@ enum PointReadWorkload: Workload {
                     let keys = Dataset.randomKeys(count: reads, size: size, odd: type == .int, seed: UInt64(size * 31 + run))
                     for kind in context.rotated(systems, run: run) {
                         let subject = try context.fixtures.subject(kind, size: size, progress: context.progress)
-                        try readAll(subject, keys[..<Swift.min(1_000, keys.count)], type)   // warm up
+                        try readAll(subject, keys[..<Swift.min(1_000, keys.count)], type) // warm up
                         let elapsed = try BenchClock.measure { try readAll(subject, keys[...], type) }
                         samples[kind, default: []].append(Double(elapsed) / Double(reads))
                     }
                 }
                 for kind in systems {
-                    figures.append(Figure(workload: name, scenario: scenario(type, size), subject: kind.displayName,
-                                          metric: "per read", unit: .nanosecondsPerOperation, samples: samples[kind] ?? []))
+                    figures.append(
+                        Figure(
+                            workload: name, scenario: scenario(type, size), subject: kind.displayName,
+                            metric: "per read", unit: .nanosecondsPerOperation, samples: samples[kind] ?? []))
                 }
             }
         }
@@ -56,12 +58,18 @@ enum PointReadWorkload: Workload {
             for type in ValueType.allCases {
                 let s = scenario(type, size)
                 let concord = figures.find(name, s, .concord, metric: "per read")
-                goals.append(.bound("typed get (\(s)) at most 2× raw LMDB's get with its own read txn",
-                                    value: Ratio.slowdown(concord, against: figures.find(name, s, .lmdb, metric: "per read")),
-                                    limit: 2) { "\(Ratio.format($0)) raw LMDB's time" })
-                goals.append(.bound("typed get (\(s)) at least 2× faster than UserDefaults",
-                                    value: Ratio.speedup(concord, against: figures.find(name, s, .userDefaults, metric: "per read")),
-                                    limit: 2, atLeast: true) { "\(Ratio.format($0)) faster" })
+                goals.append(
+                    .bound(
+                        "typed get (\(s)) at most 2× raw LMDB's get with its own read txn",
+                        value: Ratio.slowdown(concord, against: figures.find(name, s, .lmdb, metric: "per read")),
+                        limit: 2
+                    ) { "\(Ratio.format($0)) raw LMDB's time" })
+                goals.append(
+                    .bound(
+                        "typed get (\(s)) at least 2× faster than UserDefaults",
+                        value: Ratio.speedup(concord, against: figures.find(name, s, .userDefaults, metric: "per read")),
+                        limit: 2, atLeast: true
+                    ) { "\(Ratio.format($0)) faster" })
             }
         }
         return goals

@@ -13,7 +13,7 @@ enum PolicyWorkload: Workload {
 
     static let lwwSet = SubjectKind.concord.displayName + " lww set"
     static let kinds: [(subject: String, prefix: String)] = [
-        (lwwSet, "l."), ("counter increment", "c."), ("max proposal", "m."), ("set: add a member", "s."),
+        (lwwSet, "l."), ("counter increment", "c."), ("max proposal", "m."), ("set: add a member", "s.")
     ]
     static let lwwMerge = SubjectKind.concord.displayName + " lww merge"
     static let counterMerge = "counter merge"
@@ -44,7 +44,7 @@ enum PolicyWorkload: Workload {
                         switch prefix {
                         case "l.": try suite.set(generation, forKey: key)
                         case "c.": try suite.increment(key)
-                        case "m.": try suite.set(generation, forKey: key)   // greater every time: always written
+                        case "m.": try suite.set(generation, forKey: key) // greater every time: always written
                         default: try suite.update(key, as: [String].self) { $0 = ($0 ?? []) + ["r\(run)-\(k / keys)"] }
                         }
                     }
@@ -52,8 +52,11 @@ enum PolicyWorkload: Workload {
                 samples[subject, default: []].append(Double(elapsed) / 1e3 / Double(ops))
             }
         }
-        return kinds.map { Figure(workload: name, scenario: scenario, subject: $0.subject, metric: "per write",
-                                  unit: .microseconds, samples: samples[$0.subject] ?? []) }
+        return kinds.map {
+            Figure(
+                workload: name, scenario: scenario, subject: $0.subject, metric: "per write",
+                unit: .microseconds, samples: samples[$0.subject] ?? [])
+        }
     }
 
     /// A store whose suite declares the policies (by prefix) and holds `keys` keys of each.
@@ -112,7 +115,7 @@ enum PolicyWorkload: Workload {
         if counter { try a.suite("bench").declare(.counter, forKeysWithPrefix: "k") }
         try a.suite("bench").batch { batch in for i in 0..<keys { try batch.set(0, forKey: "k\(i)") } }
         try Synchronizer().sync(a, b)
-        for store in [b, a] {   // a writes last, so its lww records are the newer ones
+        for store in [b, a] { // a writes last, so its lww records are the newer ones
             let suite = try store.suite("bench")
             for i in 0..<keys {
                 if counter { try suite.increment("k\(i)") } else { try suite.set(1, forKey: "k\(i)") }

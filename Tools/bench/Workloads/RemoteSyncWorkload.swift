@@ -29,7 +29,10 @@ enum RemoteSyncWorkload: Workload {
             guard FileManager.default.isExecutableFile(atPath: "/usr/bin/rsync") else { throw BenchError("rsync is not installed") }
             ssh = try ScratchSSH()
         } catch {
-            return [.skipped(workload: name, scenario: "initial sync of \(grouped(n)) keys", subject: sshName, metric: "time", unit: .microseconds, because: "\(error)")]
+            return [
+                .skipped(
+                    workload: name, scenario: "initial sync of \(grouped(n)) keys", subject: sshName, metric: "time", unit: .microseconds, because: "\(error)")
+            ]
         }
         defer { ssh.destroy() }
         let runs = context.pick(quick: 1, full: 3)
@@ -38,7 +41,9 @@ enum RemoteSyncWorkload: Workload {
         context.progress("\(name): initial sync of \(grouped(n)) keys over ssh, rsync and locally, \(runs) runs")
         let source = try Store(path: try context.scratch.makeDirectory("remote-source"))
         try HubSyncWorkload.fill(source, count: n)
-        var overSSH: [Double] = [], overRsync: [Double] = [], local: [Double] = []
+        var overSSH: [Double] = []
+        var overRsync: [Double] = []
+        var local: [Double] = []
         for run in 0..<runs {
             let order = run % 3
             for which in [0, 1, 2][order...] + [0, 1, 2][..<order] {
@@ -68,7 +73,7 @@ enum RemoteSyncWorkload: Workload {
         var figures = [
             Figure(workload: name, scenario: scenario, subject: sshName, metric: "time", unit: .microseconds, samples: overSSH),
             Figure(workload: name, scenario: scenario, subject: rsyncName, metric: "time", unit: .microseconds, samples: overRsync),
-            Figure(workload: name, scenario: scenario, subject: localName, metric: "time", unit: .microseconds, samples: local),
+            Figure(workload: name, scenario: scenario, subject: localName, metric: "time", unit: .microseconds, samples: local)
         ]
 
         // 2. Live propagation, one change at a time: over ssh, and between two local directories.
@@ -95,8 +100,12 @@ enum RemoteSyncWorkload: Workload {
         let p50 = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p50")?.summary?.median
         let p99 = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p99")?.summary?.median
         return [
-            .bound("live propagation over ssh on loopback p50 under 20 ms", value: p50.map { $0 / 1000 }, limit: 20, strictly: true) { String(format: "%.2f ms", $0) },
-            .bound("live propagation over ssh on loopback p99 under 100 ms", value: p99.map { $0 / 1000 }, limit: 100, strictly: true) { String(format: "%.2f ms", $0) },
+            .bound("live propagation over ssh on loopback p50 under 20 ms", value: p50.map { $0 / 1000 }, limit: 20, strictly: true) {
+                String(format: "%.2f ms", $0)
+            },
+            .bound("live propagation over ssh on loopback p99 under 100 ms", value: p99.map { $0 / 1000 }, limit: 100, strictly: true) {
+                String(format: "%.2f ms", $0)
+            }
         ]
     }
 
@@ -104,8 +113,10 @@ enum RemoteSyncWorkload: Workload {
 
     /// Sets one key on a fresh local replica at a time and waits until an observer on the far
     /// replica (opened in this process) sees it.
-    private static func propagation(subject: String, changes: Int, _ context: BenchContext,
-                                    start: (Store) throws -> (LiveSync, String)) throws -> [Figure] {
+    private static func propagation(
+        subject: String, changes: Int, _ context: BenchContext,
+        start: (Store) throws -> (LiveSync, String)
+    ) throws -> [Figure] {
         let phone = try Store(path: try context.scratch.makeDirectory("live-phone"))
         let suite = try phone.suite("live")
         try suite.set(-1, forKey: "tick")
@@ -137,7 +148,7 @@ enum RemoteSyncWorkload: Workload {
         let p = Percentiles(latencies)
         return [
             Figure(workload: name, scenario: liveScenario(changes), subject: subject, metric: "live p50", unit: .microseconds, samples: [p.value(at: 50)]),
-            Figure(workload: name, scenario: liveScenario(changes), subject: subject, metric: "live p99", unit: .microseconds, samples: [p.value(at: 99)]),
+            Figure(workload: name, scenario: liveScenario(changes), subject: subject, metric: "live p99", unit: .microseconds, samples: [p.value(at: 99)])
         ]
     }
 

@@ -34,7 +34,9 @@ enum StoredReadWorkload: Workload {
         let reads = context.pick(quick: 1_000_000, full: 5_000_000)
         let gets = context.pick(quick: 20_000, full: 100_000)
         context.progress("\(name): \(context.runs) runs of \(grouped(reads)) reads")
-        var plainSamples: [Double] = [], storedSamples: [Double] = [], getSamples: [Double] = []
+        var plainSamples: [Double] = []
+        var storedSamples: [Double] = []
+        var getSamples: [Double] = []
         for run in 0..<context.runs {
             for which in [0, 1, 2].rotated(by: run) {
                 switch which {
@@ -58,7 +60,7 @@ enum StoredReadWorkload: Workload {
             Figure(workload: name, scenario: scenario, subject: storedName, metric: "per read", unit: .nanosecondsPerOperation, samples: storedSamples),
             Figure(workload: name, scenario: scenario, subject: plainName, metric: "per read", unit: .nanosecondsPerOperation, samples: plainSamples),
             Figure(workload: name, scenario: scenario, subject: getName, metric: "per read", unit: .nanosecondsPerOperation, samples: getSamples),
-            Figure(workload: name, scenario: freshnessScenario, subject: storedName, metric: "stale reads of \(writes)", unit: .count, samples: [Double(stale)]),
+            Figure(workload: name, scenario: freshnessScenario, subject: storedName, metric: "stale reads of \(writes)", unit: .count, samples: [Double(stale)])
         ]
     }
 
@@ -68,7 +70,7 @@ enum StoredReadWorkload: Workload {
         let stale = figures.find(name, freshnessScenario, storedName, metric: "stale reads of \(writes)")?.summary?.median
         return [
             .bound("an unchanged @Stored read costs under 100 ns", value: stored, limit: 100, strictly: true) { String(format: "%.1f ns", $0) },
-            .bound("a @Stored read right after another process's write reflects it", value: stale, limit: 0) { "\(Int($0)) stale of \(writes)" },
+            .bound("a @Stored read right after another process's write reflects it", value: stale, limit: 0) { "\(Int($0)) stale of \(writes)" }
         ]
     }
 

@@ -18,7 +18,8 @@ enum SyncMergeWorkload: Workload {
     static func large(_ context: BenchContext) -> Int { context.pick(quick: 100_000, full: 1_000_000) }
 
     static func run(_ context: BenchContext) throws -> [Figure] {
-        let n = changes(context), big = large(context)
+        let n = changes(context)
+        let big = large(context)
         let runs = context.pick(quick: 1, full: 3)
         var figures: [Figure] = []
 
@@ -54,8 +55,10 @@ enum SyncMergeWorkload: Workload {
             intoLarge.append(try mergeRate(from: fresh, into: largeStore, changes: n))
             context.scratch.remove(dir)
         }
-        figures.append(Figure(workload: name, scenario: "\(grouped(n)) changes into a \(grouped(big))-key replica", subject: concordName,
-                              metric: "merge", unit: .operationsPerSecond, samples: intoLarge))
+        figures.append(
+            Figure(
+                workload: name, scenario: "\(grouped(n)) changes into a \(grouped(big))-key replica", subject: concordName,
+                metric: "merge", unit: .operationsPerSecond, samples: intoLarge))
 
         // 3. A 100-change delta into the large replica: the writer changes 100 keys, then a pull.
         let deltas = context.pick(quick: 10, full: 30)
@@ -76,8 +79,10 @@ enum SyncMergeWorkload: Workload {
             }
             deltaMicros.append(Double(elapsed) / 1e3)
         }
-        figures.append(Figure(workload: name, scenario: "100-change delta into a \(grouped(big + n * runs))-key replica", subject: concordName,
-                              metric: "pull", unit: .microseconds, samples: deltaMicros))
+        figures.append(
+            Figure(
+                workload: name, scenario: "100-change delta into a \(grouped(big + n * runs))-key replica", subject: concordName,
+                metric: "pull", unit: .microseconds, samples: deltaMicros))
         context.scratch.remove(largeDir)
         context.scratch.remove(sourceDir)
         context.scratch.remove(writerDir)
@@ -91,10 +96,14 @@ enum SyncMergeWorkload: Workload {
         let crdt = figures.find(name, emptyScenario, crdtName, metric: "merge")
         let delta = figures.figures.first { $0.workload == name && $0.metric == "pull" }?.summary?.median
         return [
-            .bound("merging \(grouped(n)) changes at least as fast as an in-memory CRDT merge (pycrdt)",
-                   value: Ratio.speedup(concord, against: crdt), limit: 1, atLeast: true) { "\(Ratio.format($0)) pycrdt's rate" },
-            .bound("a 100-change delta into a large replica under 5 ms, durable commit included",
-                   value: delta.map { $0 / 1000 }, limit: 5, strictly: true) { String(format: "%.2f ms", $0) },
+            .bound(
+                "merging \(grouped(n)) changes at least as fast as an in-memory CRDT merge (pycrdt)",
+                value: Ratio.speedup(concord, against: crdt), limit: 1, atLeast: true
+            ) { "\(Ratio.format($0)) pycrdt's rate" },
+            .bound(
+                "a 100-change delta into a large replica under 5 ms, durable commit included",
+                value: delta.map { $0 / 1000 }, limit: 5, strictly: true
+            ) { String(format: "%.2f ms", $0) }
         ]
     }
 
@@ -122,23 +131,23 @@ enum SyncMergeWorkload: Workload {
     /// when python3 or pycrdt is not there.
     private static func crdtFigure(scenario: String, changes: Int, runs: Int, _ context: BenchContext) -> Figure {
         let script = """
-        import sys, time
-        import pycrdt
-        n = int(sys.argv[1])
-        src = pycrdt.Doc()
-        m = src.get("settings", type=pycrdt.Map)
-        with src.transaction():
-            for i in range(n):
-                m[f"s{i}"] = f"value-{i}"
-        update = src.get_update()
-        dst = pycrdt.Doc()
-        dst.get("settings", type=pycrdt.Map)
-        start = time.perf_counter()
-        dst.apply_update(update)
-        elapsed = time.perf_counter() - start
-        assert len(dst.get("settings", type=pycrdt.Map)) == n
-        print(n / elapsed)
-        """
+            import sys, time
+            import pycrdt
+            n = int(sys.argv[1])
+            src = pycrdt.Doc()
+            m = src.get("settings", type=pycrdt.Map)
+            with src.transaction():
+                for i in range(n):
+                    m[f"s{i}"] = f"value-{i}"
+            update = src.get_update()
+            dst = pycrdt.Doc()
+            dst.get("settings", type=pycrdt.Map)
+            start = time.perf_counter()
+            dst.apply_update(update)
+            elapsed = time.perf_counter() - start
+            assert len(dst.get("settings", type=pycrdt.Map)) == n
+            print(n / elapsed)
+            """
         // `make bench` installs pycrdt into a virtual environment of its own and names its python here.
         let python = ProcessInfo.processInfo.environment["BENCH_PYTHON"] ?? "python3"
         var samples: [Double] = []
@@ -146,17 +155,20 @@ enum SyncMergeWorkload: Workload {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = [python, "-c", script, String(changes)]
-            let out = Pipe(), err = Pipe()
+            let out = Pipe()
+            let err = Pipe()
             p.standardOutput = out
             p.standardError = err
             do { try p.run() } catch {
-                return .skipped(workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond, because: "\(python) is not available")
+                return .skipped(
+                    workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond, because: "\(python) is not available")
             }
             let data = out.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()
             guard p.terminationStatus == 0, let rate = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                return .skipped(workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond,
-                                because: "pycrdt is not installed for \(python) (make bench installs it)")
+                return .skipped(
+                    workload: name, scenario: scenario, subject: crdtName, metric: "merge", unit: .operationsPerSecond,
+                    because: "pycrdt is not installed for \(python) (make bench installs it)")
             }
             samples.append(rate)
         }

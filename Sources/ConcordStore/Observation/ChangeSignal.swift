@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// The small file a writer touches after every commit, so observers in other processes wake up
-/// (see the architecture document, "Observation"). Touching it is one `pwrite` of one byte.
+/// (see the architecture document, "Journal and observation"). Touching it is one `pwrite` of one byte.
 final class ChangeSignal: Sendable {
     let path: String
     private let fd: Int32

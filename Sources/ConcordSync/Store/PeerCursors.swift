@@ -21,7 +21,7 @@ public enum SyncScope: Hashable, Sendable, CustomStringConvertible {
     public var description: String { suiteName ?? "*" }
 }
 
-/// What this replica knows about one peer for one scope (see the architecture document, "Cursors").
+/// What this replica knows about one peer for one scope (see the architecture document, "Delta sync").
 ///
 /// - `received`: the highest seq of the *peer's* journal this replica has merged;
 ///   a sync sends only the peer's entries after it.

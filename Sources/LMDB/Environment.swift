@@ -50,12 +50,18 @@ package final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     private let resizeLock = ResizeLock()
     private let forkGeneration: Int
-    /// The databases opened so far, looked up by name (a handful; an array, not a dictionary, so a
-    /// fresh process opening a store pays no generic-type lookups in the Swift runtime).
-    private let databases = Mutex<[Database]>([])
-    private let readPool = Mutex<[PooledTransaction]>([])
-    /// A reset read transaction kept for reuse (`mdb_txn_renew` is cheaper than `mdb_txn_begin`).
-    private struct PooledTransaction: @unchecked Sendable { let raw: OpaquePointer }
+    /// The databases opened so far, newest first, looked up by name (a handful). Like the registry of
+    /// environments and the read pool, a linked list of a non-generic class rather than an array or a
+    /// dictionary: a fresh process's first use of a generic collection makes the Swift runtime
+    /// instantiate its metadata (the three arrays these were cost nearly a quarter of a store's open).
+    private let databases = Mutex<CachedDatabase?>(nil)
+    /// One opened database in `databases`.
+    private final class CachedDatabase: @unchecked Sendable {
+        let database: Database
+        let next: CachedDatabase?
+        init(_ database: Database, next: CachedDatabase?) { (self.database, self.next) = (database, next) }
+    }
+    private let readPool = Mutex(ReadPool())
     private let writeCount = Atomic<Int>(0)
     /// The size of a page of the data file.
     let pageSize: Int
@@ -194,7 +200,9 @@ package final class Environment: @unchecked Sendable {
     deinit {
         // In a forked child the handle belongs to the parent: leave it alone.
         guard ForkGuard.generation == forkGeneration else { return }
-        for txn in readPool.withLock({ $0 }) { C.txnAbort(txn.raw) }
+        readPool.withLock { pool in
+            while let txn = pool.pop() { C.txnAbort(txn) }
+        }
         C.envClose(handle)
         for action in closeActions.withLock({ $0 }) { action() }
     }
@@ -212,25 +220,45 @@ package final class Environment: @unchecked Sendable {
 
     // MARK: - One environment per directory per process
 
-    private struct WeakEnvironment {
+    /// One directory opened in this process, in a list of them.
+    private final class RegistryEntry: @unchecked Sendable {
         let path: String
         weak var environment: Environment?
         let generation: Int
+        var next: RegistryEntry?
+        init(path: String, environment: Environment, next: RegistryEntry?) {
+            (self.path, self.environment, self.generation, self.next) = (path, environment, environment.forkGeneration, next)
+        }
     }
-    /// One entry per directory opened in this process (an array for the same reason as `databases`).
-    private static let registry = Mutex<[WeakEnvironment]>([])
+    /// The directories opened in this process, newest first (a linked list for the same reason as
+    /// `databases`). Guarded by the mutex.
+    private static let registry = Mutex<RegistryEntry?>(nil)
 
     /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
     /// `options` apply only when this process opens the directory for the first time.
     package static func open(directory: String, options: Options = Options()) throws -> Environment {
         let key = canonicalPath(directory)
-        return try registry.withLock { table in
-            if let entry = table.first(where: { $0.path == key }), entry.generation == ForkGuard.generation, let env = entry.environment {
-                return env
+        return try registry.withLock { head in
+            var entry = head
+            while let current = entry {
+                if current.path == key {
+                    if current.generation == ForkGuard.generation, let env = current.environment { return env }
+                    break
+                }
+                entry = current.next
             }
             let env = try Environment(path: key, options: options)
-            table.removeAll { $0.path == key || $0.environment == nil }
-            table.append(WeakEnvironment(path: key, environment: env, generation: env.forkGeneration))
+            // Drop this directory's stale entry and entries whose environment is gone, then put the new one first.
+            var kept: RegistryEntry?
+            entry = head
+            while let current = entry {
+                entry = current.next
+                if current.path != key && current.environment != nil {
+                    current.next = kept
+                    kept = current
+                }
+            }
+            head = RegistryEntry(path: key, environment: env, next: kept)
             return env
         }
     }
@@ -245,36 +273,55 @@ package final class Environment: @unchecked Sendable {
 
     /// The named database, created if missing. Handles are cached for the environment's life.
     package func database(named name: String) throws -> Database {
-        try databases(named: [name])[0]
-    }
-
-    /// The named databases, created if missing. When they all exist they are opened in one read-only
-    /// transaction, so opening a store neither writes nor waits for another process's writer;
-    /// otherwise they are created in one write transaction.
-    package func databases(named names: [String]) throws -> [Database] {
         try checkFork()
         return try databases.withLock { cache in
-            let missing = names.filter { name in !cache.contains { $0.name == name } }
-            if !missing.isEmpty {
-                let opened =
-                    try openExistingDatabases(missing)
-                    ?? write { txn in
-                        try missing.map { name in
-                            var dbi = MDB_dbi()
-                            let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
-                            guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
-                            return Database(name: name, dbi: dbi)
-                        }
-                    }
-                cache.append(contentsOf: opened)
-            }
-            return names.map { name in cache.first { $0.name == name }! }
+            if let found = Self.cached(name, in: cache) { return found }
+            try open([name], into: &cache)
+            return Self.cached(name, in: cache)!
         }
     }
 
-    /// Opens `names` in a read-only transaction that is committed (so the handles stay open);
-    /// `nil` when one of them does not exist yet (or the map must be adopted first).
-    private func openExistingDatabases(_ names: [String]) throws -> [Database]? {
+    /// The named databases, created if missing: afterwards `database(named:)` returns each from the
+    /// cache. When they all exist they are opened in one read-only transaction, so opening a store
+    /// neither writes nor waits for another process's writer; otherwise they are created in one write
+    /// transaction.
+    package func openDatabases(named names: [String]) throws {
+        try checkFork()
+        try databases.withLock { cache in
+            let missing = names.filter { Self.cached($0, in: cache) == nil }
+            if !missing.isEmpty { try open(missing, into: &cache) }
+        }
+    }
+
+    private static func cached(_ name: String, in cache: CachedDatabase?) -> Database? {
+        var entry = cache
+        while let current = entry {
+            if current.database.name == name { return current.database }
+            entry = current.next
+        }
+        return nil
+    }
+
+    /// Opens `names` (none of them cached) and puts them in front of `cache` (call with `databases` locked).
+    private func open(_ names: [String], into cache: inout CachedDatabase?) throws {
+        let head = cache
+        cache =
+            try openExistingDatabases(names, onto: head)
+            ?? write { txn in
+                var opened = head
+                for name in names {
+                    var dbi = MDB_dbi()
+                    let rc = C.dbiOpen(txn.handle, name, UInt32(MDB_CREATE), &dbi)
+                    guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)") }
+                    opened = CachedDatabase(Database(name: name, dbi: dbi), next: opened)
+                }
+                return opened
+            }
+    }
+
+    /// Opens `names` in a read-only transaction that is committed (so the handles stay open) and returns
+    /// them in front of `head`; `nil` when one of them does not exist yet (or the map must be adopted first).
+    private func openExistingDatabases(_ names: [String], onto head: CachedDatabase?) throws -> CachedDatabase? {
         resizeLock.lockShared()
         defer { resizeLock.unlock() }
         if let error = lostMapError() { throw error }
@@ -282,7 +329,7 @@ package final class Environment: @unchecked Sendable {
         let rc = C.txnBegin(handle, UInt32(MDB_RDONLY), &raw)
         if rc == MDB_MAP_RESIZED { return nil }
         guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_txn_begin (read, opening databases)") }
-        var opened: [Database] = []
+        var opened = head
         for name in names {
             var dbi = MDB_dbi()
             let rc = C.dbiOpen(raw, name, 0, &dbi)
@@ -294,7 +341,7 @@ package final class Environment: @unchecked Sendable {
                 C.txnAbort(raw)
                 throw LMDBError(code: rc, operation: "mdb_dbi_open \(name)")
             }
-            opened.append(Database(name: name, dbi: dbi))
+            opened = CachedDatabase(Database(name: name, dbi: dbi), next: opened)
         }
         let commit = C.txnCommitReadOnly(raw)
         guard commit == 0 else { throw LMDBError(code: commit, operation: "mdb_txn_commit (read, opening databases)") }
@@ -384,7 +431,7 @@ package final class Environment: @unchecked Sendable {
     }
 
     private func beginRead() -> (Int32, OpaquePointer?) {
-        if let pooled = readPool.withLock({ $0.popLast() })?.raw {
+        if let pooled = readPool.withLock({ $0.pop() }) {
             let rc = C.txnRenew(pooled)
             if rc == 0 { return (0, pooled) }
             C.txnAbort(pooled)
@@ -397,12 +444,7 @@ package final class Environment: @unchecked Sendable {
 
     private func endRead(_ txn: OpaquePointer) {
         C.txnReset(txn)
-        let entry = PooledTransaction(raw: txn)
-        let kept = readPool.withLock { pool -> Bool in
-            guard pool.count < 8 else { return false }
-            pool.append(entry)
-            return true
-        }
+        let kept = readPool.withLock { $0.push(txn) }
         if !kept { C.txnAbort(txn) }
     }
 

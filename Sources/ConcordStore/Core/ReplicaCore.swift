@@ -83,8 +83,10 @@ package final class ReplicaCore: Sendable {
             // The identity first: a store of a newer format is refused before anything could be created in it.
             let meta = try env.database(named: "meta")
             let (replica, format) = try StoreIdentity.stamp(env: env, meta: meta, path: path)
-            let dbs = try env.databases(named: ["records", "journal", "peers", "conflicts"])
-            let layout = StoreLayout(meta: meta, records: dbs[0], journal: dbs[1], peers: dbs[2], conflicts: dbs[3])
+            try env.openDatabases(named: ["records", "journal", "peers", "conflicts"])
+            let layout = StoreLayout(
+                meta: meta, records: try env.database(named: "records"), journal: try env.database(named: "journal"),
+                peers: try env.database(named: "peers"), conflicts: try env.database(named: "conflicts"))
             return (layout, replica, format)
         }
         self.layout = layout

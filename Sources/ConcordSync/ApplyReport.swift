@@ -44,3 +44,21 @@ public struct ApplyReport: Sendable, Equatable {
         self.target = target
     }
 }
+
+extension ApplyReport {
+    /// Adds another batch's report to this one (a delta merged as several batches).
+    package mutating func add(_ other: ApplyReport) {
+        entries += other.entries
+        alreadyMerged += other.alreadyMerged
+        recordsChanged += other.recordsChanged
+        conflicts += other.conflicts
+        skewedVersions += other.skewedVersions
+        maxSkewMilliseconds = max(maxSkewMilliseconds, other.maxSkewMilliseconds)
+        recordsRead += other.recordsRead
+        recordsWritten += other.recordsWritten
+        recordsMigrated += other.recordsMigrated
+        cursorAdvanced = cursorAdvanced && other.cursorAdvanced
+        if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
+        targetSeqAfter = other.targetSeqAfter
+    }
+}

@@ -117,15 +117,7 @@ struct HubPull {
 
     private func add(_ page: ApplyReport, to outcome: inout Outcome) {
         outcome.pages += 1
-        outcome.report.entries += page.entries
-        outcome.report.alreadyMerged += page.alreadyMerged
-        outcome.report.recordsChanged += page.recordsChanged
-        outcome.report.conflicts += page.conflicts
-        outcome.report.skewedVersions += page.skewedVersions
-        outcome.report.maxSkewMilliseconds = max(outcome.report.maxSkewMilliseconds, page.maxSkewMilliseconds)
-        outcome.report.recordsRead += page.recordsRead
-        outcome.report.recordsWritten += page.recordsWritten
-        outcome.report.cursorAdvanced = outcome.report.cursorAdvanced && page.cursorAdvanced
+        outcome.report.add(page)
     }
 
     /// Tombstones for the keys this device holds alive that the hub had (it merged them from the

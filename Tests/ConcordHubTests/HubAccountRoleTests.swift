@@ -51,7 +51,9 @@ struct HubAccountRoleTests {
             #expect(warned.status == 0)
             let lines = warned.stderr.split(separator: "\n").map(String.init)
             #expect(lines.allSatisfy { $0.hasPrefix("warning: ") }, "\(lines)")
-            #expect(lines.contains { $0.contains(alice.name) && $0.contains("BYPASSRLS") && $0.contains("CREATEROLE") && $0.contains("every account's rows") }, "\(lines)")
+            #expect(
+                lines.contains { $0.contains(alice.name) && $0.contains("BYPASSRLS") && $0.contains("CREATEROLE") && $0.contains("every account's rows") },
+                "\(lines)")
             #expect(lines.contains { $0.contains(bob.name) && $0.contains("pg_read_all_data") })
             #expect(lines.contains { $0.contains(bob.name) && $0.contains("no longer a member of concord_hub_device") })
             #expect(lines.contains { $0.contains(mallory) && $0.contains("act as it") })
@@ -92,6 +94,10 @@ struct HubAccountRoleTests {
         let activity = try asBob.execute("SELECT query FROM pg_stat_activity WHERE usename = $1 AND pid = $2", [.text(role), .int8(Int64(asAlice.backendPID))])
         #expect(activity.count == 1, "bob sees that the opaque role is connected")
         #expect(try activity.text(0, 0) == "<insufficient privilege>", "but not what it runs")
+        // And the planner's estimate of the whole table's rows, every account's together.
+        try fx.admin().execute("ANALYZE concord_hub.records")
+        let estimate = try asBob.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'concord_hub.records'::regclass")
+        #expect(try estimate.int64(0, 0) >= 1, "bob, with no row of his own, sees the table holds rows")
         // The label and the rows are the account's own.
         #expect(try asBob.execute("SELECT label FROM concord_hub.accounts").count == 1)
         #expect(try asBob.execute("SELECT count(*) FROM concord_hub.accounts WHERE label IS NOT NULL").int64(0, 0) == 0)

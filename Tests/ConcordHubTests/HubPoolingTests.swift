@@ -9,7 +9,9 @@ import Testing
 /// connections than devices; live sync in session mode, and a clear refusal in transaction mode.
 @Suite("Hub through PgBouncer")
 struct HubPoolingTests {
-    @Test("transaction mode, a pool of 2: 12 devices syncing at once, each round its own connection, all succeed and converge; the server never serves the account more than 2 connections")
+    @Test(
+        "transaction mode, a pool of 2: 12 devices syncing at once, each round its own connection, all succeed and converge; the server never serves the account more than 2 connections"
+    )
     func oneShotSyncsInTransactionMode() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
@@ -19,7 +21,7 @@ struct HubPoolingTests {
         let devices = 12
         let stores = try (0..<devices).map { try fx.store("d\($0)") }
         try stores[0].suite("app").declare(.counter, forKey: "syncs")
-        for store in stores { try HubSynchronizer().sync(store, try Hub(url)) }  // the declaration reaches every device
+        for store in stores { try HubSynchronizer().sync(store, try Hub(url)) } // the declaration reaches every device
         let done = Collector<String>()
         let admin = try fx.admin()
         var most: Int64 = 0

@@ -88,7 +88,8 @@ struct HubQuotaTests {
         // Rewriting a row with a large value is growth in bytes.
         do {
             try db.execute(
-                "UPDATE concord_hub.records SET value = $1 WHERE account = $2 AND key = 'k1'", [.bytea([UInt8](repeating: 1, count: 5000)), .text(mallory.name)])
+                "UPDATE concord_hub.records SET value = $1 WHERE account = $2 AND key = 'k1'", [.bytea([UInt8](repeating: 1, count: 5000)), .text(mallory.name)]
+            )
             Issue.record("a 5000-byte value went in")
         } catch { #expect(error.sqlState == "CQ001") }
         // Device rows count their id and scope: a flood of them stops at the byte limit.

@@ -48,10 +48,12 @@ struct HubTLSTests {
         let ssl = try hub.db.execute("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
         #expect(try ssl.bool(0, 0) && ssl.text(0, 1).hasPrefix("TLS"))
         // localhost is in the certificate too.
-        let byName = "postgresql://\(alice.name):\(alice.password)@localhost:\(server.port)/\(fx.database)?sslmode=verify-full&sslrootcert=\(certificates.caCertificate)"
+        let byName =
+            "postgresql://\(alice.name):\(alice.password)@localhost:\(server.port)/\(fx.database)?sslmode=verify-full&sslrootcert=\(certificates.caCertificate)"
         #expect(try HubSynchronizer().sync(try fx.store("tablet"), try Hub(byName)).pulled.recordsChanged == 1)
 
-        let keywords = "host=127.0.0.1 port=\(server.port) user=\(alice.name) dbname=\(fx.database) sslmode=verify-full sslrootcert='\(certificates.caCertificate)'"
+        let keywords =
+            "host=127.0.0.1 port=\(server.port) user=\(alice.name) dbname=\(fx.database) sslmode=verify-full sslrootcert='\(certificates.caCertificate)'"
         let laptop = fx.path("laptop")
         let child = try ChildProcess("sync-tool", ["sync", laptop, keywords], environment: ["PGPASSWORD": alice.password])
         let result = child.wait()
@@ -80,7 +82,7 @@ struct HubTLSTests {
 
     @Test("a server without TLS when the string requires it: exit 5, saying the server does not speak TLS")
     func serverWithoutTLS() throws {
-        let fx = try HubFixture()  // the shared server: ssl is off
+        let fx = try HubFixture() // the shared server: ssl is off
         let alice = try fx.account("alice")
         for mode in ["require", "verify-full"] {
             let refused = try run("sync-tool", ["sync", fx.path("phone"), alice.url + "?sslmode=\(mode)"])

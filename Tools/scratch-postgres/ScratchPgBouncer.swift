@@ -54,7 +54,7 @@ public final class ScratchPgBouncer: @unchecked Sendable {
             do {
                 try start(binary, maxClientConnections: maxClientConnections)
                 return
-            } catch where attempt < 4 && log.contains("bind") {
+            } catch  where attempt < 4 && log.contains("bind") {
                 port = ServerProcess.freePort()
             }
         }

@@ -86,7 +86,7 @@ public final class ScratchPostgres: @unchecked Sendable {
             do {
                 try start()
                 break
-            } catch where attempt < 4 && log.contains("could not bind") {
+            } catch  where attempt < 4 && log.contains("could not bind") {
                 port = ServerProcess.freePort()
             }
         }

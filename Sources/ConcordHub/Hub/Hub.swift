@@ -55,7 +55,8 @@ public final class Hub {
             throw HubError.damagedRow("account \(account) has a hub replica id that is not 16 bytes")
         }
         let channel = try HubError.wrapping { try rows.text(0, 1) }
-        guard channel.hasPrefix("concord_"), channel.utf8.count <= 63, channel.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) })
+        guard channel.hasPrefix("concord_"), channel.utf8.count <= 63,
+            channel.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) })
         else { throw HubError.damagedRow("account \(account) has a notification channel that is not concord_ and hex digits") }
         (self.connectionString, self.db, self.account, self.channel) = (db.connectionString, db, account, channel)
         replicaID = id

@@ -87,7 +87,7 @@ public final class HubAdmin {
                         END $$
                         """, [], operation: "create role")
                 } catch let error as PostgresError where error.sqlState == "42710" {
-                    throw HubError.roleExists(name)  // created by someone else in the meantime
+                    throw HubError.roleExists(name) // created by someone else in the meantime
                 }
                 try db.execute(
                     """
@@ -193,11 +193,14 @@ public final class HubAdmin {
                     warnings.append("account \(name)'s role is a member of \(memberships) since the hub created it (it holds their privileges): REVOKE them")
                 }
                 if try !rows.bool(row, 4) {
-                    warnings.append("account \(name)'s role is no longer a member of \(HubSchema.deviceRole): its devices cannot sync (GRANT \(HubSchema.deviceRole) TO \(name))")
+                    warnings.append(
+                        "account \(name)'s role is no longer a member of \(HubSchema.deviceRole): its devices cannot sync (GRANT \(HubSchema.deviceRole) TO \(name))"
+                    )
                 }
                 let members = try rows.text(row, 5)
                 if !members.isEmpty {
-                    warnings.append("roles \(members) are members of account \(name)'s role: they can act as it and read its rows (REVOKE \(name) FROM \(members))")
+                    warnings.append(
+                        "roles \(members) are members of account \(name)'s role: they can act as it and read its rows (REVOKE \(name) FROM \(members))")
                 }
             }
             return warnings

@@ -89,7 +89,8 @@ enum HubPartitioning {
         let oid = [PostgresValue.text("concord_hub." + table)]
         let op = "read concord_hub.\(table)'s definition"
         var d = Definitions()
-        let owner = try db.execute("SELECT pg_get_userbyid(relowner)::text, relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = $1::regclass", oid, operation: op)
+        let owner = try db.execute(
+            "SELECT pg_get_userbyid(relowner)::text, relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = $1::regclass", oid, operation: op)
         d.owner = try owner.text(0, 0)
         let name = "concord_hub." + table
         d.statements.append("ALTER TABLE \(name) OWNER TO \(quoted(d.owner))")

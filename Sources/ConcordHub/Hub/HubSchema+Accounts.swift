@@ -18,31 +18,32 @@ extension HubSchema {
     ///   always accepted (an account over a lowered limit can delete its way back under it).
     /// - `meta.default_max_keys`, `default_max_bytes`: the limits `add-account` gives a new account;
     ///   accounts that exist when a hub is upgraded get them too.
-    static let accountsMigration: [String] = [
-        """
-        ALTER TABLE concord_hub.meta
-          ADD COLUMN default_max_keys bigint DEFAULT \(defaultMaxKeys) CHECK (default_max_keys >= 0),
-          ADD COLUMN default_max_bytes bigint DEFAULT \(defaultMaxBytes) CHECK (default_max_bytes >= 0)
-        """,
-        """
-        ALTER TABLE concord_hub.accounts
-          ADD COLUMN channel text NOT NULL UNIQUE DEFAULT ('concord_' || replace(gen_random_uuid()::text, '-', '')),
-          ADD COLUMN label text CHECK (length(label) <= 200),
-          ADD COLUMN max_keys bigint CHECK (max_keys >= 0),
-          ADD COLUMN max_bytes bigint CHECK (max_bytes >= 0),
-          ADD COLUMN keys_used bigint NOT NULL DEFAULT 0,
-          ADD COLUMN bytes_used bigint NOT NULL DEFAULT 0
-        """,
-        """
-        UPDATE concord_hub.accounts a SET max_keys = \(defaultMaxKeys), max_bytes = \(defaultMaxBytes),
-          keys_used = (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND r.value IS NOT NULL),
-          bytes_used = (SELECT coalesce(sum(\(recordBytes("r"))), 0) FROM concord_hub.records r WHERE r.account = a.name)
-                     + (SELECT coalesce(sum(\(deviceBytes("d"))), 0) FROM concord_hub.devices d WHERE d.account = a.name)
-        """,
-        useFunction(name: "count_record_use", keys: "count(*) FILTER (WHERE %.value IS NOT NULL)", bytes: recordBytes("%")),
-        useFunction(name: "count_device_use", keys: "0", bytes: deviceBytes("%")),
-        "REVOKE EXECUTE ON FUNCTION concord_hub.count_record_use(), concord_hub.count_device_use() FROM PUBLIC"
-    ] + ["records", "devices"].flatMap(useTriggers)
+    static let accountsMigration: [String] =
+        [
+            """
+            ALTER TABLE concord_hub.meta
+              ADD COLUMN default_max_keys bigint DEFAULT \(defaultMaxKeys) CHECK (default_max_keys >= 0),
+              ADD COLUMN default_max_bytes bigint DEFAULT \(defaultMaxBytes) CHECK (default_max_bytes >= 0)
+            """,
+            """
+            ALTER TABLE concord_hub.accounts
+              ADD COLUMN channel text NOT NULL UNIQUE DEFAULT ('concord_' || replace(gen_random_uuid()::text, '-', '')),
+              ADD COLUMN label text CHECK (length(label) <= 200),
+              ADD COLUMN max_keys bigint CHECK (max_keys >= 0),
+              ADD COLUMN max_bytes bigint CHECK (max_bytes >= 0),
+              ADD COLUMN keys_used bigint NOT NULL DEFAULT 0,
+              ADD COLUMN bytes_used bigint NOT NULL DEFAULT 0
+            """,
+            """
+            UPDATE concord_hub.accounts a SET max_keys = \(defaultMaxKeys), max_bytes = \(defaultMaxBytes),
+              keys_used = (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND r.value IS NOT NULL),
+              bytes_used = (SELECT coalesce(sum(\(recordBytes("r"))), 0) FROM concord_hub.records r WHERE r.account = a.name)
+                         + (SELECT coalesce(sum(\(deviceBytes("d"))), 0) FROM concord_hub.devices d WHERE d.account = a.name)
+            """,
+            useFunction(name: "count_record_use", keys: "count(*) FILTER (WHERE %.value IS NOT NULL)", bytes: recordBytes("%")),
+            useFunction(name: "count_device_use", keys: "0", bytes: deviceBytes("%")),
+            "REVOKE EXECUTE ON FUNCTION concord_hub.count_record_use(), concord_hub.count_device_use() FROM PUBLIC"
+        ] + ["records", "devices"].flatMap(useTriggers)
 
     /// What a row of `records` counts against `max_bytes` (`alias` names the row).
     static func recordBytes(_ alias: String) -> String {

@@ -81,7 +81,9 @@ struct HubCommand: Command {
         }
         if let text = a.option("partitions") {
             try only("partitions", for: [.initialize])
-            guard let n = Int(text), (2...1024).contains(n) else { throw CLIError.invalid("--partitions must be a number from 2 to 1024, not '\(printable(text))'") }
+            guard let n = Int(text), (2...1024).contains(n) else {
+                throw CLIError.invalid("--partitions must be a number from 2 to 1024, not '\(printable(text))'")
+            }
             partitions = n
         } else {
             partitions = nil
@@ -122,7 +124,9 @@ struct HubCommand: Command {
             switch action {
             case .initialize:
                 let setup = try admin.initialize(partitions: partitions, defaultMaxKeys: maxKeys, defaultMaxBytes: maxBytes)
-                let layout = setup.partitionedTables.isEmpty ? "" : "; \(setup.partitionedTables.joined(separator: " and ")) now in \(setup.partitions ?? 0) hash partitions by account"
+                let layout =
+                    setup.partitionedTables.isEmpty
+                    ? "" : "; \(setup.partitionedTables.joined(separator: " and ")) now in \(setup.partitions ?? 0) hash partitions by account"
                 let defaults = maxKeys != nil || maxBytes != nil
                 io.out(
                     setup.from == setup.to && layout.isEmpty && !defaults

@@ -61,7 +61,9 @@ struct HubSyncCommand {
             if let peer = first.withLock({ p in
                 defer { p = nil }
                 return p
-            }) { return peer }
+            }) {
+                return peer
+            }
             return try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
         }
         withExtendedLifetime(session) { while true { sleep(3600) } }

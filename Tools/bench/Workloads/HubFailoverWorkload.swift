@@ -76,7 +76,7 @@ enum HubFailoverWorkload: Workload {
                 lost.append(Double(r.lost))
                 acknowledged.append(Double(r.acknowledged))
             }
-            let scenario = "primary killed mid-push, standby promoted at once"
+            let scenario = "primary killed while devices push, standby promoted at once"
             figures += [
                 Figure(workload: name, scenario: scenario, subject: subject, metric: "kill to first push", unit: .microseconds, samples: recovery),
                 Figure(workload: name, scenario: scenario, subject: subject, metric: "promotion", unit: .microseconds, samples: promotion),

@@ -60,7 +60,7 @@ enum HubFailoverWorkload: Workload {
     }
 
     static func run(_ context: BenchContext) throws -> [Figure] {
-        let runs = context.pick(quick: 2, full: 5)
+        let runs = context.pick(quick: 1, full: 5)
         var figures: [Figure] = []
         for synchronous in [true, false] {
             let subject = synchronous ? "synchronous standby" : "asynchronous standby"

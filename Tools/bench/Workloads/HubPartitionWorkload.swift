@@ -17,8 +17,8 @@ enum HubPartitionWorkload: Workload {
     static let keys = 20
 
     static func run(_ context: BenchContext) throws -> [Figure] {
-        let accounts = context.pick(quick: 100, full: 2_000)
-        let runs = context.pick(quick: 8, full: 30)
+        let accounts = context.pick(quick: 50, full: 2_000)
+        let runs = context.pick(quick: 4, full: 30)
         let server: ScratchPostgres
         do { server = try ScratchPostgres(durable: true) } catch {
             return [

@@ -17,9 +17,9 @@ enum HubPoolerWorkload: Workload {
     static let poolSize = 4
 
     static func run(_ context: BenchContext) throws -> [Figure] {
-        let devices = context.pick(quick: 32, full: 64)
-        let rounds = context.pick(quick: 5, full: 10)
-        let runs = context.pick(quick: 2, full: 3)
+        let devices = context.pick(quick: 16, full: 64)
+        let rounds = context.pick(quick: 3, full: 10)
+        let runs = context.pick(quick: 1, full: 3)
         let server: ScratchPostgres
         do { server = try ScratchPostgres(durable: true) } catch {
             return [

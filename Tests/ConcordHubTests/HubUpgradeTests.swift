@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Hub schema upgrades")
 struct HubUpgradeTests {
-    @Test("a version-2 hub with accounts and rows upgrades to 3: each account gets its own secret channel, the default limits and its use as stored; devices sync on")
+    @Test(
+        "a version-2 hub with accounts and rows upgrades to 3: each account gets its own secret channel, the default limits and its use as stored; devices sync on"
+    )
     func fromVersion2() throws {
         let server = try SharedPostgres.get()
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
@@ -33,7 +35,8 @@ struct HubUpgradeTests {
                     ])
             }
             try admin.execute(
-                "INSERT INTO concord_hub.devices (account, device, scope, pushed) VALUES ($1, $2, '', 3)", [.text(role), .bytea([UInt8](repeating: 9, count: 16))])
+                "INSERT INTO concord_hub.devices (account, device, scope, pushed) VALUES ($1, $2, '', 3)",
+                [.text(role), .bytea([UInt8](repeating: 9, count: 16))])
         }
         #expect(throws: HubError.self) { try HubAdmin(adminURL).stats() }
 

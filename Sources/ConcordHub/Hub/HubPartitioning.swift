@@ -11,7 +11,8 @@
 /// device role that names a partition (`SELECT * FROM concord_hub.records_p3`) is refused, and would
 /// see only its own rows even if an operator granted it.
 ///
-/// The tables are locked (ACCESS EXCLUSIVE) for the transaction: devices' statements wait, then go on.
+/// The tables are locked (ACCESS EXCLUSIVE, `accounts` first as a push takes it) for the transaction:
+/// devices' statements wait, then go on.
 ///
 /// ```swift
 /// try db.transaction { try HubPartitioning.apply(partitions: 16, on: db) }
@@ -35,18 +36,21 @@ enum HubPartitioning {
     @discardableResult
     static func apply(partitions: Int, on db: PostgresConnection) throws -> [String] {
         guard allowed.contains(partitions) else { throw HubError.invalidPartitions(partitions) }
-        var moved: [String] = []
-        for table in tables where try Self.partitions(of: table, on: db) != partitions {
-            try move(table, into: partitions, on: db)
-            moved.append(table)
-        }
-        return moved
+        let moving = try tables.filter { try Self.partitions(of: $0, on: db) != partitions }
+        guard !moving.isEmpty else { return [] }
+        // The account rows first, as every push does (its counter), then the tables: a push that holds
+        // its account's row finishes before the move begins, and none can then wait on the move
+        // while the move waits on it.
+        try db.execute(
+            "LOCK TABLE concord_hub.accounts, concord_hub.records, concord_hub.devices IN ACCESS EXCLUSIVE MODE",
+            operation: "lock the hub's tables to partition them")
+        for table in moving { try move(table, into: partitions, on: db) }
+        return moving
     }
 
     private static func move(_ table: String, into n: Int, on db: PostgresConnection) throws {
         let name = "concord_hub." + table
         let op = "partition concord_hub.\(table)"
-        try db.execute("LOCK TABLE \(name) IN ACCESS EXCLUSIVE MODE", operation: op)
         let restore = try definitions(of: table, on: db)
         // Foreign keys of other tables pointing at this one go while it is rebuilt, and come back after.
         for (owner, constraint, _) in restore.referencing { try db.execute("ALTER TABLE \(owner) DROP CONSTRAINT \(quoted(constraint))", operation: op) }

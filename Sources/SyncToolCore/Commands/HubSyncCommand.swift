@@ -44,9 +44,16 @@ struct HubSyncCommand {
             if json { io.out(Self.json(report)) } else { io.out(Self.lines(report).joined(separator: "; ")) }
         }
         // The first session opens here: a hub that refuses live sync for good (a transaction pooler, a
-        // missing account) ends the command with its exit code instead of retrying forever.
-        let first = Mutex<HubLivePeer?>(
-            try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport))
+        // missing account) ends the command with its exit code instead of retrying forever; one that
+        // cannot be reached yet is retried like any broken session.
+        let opened: HubLivePeer?
+        do {
+            opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+        } catch let error as HubError where error.isUnreachable {
+            io.err("cannot reach the hub yet: \(error); retrying")
+            opened = nil
+        }
+        let first = Mutex<HubLivePeer?>(opened)
         io.err("live sync \(store.directory) <-> \(connected) (stop with Ctrl-C)")
         let session = try LiveSync(
             store: store,

@@ -41,7 +41,7 @@ public enum SyncTool {
             "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
         out +=
-            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 10 changes pending (--dry-run)."
+            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 10 changes pending (--dry-run)."
         return out
     }
 

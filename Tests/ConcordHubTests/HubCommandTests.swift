@@ -94,6 +94,22 @@ struct HubWatchCommandTests {
     }
 }
 
+extension HubWatchCommandTests {
+    @Test("--watch started while the hub cannot be reached keeps retrying (a refusal for good exits instead)")
+    func watchRetriesAnUnreachableHub() throws {
+        let fx = try HubFixture()
+        let live = try ChildProcess("sync-tool", ["sync", fx.path("watched"), "postgresql://nobody:pw@127.0.0.1:1/db", "--watch"])
+        defer { live.kill() }
+        let deadline = Date().addingTimeInterval(30)
+        while !live.errorOutput.contains("disconnected") && live.process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(live.process.isRunning, "\(live.errorOutput)")
+        #expect(live.errorOutput.contains("cannot reach the hub yet") && live.errorOutput.contains("retrying"), "\(live.errorOutput)")
+        // The hub's owner is no account: that is not going to change by retrying.
+        let notAnAccount = try ChildProcess("sync-tool", ["sync", fx.path("other"), fx.adminURL, "--watch"]).wait(timeout: 60)
+        #expect(notAnAccount.status == 4 && notAnAccount.stderr.contains("no account"), "\(notAnAccount.stderr)")
+    }
+}
+
 @Suite("The README's hub walkthrough")
 struct HubReadmeTests {
     @Test("an owner that is not a superuser (CREATEROLE, owns the database) sets up the hub; two devices sync with PGPASSWORD")

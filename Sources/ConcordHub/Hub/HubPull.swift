@@ -27,6 +27,8 @@ struct HubPull {
         var pages = 0
         var rowsRead = 0
         var resync = false
+        /// The account's last seq in the pull's snapshot: every change up to it is merged now.
+        var last: UInt64 = 0
     }
 
     func run(dryRun: Bool) throws -> Outcome {
@@ -42,7 +44,7 @@ struct HubPull {
                 let knowledge = try hub.knowledge(of: store.replicaID)
                 let cursors = try store.peerCursors()
                 let start = selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
-                var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID))
+                var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID), last: last)
                 let behind = selection.scopes.contains { cursors.received(from: hub.replicaID, scope: $0) < horizon }
                 if behind {
                     outcome.resync = true

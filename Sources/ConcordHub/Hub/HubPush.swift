@@ -15,7 +15,8 @@ import ConcordSync
 ///    push is harmless);
 /// 3. writes every row the merge changed in one statement, each taking its reserved seq;
 /// 4. moves the hub's cursor on the device (`devices.pushed`) to the batch's end;
-/// 5. NOTIFYs the account's channel when a row changed; live devices wake on the commit.
+/// 5. NOTIFYs the account's channel when a row changed, with the account's last seq and nothing
+///    else (no device id); live devices wake on the commit.
 ///
 /// ```swift
 /// let outcome = try HubPush.push(delta.batch, to: hub)
@@ -105,7 +106,7 @@ package enum HubPush {
             """,
             [
                 .text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
-                .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text("\(outcome.lastSeq) \(batch.source)"),
+                .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text(String(outcome.lastSeq)),
                 .bool(outcome.rowsChanged > 0)
             ], operation: "move the hub's cursor on the device")
         return outcome

@@ -4,15 +4,19 @@
 ///
 /// Per account (one PostgreSQL role each, row-level security on every table):
 /// - `accounts`: the account's counter row (`last_seq`, taken under a row lock by every push, so seqs
-///   become visible in order), its hub replica id (the peer id devices know the hub by), and the
-///   tombstone-collection horizon.
+///   become visible in order), its hub replica id (the peer id devices know the hub by), the
+///   tombstone-collection horizon, its secret NOTIFY channel, and its limits and use (version 3:
+///   `HubSchema+Accounts.swift`).
 /// - `records`: one row per (suite, key): the version (24 bytes: hlc big-endian, then the writer's
 ///   replica id, so byte order is version order), the value bytes (NULL for a tombstone; a policy
 ///   record's state when `policy` is true: a counter, max, min or set, merged in Swift by the push),
 ///   the seq of its last change, and the device that pushed it.
 /// - `devices`: how far the hub has merged each device's journal, per sync scope.
+///
+/// `records` and `devices` may be hash-partitioned by account (`HubPartitioning`); every migration
+/// applies to either layout.
 enum HubSchema {
-    static let version = 2
+    static let version = 3
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -74,12 +78,18 @@ enum HubSchema {
             // refused by this hub (`newerSchema`) rather than comparing them as plain values.
             "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
             "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
-        ]
+        ],
+        accountsMigration
     ]
 
-    /// Creates or upgrades the schema; returns the version found (0: none) and the version now.
-    static func install(on db: PostgresConnection) throws -> (from: Int, to: Int) {
-        try db.transaction {
+    /// Creates or upgrades the schema, then (with `partitions`) lays `records` and `devices` out in that
+    /// many hash partitions, and sets the defaults of new accounts' limits, all in one transaction;
+    /// returns the version found (0: none), the version now, and the tables laid out anew.
+    static func install(on db: PostgresConnection, partitions: Int? = nil, defaultMaxKeys: HubLimit? = nil, defaultMaxBytes: HubLimit? = nil)
+        throws -> (from: Int, to: Int, partitioned: [String])
+    {
+        if let partitions, !HubPartitioning.allowed.contains(partitions) { throw HubError.invalidPartitions(partitions) }
+        return try db.transaction {
             try db.execute("SELECT pg_advisory_xact_lock(hashtext('concord_hub schema'))")
             try db.execute("CREATE SCHEMA IF NOT EXISTS concord_hub")
             try db.execute(
@@ -99,7 +109,14 @@ enum HubSchema {
                 INSERT INTO concord_hub.meta (schema_version) VALUES ($1::bigint::integer)
                 ON CONFLICT (singleton) DO UPDATE SET schema_version = EXCLUDED.schema_version
                 """, [.int8(Int64(version))])
-            return (found, version)
+            let partitioned = try partitions.map { try HubPartitioning.apply(partitions: $0, on: db) } ?? []
+            if let defaultMaxKeys {
+                try db.execute("UPDATE concord_hub.meta SET default_max_keys = $1::bigint", [defaultMaxKeys.column], operation: "set the default key limit")
+            }
+            if let defaultMaxBytes {
+                try db.execute("UPDATE concord_hub.meta SET default_max_bytes = $1::bigint", [defaultMaxBytes.column], operation: "set the default byte limit")
+            }
+            return (found, version, partitioned)
         }
     }
 

@@ -24,6 +24,8 @@ public struct HubSyncReport: Sendable, Equatable {
     public var journalEntriesRead = 0
     /// True when nothing was written, on either side.
     public var dryRun = false
+    /// The account's last seq the pull read up to (every change up to it is merged here).
+    package var hubLastSeq: UInt64 = 0
 
     /// Every concurrent write this sync met, pushing and pulling.
     public var conflicts: [Conflict] { pushConflicts + pulled.conflicts }
@@ -82,6 +84,7 @@ public struct HubSynchronizer: Sendable {
         report.pulled = pulled.pulled
         report.pages = pulled.pages
         report.resync = pulled.resync
+        report.hubLastSeq = pulled.hubLastSeq
         return report
     }
 
@@ -144,6 +147,7 @@ public struct HubSynchronizer: Sendable {
         report.pages = outcome.pages
         report.resync = outcome.resync
         report.dryRun = dryRun
+        report.hubLastSeq = outcome.last
         return report
     }
 }

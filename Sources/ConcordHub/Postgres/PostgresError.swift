@@ -28,12 +28,15 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     public let message: String
     /// What this client was doing: `"connect to alice@localhost:5432/hub"`, `"push"`.
     public let operation: String
+    /// The server's DETAIL field, when it sent one (the hub's quota trigger puts its figures there).
+    package let detail: String?
 
-    package init(_ kind: Kind, sqlState: String? = nil, message: String, operation: String) {
+    package init(_ kind: Kind, sqlState: String? = nil, message: String, operation: String, detail: String? = nil) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message.trimmingTrailingWhitespace()
         self.operation = operation
+        self.detail = detail
     }
 
     public var description: String {

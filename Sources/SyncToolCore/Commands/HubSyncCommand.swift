@@ -1,6 +1,7 @@
 import Concord
 import ConcordHub
 import Foundation
+import Synchronization
 
 /// `sync-tool sync DIR postgresql://…`: syncs a replica with its account on a hub, once or live (`--watch`).
 struct HubSyncCommand {
@@ -8,6 +9,12 @@ struct HubSyncCommand {
     let url: String
     let selection: SyncSelection
     let dryRun, json, watch: Bool
+
+    /// Whether `sync`'s B names a hub: a `postgresql://`/`postgres://` URI, or libpq keyword/value pairs
+    /// when no file or directory of that name exists (a path that exists is always a replica).
+    static func isHub(_ text: String) -> Bool {
+        ConnectionString.isHubURL(text) || (ConnectionString.isKeywordValue(text) && !FileManager.default.fileExists(atPath: text))
+    }
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try HubCommandSupport.mappingErrors {
@@ -32,6 +39,21 @@ struct HubSyncCommand {
     private func live(_ store: Store, _ io: CommandIO) throws -> ExitCode {
         let (selection, url, json) = (selection, url, json)
         let connected = ConnectionString(url)
+        let onReport: @Sendable (HubSyncReport) -> Void = { report in
+            guard !report.isInSync || !report.conflicts.isEmpty else { return }
+            if json { io.out(Self.json(report)) } else { io.out(Self.lines(report).joined(separator: "; ")) }
+        }
+        // The first session opens here: a hub that refuses live sync for good (a transaction pooler, a
+        // missing account) ends the command with its exit code instead of retrying forever; one that
+        // cannot be reached yet is retried like any broken session.
+        let opened: HubLivePeer?
+        do {
+            opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+        } catch let error as HubError where error.isUnreachable {
+            io.err("cannot reach the hub yet: \(error); retrying")
+            opened = nil
+        }
+        let first = Mutex<HubLivePeer?>(opened)
         io.err("live sync \(store.directory) <-> \(connected) (stop with Ctrl-C)")
         let session = try LiveSync(
             store: store,
@@ -43,10 +65,13 @@ struct HubSyncCommand {
                 }
             }
         ) {
-            try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection)) { report in
-                guard !report.isInSync || !report.conflicts.isEmpty else { return }
-                if json { io.out(Self.json(report)) } else { io.out(Self.lines(report).joined(separator: "; ")) }
+            if let peer = first.withLock({ p in
+                defer { p = nil }
+                return p
+            }) {
+                return peer
             }
+            return try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
         }
         withExtendedLifetime(session) { while true { sleep(3600) } }
         return .ok

@@ -8,7 +8,7 @@ struct SyncCommand: Command {
         name: "sync", abstract: "Sync two replicas both ways (each a directory or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
         positionals: [
             .init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
-            .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")
+            .init(name: "B", help: "The other replica (a directory or a remote), or a hub: postgresql://USER@HOST/DB or 'host=… user=… dbname=…'.")
         ],
         options: [
             .init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
@@ -35,8 +35,12 @@ struct SyncCommand: Command {
             remotes, this machine relays: each far side is introduced to the other's replica and the \
             batches and acknowledgements pass through unchanged (nothing is stored here).
 
-            With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
-            ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
+            B is a hub when it is a postgresql:// or postgres:// URI, or libpq keyword=value pairs \
+            ('host=db port=5432 user=alice dbname=settings': every word a pair with a keyword libpq knows) \
+            and no file or directory of that name exists; write ./NAME for a directory whose name looks so. \
+            The account is the role the connection logs in as; the password comes from the string, \
+            ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached, refuses the login \
+            or its certificate does not verify, 6 when it refuses a push over the account's quota.
 
             With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
             SIGINT or SIGTERM a summary, exit 0.
@@ -63,16 +67,16 @@ struct SyncCommand: Command {
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
-        if RemoteAddress.isRemote(dirA) && ConnectionString.isHubURL(dirB) {
+        if RemoteAddress.isRemote(dirA) && HubSyncCommand.isHub(dirB) {
             throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
         }
-        for side in [dirA, dirB] where RemoteAddress.isRemote(side) {
+        for side in [dirA, dirB] where RemoteAddress.isRemote(side) && !HubSyncCommand.isHub(side) {
             do { _ = try RemoteAddress.parse(side) } catch { throw CLIError.invalid(error.message) }
         }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        if ConnectionString.isHubURL(dirB) {
+        if HubSyncCommand.isHub(dirB) {
             return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
         }
         if watch {

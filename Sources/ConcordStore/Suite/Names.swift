@@ -25,11 +25,21 @@ package enum Names {
     }
 
     /// Throws unless `key` is 1–256 bytes of UTF-8 (up to `ReservedSuite.maxKeyBytes` in the reserved
-    /// suite, whose keys name a suite and a key).
+    /// suite, whose keys name a suite and a key): a key that can be read or removed.
     package static func validateKey(_ key: String, inSuite suite: String? = nil) throws {
         let count = key.utf8.count
         let limit = suite == ReservedSuite.name ? ReservedSuite.maxKeyBytes : maxKeyBytes
         guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
         guard count <= limit else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(limit)") }
+    }
+
+    /// Throws unless `key` may be written: `validateKey`'s rules, and no U+0000 (a hub's PostgreSQL
+    /// text cannot hold it, nor can C strings). A key holding one, stored before this rule, can still
+    /// be read and removed; syncs leave it out (see the architecture document, "Trust").
+    package static func validateNewKey(_ key: String, inSuite suite: String? = nil) throws {
+        try validateKey(key, inSuite: suite)
+        guard !key.utf8.contains(0) else {
+            throw StoreError.invalidKey(key, reason: "it contains U+0000 (NUL), which keys may not hold")
+        }
     }
 }

@@ -127,7 +127,7 @@ package enum HubPush {
             operation: "read the rows a push meets")
         let positions = Dictionary(batch.entries.enumerated().map { (SuiteKey(suite: $1.suite, key: $1.key), $0) }, uniquingKeysWith: { a, _ in a })
         var onHub: [Int: (entry: RemoteEntry, pushedBy: [UInt8])] = [:]
-        // Rows the gate refuses (damaged, or a newer Concord's), with their versions when those read.
+        // Rows the gate refuses (damaged, or a newer Concord's), with their versions when those are sound.
         var unreadable: [Int: Version?] = [:]
         let gate = RecordGate(maxValueBytes: Store.Options().maxValueBytes)
         for row in 0..<rows.count {
@@ -136,14 +136,15 @@ package enum HubPush {
             guard let index = positions[suiteKey] else { continue }
             switch fields.entry(gate: gate) {
             case .success(let hubRow): onHub[index] = (hubRow, try rows.bytes(row, 6))
-            case .failure: unreadable[index] = fields.parsedVersion
+            case .failure: unreadable[index] = fields.parsedVersion.flatMap { $0.hlc <= HybridClock.maxHLC ? $0 : nil }
             }
         }
         var writes: [(index: Int, record: Record)] = []
         var meetings: [Meeting] = []
         for (index, entry) in batch.entries.enumerated() {
             if let version = unreadable[index] {
-                // A pushed record newer than a row this client cannot read replaces it; an older one leaves it.
+                // A pushed record newer than a row this client cannot read (or than no sound version) replaces it;
+                // an older one leaves it.
                 if version.map({ entry.record.version > $0 }) ?? true { writes.append((index, entry.record)) }
                 continue
             }

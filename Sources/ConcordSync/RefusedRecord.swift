@@ -49,7 +49,7 @@ public struct RefusedRecord: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Up to `limit` refusals on one line: `"3 rows refused: a/b (seq 1): …; …"` (`noun` names what
     /// was refused, `verb` what happened to it).
-    package static func line(_ refused: [RefusedRecord], noun: String, verb: String = "refused", limit: Int = 5) -> String {
+    package static func line(_ refused: [RefusedRecord], noun: String, verb: String = "refused", limit: Int = 10) -> String {
         let shown = refused.prefix(limit).map(\.description).joined(separator: "; ")
         let more = refused.count > limit ? "; and \(refused.count - limit) more" : ""
         return "\(refused.count) \(noun)\(refused.count == 1 ? "" : "s") \(verb): \(shown)\(more)"

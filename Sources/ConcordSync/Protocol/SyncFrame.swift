@@ -79,7 +79,7 @@ package enum SyncFrame: Sendable, Equatable {
         }
         switch kind {
         case .hello: return .hello(try SyncHello.decode(payload, limits: limits))
-        case .batch: return .batch(try bundle(payload, limits: limits, what: "a batch").batch)
+        case .batch: return .batch(try bundle(payload, limits: limits, refusal: "a batch was refused, so nothing of it was merged").batch)
         default: break
         }
         guard payload.count >= 4 else { throw SyncProtocolError(.malformed, "a \(kind) frame of \(payload.count) bytes is too short to hold its checksum") }
@@ -109,10 +109,10 @@ package enum SyncFrame: Sendable, Equatable {
         }
     }
 
-    /// A bundle carried in a frame, validated by the bundle decoder.
-    static func bundle(_ bytes: [UInt8], limits: BundleLimits, what: String) throws(SyncProtocolError) -> SyncBundle {
+    /// A bundle carried in a frame, validated by the bundle decoder; `refusal` begins the message when it is not sound.
+    static func bundle(_ bytes: [UInt8], limits: BundleLimits, refusal: String) throws(SyncProtocolError) -> SyncBundle {
         do { return try SyncBundle.decode(bytes, limits: limits) } catch {
-            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(what) was refused: \(error.message)")
+            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(refusal): \(error.message)")
         }
     }
 }
@@ -193,7 +193,7 @@ package struct SyncHello: Sendable, Equatable {
             throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
         }
         guard flags & ~15 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
-        let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, what: "the hello")
+        let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, refusal: "the hello was refused")
         guard bundle.batch.entries.isEmpty else { throw SyncProtocolError(.malformed, "the hello carries entries; a hello describes its sender only") }
         var hello = SyncHello(replica: bundle.batch.source, selection: bundle.batch.selection, knowledge: bundle.batch.knowledge, lastSeq: bundle.batch.toSeq)
         hello.version = version

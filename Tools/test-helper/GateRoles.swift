@@ -22,6 +22,7 @@ enum GateRoles {
         guard case .hello(let client)? = try channel.receive() else { return 3 }
         let me = ReplicaID(bytes: (0..<16).map { UInt8($0 + 0xA0) })!
         var hello = SyncHello(replica: me, selection: client.selection, knowledge: .none, lastSeq: mode == "past-announced" ? 0 : 1)
+        hello.version = client.version // whatever the client speaks: the test is about what it then accepts
         hello.milliseconds = HybridClock.wallMilliseconds()
         try channel.send(.hello(hello))
         // The client's part of the round: acknowledge its batches until its end.

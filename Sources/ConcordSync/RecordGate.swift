@@ -34,8 +34,9 @@ package struct RecordGate: Sendable {
 
     /// Refuses the batch at its first record that may not be merged (nothing of it is merged then).
     package func check(_ batch: RemoteBatch) throws(SyncError) {
-        for entry in batch.entries {
-            if let refused = refusal(of: entry) { throw SyncError.refusedRecord(refused) }
+        let entries = batch.entries
+        for i in entries.indices {
+            if let refused = refusal(of: entries[i]) { throw SyncError.refusedRecord(refused) }
         }
     }
 

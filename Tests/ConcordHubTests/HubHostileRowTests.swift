@@ -167,4 +167,27 @@ struct HubHostileRowTests {
         #expect(phone.status == 0, "\(phone.stdout) \(phone.stderr)")
         #expect(try fx.store("phone").suite("prefs").get("theme", as: String.self) == "second")
     }
+
+    @Test("live hub sync (--watch): the round that meets a bad row names it, the sound rows merge, and the loop goes on to later changes")
+    func liveSyncGoesOnPastABadRow() throws {
+        let string = try ValueCodec.encode(.string("fine"))
+        let bad = try writeRow(suite: "../x", key: "k", value: string)
+        try writeRow(suite: "prefs", key: "sound", value: string)
+        let child = try ChildProcess("sync-tool", ["sync", fx.path("phone"), alice.url, "--watch"])
+        defer {
+            child.kill()
+            _ = child.wait()
+        }
+        #expect(child.waitForLine(timeout: 60) { $0.contains("1 row refused: \"../x\"/\"k\" (seq \(bad))") }, "\(child.output) \(child.errorOutput)")
+        let laptop = try fx.store("laptop")
+        try laptop.suite("prefs").set("later", forKey: "after")
+        #expect(try sync("laptop").status == 3, "the laptop meets the bad row too")
+        let store = try fx.store("phone")
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, (try? store.suite("prefs").get("after", as: String.self)) != "later" { usleep(20_000) }
+        #expect(try store.suite("prefs").get("after", as: String.self) == "later", "\(child.output) \(child.errorOutput)")
+        #expect(try store.suite("prefs").get("sound", as: String.self) == "fine")
+        #expect(try store.suiteNames() == ["prefs"])
+        try expectSound("phone")
+    }
 }

@@ -203,4 +203,26 @@ struct HostileServeTests {
             #expect(check.status == 0, "\(mode): \(check.stderr)")
         }
     }
+
+    @Test("live sync (--watch) meets a server sending hlc max: each round is refused and retried, the local replica never changes")
+    func liveClientMeetsAHostileServer() throws {
+        let wrapper = fx.path("hostile-serve-live")
+        try "#!/bin/sh\nexec '\(Binaries.path("concord-test-helper"))' hostile-serve max-hlc \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let dir = fx.path("live-client")
+        let local = try Store(path: dir)
+        try local.suite("prefs").set("mine", forKey: "theme")
+        let (before, cursors) = (try contents(local), try local.peerCursors())
+        let child = try ChildProcess(
+            "sync-tool", ["sync", dir, fx.remote("anywhere"), "--watch", "--rsh", fx.ssh.rsh, "--remote-command", wrapper, "--heartbeat", "1"])
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && child.errorOutput.components(separatedBy: "past the greatest any clock produces").count < 3 { usleep(20_000) }
+        child.kill()
+        _ = child.wait()
+        let refusals = child.errorOutput.split(separator: "\n").filter { $0.contains("disconnected:") && $0.contains("past the greatest any clock produces") }
+        #expect(refusals.count >= 2, "every round is refused and retried: \(child.errorOutput.suffix(600))")
+        #expect(try contents(local) == before && local.peerCursors() == cursors, "the local replica never changed")
+        let check = try run("sync-tool", ["check", dir])
+        #expect(check.status == 0, "\(check.stderr)")
+    }
 }

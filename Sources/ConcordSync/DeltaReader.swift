@@ -59,6 +59,7 @@ package enum DeltaReader {
             var last = r.lastSeq
             var entries: [RemoteEntry] = []
             var leftOut: [RefusedRecord] = []
+            var soundSuite: String?
             var read = 0
             var bytes = 0
             var complete = true
@@ -77,10 +78,14 @@ package enum DeltaReader {
                 if let target, entry.record.isPlain, case .sync(let peer) = entry.source {
                     if peer == target || entry.record.version.replica == target { return true }
                 }
-                if let refused = gate.refusal(suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, decodingValues: false) {
+                let known = entry.suite == soundSuite
+                if let refused = gate.refusal(
+                    suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, decodingValues: false, suiteKnownSound: known)
+                {
                     leftOut.append(refused)
                     return true
                 }
+                soundSuite = entry.suite
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
                 bytes +=
                     entry.suite.utf8.count + entry.key.utf8.count + 16

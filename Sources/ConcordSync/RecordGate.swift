@@ -35,8 +35,14 @@ package struct RecordGate: Sendable {
     /// Refuses the batch at its first record that may not be merged (nothing of it is merged then).
     package func check(_ batch: RemoteBatch) throws(SyncError) {
         let entries = batch.entries
+        var soundSuite: String?
         for i in entries.indices {
-            if let refused = refusal(of: entries[i]) { throw SyncError.refusedRecord(refused) }
+            let entry = entries[i]
+            let known = entry.suite == soundSuite
+            if let refused = refusal(suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, suiteKnownSound: known) {
+                throw SyncError.refusedRecord(refused)
+            }
+            soundSuite = entry.suite
         }
     }
 
@@ -47,12 +53,17 @@ package struct RecordGate: Sendable {
 
     /// Why `record`, at `suite`/`key` and `seq` in the journal it came from, may not be merged; nil when
     /// it may. `decodingValues: false` skips decoding the values, for a record read with its values
-    /// decoded already (a journal entry).
-    package func refusal(suite: String, key: String, seq: UInt64, record: Record, decodingValues: Bool = true) -> RefusedRecord? {
+    /// decoded already (a journal entry); `suiteKnownSound` skips the suite name, passed by the record
+    /// before it (batches hold long runs of one suite).
+    package func refusal(
+        suite: String, key: String, seq: UInt64, record: Record, decodingValues: Bool = true, suiteKnownSound: Bool = false
+    ) -> RefusedRecord? {
         func refused(_ problem: RefusedRecord.Problem, _ reason: String) -> RefusedRecord {
             RefusedRecord(suite: suite, key: key, seq: seq, problem: problem, reason: reason)
         }
-        do { try Names.validateSuite(suite) } catch { return refused(.suiteName, "\(error)") }
+        if !suiteKnownSound {
+            do { try Names.validateSuite(suite) } catch { return refused(.suiteName, "\(error)") }
+        }
         do { try Names.validateNewKey(key, inSuite: suite) } catch { return refused(.key, "\(error)") }
         let greatest = max(record.version.hlc, record.state?.greatestHLC ?? 0)
         guard greatest <= HybridClock.maxHLC else {

@@ -35,8 +35,9 @@ package enum Names {
     /// suite, whose keys name a suite and a key): a key that can be read or removed.
     package static func validateKey(_ key: String, inSuite suite: String? = nil) throws {
         let count = key.utf8.count
-        let limit = suite == ReservedSuite.name ? ReservedSuite.maxKeyBytes : maxKeyBytes
         guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
+        guard count > maxKeyBytes else { return } // within every suite's limit: no need to look at the suite
+        let limit = suite == ReservedSuite.name ? ReservedSuite.maxKeyBytes : maxKeyBytes
         guard count <= limit else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(limit)") }
     }
 

@@ -122,9 +122,12 @@ struct HubHostileRowTests {
         try expectSound("phone")
     }
 
-    @Test("a key with U+0000 arriving by a bundle is refused there, so the next hub sync works; one stored before the gate is left out of the push")
+    @Test(
+        "a key with U+0000 arriving by a bundle or a serve batch is refused there, so the next hub sync works; one stored before the gate is left out of the push"
+    )
     func aKeyHoldingNUL() throws {
         let phone = fx.path("phone")
+        _ = try Store(path: phone)
         let writer = Self.writer
         let entries = [
             RemoteEntry(seq: 1, suite: "prefs", key: "a\u{0}b", record: try Record(version: Version(hlc: 1 << 40, replica: writer), value: .int(1))),
@@ -135,6 +138,14 @@ struct HubHostileRowTests {
         try Data(SyncBundle(batch: batch, createdMilliseconds: 1).encoded()).write(to: URL(fileURLWithPath: bundle))
         let imported = try run("sync-tool", ["import", phone, bundle])
         #expect(imported.status == 3 && imported.stderr.contains("U+0000"), "\(imported.stderr)")
+        // The same batch from a `serve` client: refused whole too.
+        var hello = SyncHello(replica: writer, selection: .all, knowledge: .none, lastSeq: 2)
+        hello.milliseconds = 1
+        let frames = fx.path("nul.frames")
+        try Data(SyncFrame.hello(hello).encoded() + SyncFrame.batch(batch).encoded() + SyncFrame.end.encoded()).write(to: URL(fileURLWithPath: frames))
+        let served = try run("/bin/sh", ["-c", "exec \"$0\" serve \"$1\" --timeout 5 < \"$2\"", Binaries.path("sync-tool"), phone, frames])
+        #expect(served.status == 3 && served.stderr.contains("U+0000"), "\(served.stderr)")
+        #expect(try Store(path: phone).lastSeq() == 0, "nothing was merged")
         try Store(path: phone).suite("prefs").set("here", forKey: "mine")
         let synced = try sync("phone")
         #expect(synced.status == 0, "\(synced.stdout) \(synced.stderr)")

@@ -37,6 +37,10 @@ public struct ApplyReport: Sendable, Equatable {
     public var targetSeqBefore: UInt64 = 0
     /// The target's last journal seq when the merge ended (see `targetSeqBefore`).
     public var targetSeqAfter: UInt64 = 0
+    /// The source's records this merge left out because the gate (`RecordGate`) refused them: rows of
+    /// a hub page (the sound rows merged), or records a source replica holds from before the gate
+    /// (its reader left them out). A bundle or a peer's batch holding one is refused whole instead.
+    public var refused: [RefusedRecord] = []
 
     /// An empty report of a merge from `source` into `target`.
     public init(source: ReplicaID, target: ReplicaID) {
@@ -58,6 +62,7 @@ extension ApplyReport {
         recordsWritten += other.recordsWritten
         recordsMigrated += other.recordsMigrated
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
+        refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
         targetSeqAfter = other.targetSeqAfter
     }

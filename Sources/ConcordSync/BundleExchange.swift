@@ -32,6 +32,8 @@ public struct BundleExportReport: Sendable, Equatable {
     public let toSeq: UInt64
     /// Journal entries read to build it.
     public let journalEntriesRead: Int
+    /// Records left out because the gate refuses them (stored before its rules; see `RecordGate`).
+    public let leftOut: [RefusedRecord]
 }
 
 /// Syncing through files: export a replica's changes to a bundle, import a bundle into a replica.
@@ -50,6 +52,12 @@ public enum BundleExchange {
     package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (
         bundle: SyncBundle, journalEntriesRead: Int
     ) {
+        let (bundle, delta) = try bundleAndDelta(from: store, since: start, selection: selection)
+        return (bundle, delta.journalEntriesRead)
+    }
+
+    /// The bundle of `store`'s changes after `start`, and the delta it was read as (what it cost, what was left out).
+    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (bundle: SyncBundle, delta: Delta) {
         let target: ReplicaID?
         let merged: PeerKnowledge
         switch start {
@@ -63,7 +71,7 @@ public enum BundleExchange {
             (target, merged) = (peer.replicaID, PeerKnowledge(received: try peer.peerCursors()))
         }
         let delta = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection)
-        return (SyncBundle(batch: delta.batch, createdMilliseconds: store.options.wallClock()), delta.journalEntriesRead)
+        return (SyncBundle(batch: delta.batch, createdMilliseconds: store.options.wallClock()), delta)
     }
 
     /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
@@ -83,12 +91,12 @@ public enum BundleExchange {
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
-        let (bundle, read) = try makeBundle(from: store, since: start, selection: selection)
+        let (bundle, delta) = try bundleAndDelta(from: store, since: start, selection: selection)
         let bytes = bundle.encoded()
         try write(bytes, to: path)
         return BundleExportReport(
             entries: bundle.batch.entries.count, bytes: bytes.count,
-            fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: read)
+            fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: delta.journalEntriesRead, leftOut: delta.leftOut)
     }
 
     /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`,

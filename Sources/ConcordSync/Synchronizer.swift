@@ -41,7 +41,8 @@ public struct Synchronizer: Sendable {
     ///   - a: One replica.
     ///   - b: The other replica.
     ///   - dryRun: When true, nothing is written to either replica.
-    /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock skew.
+    /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock
+    ///   skew, and the records a side's reader left out (`refused`: stored there before the gate's rules).
     /// - Throws: `SyncError.sameReplica` when both are one replica (a copy of a directory, say);
     ///   `StoreError` when a replica cannot be read or written. Each direction is merged whole or
     ///   not at all, and the next sync finishes what an interrupted one left.
@@ -52,7 +53,8 @@ public struct Synchronizer: Sendable {
         let fromB = try DeltaReader.read(from: b, for: a.replicaID, alreadyMerged: fromA.batch.knowledge, selection: selection)
         let intoB = applier(b)
         let intoA = applier(a)
-        let aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
+        var aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
+        aToB.refused = fromA.leftOut
         // B has now merged A through the end of A's batch: A records that with B's batch.
         let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
         // If nothing was written to B between its snapshot and the merge, B's entries after the snapshot
@@ -65,7 +67,8 @@ public struct Synchronizer: Sendable {
                 source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
                 entries: batchB.entries, knowledge: batchB.knowledge)
         }
-        let bToA = dryRun ? try intoA.plan(batchB) : try intoA.apply(batchB, acknowledged: merged)
+        var bToA = dryRun ? try intoA.plan(batchB) : try intoA.apply(batchB, acknowledged: merged)
+        bToA.refused = fromB.leftOut
         return SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
     }
 
@@ -88,7 +91,9 @@ public struct Synchronizer: Sendable {
         let delta = try DeltaReader.read(
             from: source, for: target.replicaID, alreadyMerged: PeerKnowledge(received: try target.peerCursors()), selection: selection)
         let applier = applier(target)
-        return (dryRun ? try applier.plan(delta.batch) : try applier.apply(delta.batch), delta.journalEntriesRead)
+        var report = dryRun ? try applier.plan(delta.batch) : try applier.apply(delta.batch)
+        report.refused = delta.leftOut
+        return (report, delta.journalEntriesRead)
     }
 
     private func applier(_ store: Store) -> BatchApplier {

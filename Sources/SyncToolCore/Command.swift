@@ -91,7 +91,7 @@ public enum SyncTool {
     static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
         case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch, .invalidSchema: .invalidInput
-        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall: .storeError
+        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted: .storeError
         }
     }
 }

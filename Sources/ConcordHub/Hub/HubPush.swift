@@ -128,14 +128,27 @@ package enum HubPush {
             operation: "read the rows a push meets")
         let positions = Dictionary(batch.entries.enumerated().map { (SuiteKey(suite: $1.suite, key: $1.key), $0) }, uniquingKeysWith: { a, _ in a })
         var onHub: [Int: (entry: RemoteEntry, pushedBy: [UInt8])] = [:]
+        // Rows the gate refuses (damaged, or a newer Concord's), with their versions when those are sound.
+        var unreadable: [Int: Version?] = [:]
+        let gate = RecordGate(maxValueBytes: Store.Options().maxValueBytes)
         for row in 0..<rows.count {
-            let hubRow = try HubPull.entry(rows, row)
-            guard let index = positions[SuiteKey(suite: hubRow.suite, key: hubRow.key)] else { continue }
-            onHub[index] = (hubRow, try rows.bytes(row, 6))
+            let fields = try HubRow(rows, row)
+            let suiteKey = SuiteKey(suite: String(decoding: fields.suite, as: UTF8.self), key: String(decoding: fields.key, as: UTF8.self))
+            guard let index = positions[suiteKey] else { continue }
+            switch fields.entry(gate: gate) {
+            case .success(let hubRow): onHub[index] = (hubRow, try rows.bytes(row, 6))
+            case .failure: unreadable[index] = fields.parsedVersion.flatMap { $0.hlc <= HybridClock.maxHLC ? $0 : nil }
+            }
         }
         var writes: [(index: Int, record: Record)] = []
         var meetings: [Meeting] = []
         for (index, entry) in batch.entries.enumerated() {
+            if let version = unreadable[index] {
+                // A pushed record newer than a row this client cannot read (or than no sound version) replaces it;
+                // an older one leaves it.
+                if version.map({ entry.record.version > $0 }) ?? true { writes.append((index, entry.record)) }
+                continue
+            }
             guard let (hubRow, pushedBy) = onHub[index] else {
                 writes.append((index, entry.record))
                 continue

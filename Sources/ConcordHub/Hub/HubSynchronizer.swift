@@ -14,8 +14,12 @@ public struct HubSyncReport: Sendable, Equatable {
     public var hubRowsChanged = 0
     /// Concurrent writes the push met on the hub (each loser is in the device's conflict log).
     public var pushConflicts: [Conflict] = []
-    /// What merging the hub's changes into the device did, all pages together; conflicts are in the device's log.
+    /// What merging the hub's changes into the device did, all pages together; conflicts are in the
+    /// device's log, and the rows the gate refused (left out, the sound rows merged) in `pulled.refused`.
     public var pulled: ApplyReport
+    /// Records of the device left out of the push because the gate refuses them (stored before its
+    /// rules, such as a key holding U+0000): the hub would refuse them, or could not hold them.
+    public var pushLeftOut: [RefusedRecord] = []
     /// Pages pulled (each merged in one write transaction).
     public var pages = 0
     /// True when the device's cursor was behind the hub's tombstone horizon, so it got a full resync.
@@ -98,12 +102,14 @@ public struct HubSynchronizer: Sendable {
         report.dryRun = dryRun
         report.pushed = delta.batch.entries.count
         report.journalEntriesRead = delta.journalEntriesRead
+        report.pushLeftOut = delta.leftOut
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
-        } else if !delta.batch.entries.isEmpty || delta.journalEntriesRead >= Self.cursorLag
+        } else if !delta.batch.entries.isEmpty || !delta.leftOut.isEmpty || delta.journalEntriesRead >= Self.cursorLag
             || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } })
         {
-            // Changes to send, or a device the hub has not met (it registers). Entries the hub sent
+            // Changes to send (or left out: the hub's cursor moves past them, so they are reported once),
+            // or a device the hub has not met (it registers). Entries the hub sent
             // (re-journaled here) need no push: the hub's cursor on the device moves with the next
             // real push, or once the skipped entries cost `cursorLag` reads.
             let cursors = try store.peerCursors()

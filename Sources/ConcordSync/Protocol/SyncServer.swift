@@ -65,7 +65,7 @@ package struct SyncServer {
         hello.live = client.live
         try channel.send(.hello(hello))
         if opening.relay { client = try introduction(channel, after: opening, selection: selection) }
-        let endpoint = SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun)
+        let endpoint = SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun, announced: hello.lastSeq)
         endpoint.mayCloseBetweenBatches = opening.relay
         let clientID = client.replica
         let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
@@ -87,9 +87,11 @@ package struct SyncServer {
                 let received = try endpoint.receiveChanges(first: frame, refuse: readOnly ? Self.readOnlyRefusal : nil)
                 if endpoint.closedBetweenBatches { return }
                 _ = try endpoint.sendChanges(atLeastOne: received.entries > 0)
+            case .announce(let seq):
+                endpoint.noteAnnouncement(seq) // the client's last seq, before batches that reach it
             case .failure(let error):
                 throw SyncProtocolError(error.kind, "the client: " + error.message)
-            case .hello, .ack, .announce:
+            case .hello, .ack:
                 throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
             }
         }

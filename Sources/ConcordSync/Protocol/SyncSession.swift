@@ -48,7 +48,7 @@ package final class SyncSession {
         default:
             throw SyncProtocolError(.malformed, "the peer's first frame is not a hello")
         }
-        endpoint = SyncEndpoint(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun)
+        endpoint = SyncEndpoint(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun, announced: hello.lastSeq)
     }
 
     package var selection: SyncSelection { peer.selection }
@@ -69,7 +69,9 @@ package final class SyncSession {
         case .timeout: return .timeout
         case .stream:
             switch try endpoint.expectFrame("an announcement") {
-            case .announce: return .announced
+            case .announce(let seq):
+                endpoint.noteAnnouncement(seq)
+                return .announced
             default: throw SyncProtocolError(.malformed, "the peer sent something other than an announcement between rounds")
             }
         }

@@ -31,6 +31,8 @@ struct HubSyncCommand {
                 for line in Self.lines(report) { io.out(line) }
                 io.out(report.isInSync ? "in sync" : (dryRun ? "changes pending" : "synced"))
             }
+            // The sound rows merged; rows the gate refused are bad input held by the hub.
+            if !report.pulled.refused.isEmpty { return .invalidInput }
             return dryRun && !report.isInSync ? .pending : .ok
         }
     }
@@ -83,6 +85,12 @@ struct HubSyncCommand {
             "push: \(report.pushed) changes sent, \(report.hubRowsChanged) hub rows \(verb)",
             "pull: \(report.pulled.entries - report.pulled.alreadyMerged) changes received in \(report.pages) pages, \(report.pulled.recordsChanged) records \(verb)"
         ]
+        if !report.pulled.refused.isEmpty {
+            out.append(RefusedRecord.line(report.pulled.refused, noun: "row") + " (the hub's other rows merged)")
+        }
+        if !report.pushLeftOut.isEmpty {
+            out.append(RefusedRecord.line(report.pushLeftOut, noun: "change", verb: "left out of the push") + " (stored here before the rules they break)")
+        }
         if report.resync {
             out.append("full resync: this replica was behind the hub's tombstone horizon (deleted keys the hub no longer lists were deleted here)")
         }
@@ -102,6 +110,7 @@ struct HubSyncCommand {
             ("pushed", String(report.pushed)), ("hub_rows_changed", String(report.hubRowsChanged)),
             ("pulled", String(report.pulled.entries - report.pulled.alreadyMerged)), ("records_changed", String(report.pulled.recordsChanged)),
             ("pages", String(report.pages)), ("resync", String(report.resync)),
+            ("rows_refused", String(report.pulled.refused.count)), ("changes_left_out", String(report.pushLeftOut.count)),
             ("conflicts", String(report.conflicts.count)), ("clock_skew_warnings", String(report.pulled.skewedVersions)),
             ("journal_entries_read", String(report.journalEntriesRead))
         ])

@@ -112,6 +112,7 @@ struct SyncCommand: Command {
                         ("records_changed", String(report.recordsChanged)),
                         ("conflicts", String(conflicts.count)),
                         ("clock_skew_warnings", String(report.skewedVersions)),
+                        ("left_out_a", String(report.aToB.refused.count)), ("left_out_b", String(report.bToA.refused.count)),
                         ("journal_entries_read", String(report.journalEntriesRead))
                     ]))
             } else {
@@ -121,6 +122,9 @@ struct SyncCommand: Command {
                 io.out("B -> A: \(sentBA) changes sent, \(report.bToA.recordsChanged) records \(verb) in A")
                 io.out("conflicts: \(conflicts.count)")
                 for c in conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
+                for (report, from) in [(report.aToB, "A"), (report.bToA, "B")] where !report.refused.isEmpty {
+                    io.out("\(from): " + RefusedRecord.line(report.refused, noun: "change", verb: "left out") + " (stored there before the rules they break)")
+                }
                 for (report, from, into) in [(report.aToB, "A", "B"), (report.bToA, "B", "A")] where report.skewedVersions > 0 {
                     io.out(
                         "clock skew warning: \(report.skewedVersions) versions from \(from) were up to \(report.maxSkewMilliseconds / 1000) s ahead of \(into)'s clock (merged anyway; check \(from)'s system clock)"

@@ -10,7 +10,7 @@ import Testing
 @Suite("Hub rows the gate refuses", .serialized)
 struct HubHostileRowTests {
     let fx: HubFixture
-    let alice: (name: String, url: String)
+    let alice: (name: String, url: String, password: String)
     static let writer = ReplicaID(bytes: [UInt8](repeating: 0x42, count: 16))!
 
     init() throws {

@@ -92,6 +92,54 @@ struct HubWatchCommandTests {
         #expect(live.process.isRunning)
         #expect(!live.errorOutput.contains(alice.url.split(separator: ":")[2].split(separator: "@")[0]), "no password in the log")
     }
+
+    /// A script's background job starts with SIGINT ignored (no job control): the watch must still stop
+    /// on it, as on SIGTERM, with a summary and exit 0 — what a directory's `--watch` does.
+    @Test("--watch started in the background by a script stops on SIGINT and on SIGTERM: a summary, exit 0", arguments: [SIGINT, SIGTERM])
+    func watchStopsOnSignal(_ sig: Int32) throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let watched = fx.path("watched")
+        #expect(try run("sync-tool", ["set", watched, "prefs", "seed", "1"]).status == 0)
+        let (out, status) = (fx.path("watch.out"), fx.path("watch.status"))
+        // The braces are the script's background job; the watch runs in it as a foreground command, so
+        // the job's shell waits for it with a plain blocking wait and records how it ended.
+        let script = """
+            { "$0" sync "$1" "$2" --watch --json > "$3" 2>&1; echo "status $?" > "$4"; } &
+            echo "job $!"
+            """
+        let shell = try ChildProcess("/bin/sh", ["-c", script, Binaries.path("sync-tool"), watched, alice.url, out, status])
+        let job = try #require(shell.wait(timeout: 30).lines.first { $0.hasPrefix("job ") }.flatMap { Int32($0.dropFirst(4)) })
+        defer { kill(job, SIGKILL) }
+        func read(_ path: String) -> [String] { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var watch: Int32?
+        var rounds = false
+        for _ in 0..<1500 where watch == nil || !rounds {
+            watch = watch ?? childProcesses(of: job).first
+            rounds = read(out).contains { $0.contains("\"round\":1") }
+            if watch == nil || !rounds { usleep(20_000) }
+        }
+        let pid = try #require(watch, "the job runs the watch")
+        defer { kill(pid, SIGKILL) }
+        try #require(rounds, "the watch syncs a first round: \(read(out))")
+        kill(pid, sig)
+        var ended = false
+        for _ in 0..<1500 where !ended {
+            ended = !read(status).isEmpty
+            if !ended { usleep(20_000) }
+        }
+        #expect(read(status) == ["status 0"], "the watch ends on signal \(sig) with exit 0: \(read(status)) \(read(out))")
+        let summary = read(out).last ?? ""
+        #expect(summary.contains("\"summary\":true") && summary.contains("\"rounds\":"), "a summary last: \(read(out))")
+    }
+
+    /// The processes whose parent is `parent` (from /proc).
+    private func childProcesses(of parent: Int32) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { pid in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { $0 == "PPid:\t\(parent)" }
+        }
+    }
 }
 
 @Suite("The README's hub walkthrough")

@@ -38,8 +38,8 @@ struct SyncCommand: Command {
             With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
             ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
 
-            With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
-            SIGINT or SIGTERM a summary, exit 0.
+            With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
+            object) per round; on SIGINT or SIGTERM a summary, exit 0.
             """)
 
     let dirA, dirB: String
@@ -72,8 +72,8 @@ struct SyncCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        if ConnectionString.isHubURL(dirB) {
-            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
+        if ConnectionString.isHubURL(dirB) && !watch {
+            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json).run(io)
         }
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
@@ -138,7 +138,7 @@ enum SyncCommandSupport {
     }
 
     /// Runs `body`, reporting a bad bundle or an impossible sync as invalid input (exit 3).
-    static func mappingErrors(_ body: () throws -> ExitCode) throws -> ExitCode {
+    static func mappingErrors<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as BundleError {
             throw CLIError(.invalidInput, error.description)
         } catch let error as SyncError {

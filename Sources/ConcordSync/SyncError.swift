@@ -11,6 +11,8 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case sameReplica(ReplicaID, String)
     /// A batch carries two entries for one key (a journal holds one per key, so a batch must too).
     case duplicateKey(suite: String, key: String)
+    /// `ReplicaRecovery.rebuild` was asked to rebuild a replica that reads back whole.
+    case nothingToRecover(path: String)
 
     public var description: String {
         switch self {
@@ -19,6 +21,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
                 "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
         case .duplicateKey(let suite, let key):
             return "the batch holds two entries for key \"\(key)\" of suite \"\(suite)\"; a batch carries one change per key, so nothing was merged"
+        case .nothingToRecover(let path):
+            return
+                "\(path) reads back whole (every page, record and journal entry, and they agree): there is nothing to recover, and nothing was changed (rebuilding it anyway would only retire its replica id)"
         }
     }
 }

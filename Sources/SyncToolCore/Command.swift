@@ -33,7 +33,7 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
-        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
+        BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {

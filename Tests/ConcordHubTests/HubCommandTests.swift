@@ -60,6 +60,46 @@ struct HubCommandTests {
     }
 }
 
+@Suite("sync-tool's hub errors: one line, the right exit code, no secret")
+struct HubErrorLineTests {
+    func expectOneLine(_ result: ProcessResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(what): one line on stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a bad sslmode is bad input (exit 3), not an unreachable hub; libpq's hints join the message on its line")
+    func badOptionsAndHints() throws {
+        let dir = try TemporaryDirectory("hub-error-lines")
+        defer { dir.remove() }
+        for arguments in [
+            ["sync", dir.path("d"), "postgresql://alice:secretpw@127.0.0.1:1/db?sslmode=bogus"],
+            ["hub", "stats", "postgresql://127.0.0.1:1/db?sslmode=bogus"]
+        ] {
+            let result = try run("sync-tool", arguments)
+            #expect(result.status == 3, "\(arguments[0]): \(result.stderr)")
+            #expect(result.stderr.contains("sslmode=bogus") && !result.stderr.contains("secretpw"), "\(result.stderr)")
+            expectOneLine(result, arguments[0])
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path("d")), "nothing was created")
+        // Nothing listens on port 1: libpq adds "Is the server running on that host…?" on a line of its own.
+        let closed = try run("sync-tool", ["sync", dir.path("d"), "postgresql://x:secretpw@127.0.0.1:1/db"])
+        #expect(closed.status == 5 && !closed.stderr.contains("secretpw"), "\(closed.stderr)")
+        #expect(closed.stderr.contains("Is the server running"), "libpq's hint is kept: \(closed.stderr)")
+        expectOneLine(closed, "unreachable hub")
+    }
+
+    @Test("add-account by a role that may not create roles fails on one line that never shows the new password or its verifier")
+    func refusedAddAccount() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let result = try run("sync-tool", ["hub", "add-account", alice.url, fx.prefix + "mallory"])
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("permission denied"), "the server's reason: \(result.stderr)")
+        #expect(!result.stderr.contains("SCRAM-SHA-256") && !result.stderr.contains("CREATE ROLE"), "no statement, no verifier: \(result.stderr)")
+        #expect(!result.stdout.contains("password:"), "no password was handed out: \(result.stdout)")
+        expectOneLine(result, "add-account")
+    }
+}
+
 @Suite("sync-tool sync DIR postgresql://… --watch")
 struct HubWatchCommandTests {
     @Test("--watch keeps a directory live: a change pushed by another device arrives, and a local one is pushed, until killed")

@@ -101,7 +101,9 @@ public enum BundleExchange {
     package static func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            let reason = FileSystemSpace.isFull(at: Self.directory(of: path)) ? "no space left on \(FileSystemSpace.describe(Self.directory(of: path)))" : "check that the directory exists and is writable"
+            let reason =
+                FileSystemSpace.isFull(at: Self.directory(of: path))
+                ? "no space left on \(FileSystemSpace.describe(Self.directory(of: path)))" : "check that the directory exists and is writable"
             throw BundleError(.unwritable, "cannot write \(temporary): \(reason)", path: path)
         }
         do {

@@ -499,7 +499,8 @@ package final class Environment: @unchecked Sendable {
         guard code == EIO || code == ENOSPC, FileSystemSpace.isFull(at: path) else { return LMDBError(code: code, operation: "mdb_txn_commit") }
         return LMDBError(
             code: ENOSPC, operation: "mdb_txn_commit",
-            message: "No space left on device: \(FileSystemSpace.describe(path)) is full, so nothing of this write was committed; free some space and write again")
+            message:
+                "No space left on device: \(FileSystemSpace.describe(path)) is full, so nothing of this write was committed; free some space and write again")
     }
 
     private func beginRead() -> (Int32, OpaquePointer?) {

@@ -159,7 +159,9 @@ struct PageVerifier {
                     continue
                 }
                 let first = Self.u64(page, dataStart)
-                if verifyOverflow(first, dataSize: dataSize, tree: tree), let collectAs, let value = readBytes(at: first, skipping: Self.headerSize, count: dataSize) {
+                if verifyOverflow(first, dataSize: dataSize, tree: tree), let collectAs,
+                    let value = readBytes(at: first, skipping: Self.headerSize, count: dataSize)
+                {
                     collected[collectAs, default: []].append((Array(page[(offset + Self.nodeHeaderSize)..<dataStart]), value))
                 }
                 continue
@@ -169,7 +171,8 @@ struct PageVerifier {
                 continue
             }
             if let collectAs {
-                collected[collectAs, default: []].append((Array(page[(offset + Self.nodeHeaderSize)..<dataStart]), Array(page[dataStart..<(dataStart + dataSize)])))
+                collected[collectAs, default: []].append(
+                    (Array(page[(offset + Self.nodeHeaderSize)..<dataStart]), Array(page[dataStart..<(dataStart + dataSize)])))
             }
             if nodeFlags & Self.subData != 0 {
                 let name = String(decoding: page[(offset + Self.nodeHeaderSize)..<dataStart], as: UTF8.self)

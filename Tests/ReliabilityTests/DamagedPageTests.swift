@@ -106,7 +106,9 @@ import Testing
         figure("damaged page, observing app", "status \(ended.status): \(ended.stderr.split(separator: "\n").first.map(String.init)?.prefix(240) ?? "")")
     }
 
-    @Test("recover rebuilds a damaged replica from what can still be read (check passes), then a normal sync brings the rest from a peer, losing nothing the peer holds")
+    @Test(
+        "recover rebuilds a damaged replica from what can still be read (check passes), then a normal sync brings the rest from a peer, losing nothing the peer holds"
+    )
     func recoverFromPeer() throws {
         let tmp = try TemporaryDirectory("concord-recover")
         defer { tmp.remove() }

@@ -35,7 +35,9 @@ import Testing
         return out
     }
 
-    @Test("lock.mdb deleted or replaced while a writer runs, then a second writer starts: no crash, the first stops before committing, every acknowledged write is there", arguments: Mistake.allCases)
+    @Test(
+        "lock.mdb deleted or replaced while a writer runs, then a second writer starts: no crash, the first stops before committing, every acknowledged write is there",
+        arguments: Mistake.allCases)
     func lockFileGoneUnderAWriter(_ mistake: Mistake) throws {
         let tmp = try TemporaryDirectory("concord-lock-\(mistake.rawValue)")
         defer { tmp.remove() }
@@ -75,7 +77,9 @@ import Testing
         )
     }
 
-    @Test("lock.mdb deleted or replaced while a reader holds the store: a new process is refused at open (exit 4, one line) and the store stays sound", arguments: Mistake.allCases)
+    @Test(
+        "lock.mdb deleted or replaced while a reader holds the store: a new process is refused at open (exit 4, one line) and the store stays sound",
+        arguments: Mistake.allCases)
     func lockFileGoneUnderAReader(_ mistake: Mistake) throws {
         let tmp = try TemporaryDirectory("concord-lock-reader-\(mistake.rawValue)")
         defer { tmp.remove() }
@@ -88,7 +92,9 @@ import Testing
         for command in [["set", dir, "app", "new", "2"], ["get", dir, "app", "kept"]] {
             let refused = try ChildRun.syncTool(command)
             #expect(refused.exited(4), "\(command[0]) is refused while the old lock file is in use: \(refused)")
-            #expect(refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("lock file (lock.mdb) that was deleted or replaced"), "\(refused.stderr)")
+            #expect(
+                refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("lock file (lock.mdb) that was deleted or replaced"),
+                "\(refused.stderr)")
         }
         holder.kill()
         _ = holder.wait(timeout: 10)

@@ -32,12 +32,18 @@ struct ErrorWordsTests {
         expectOneLine(result, "export")
     }
 
-    @Test("import from /dev/null says the input is empty, not to check its permissions")
+    @Test("import from /dev/null says the input is empty, not to check its permissions; a missing file or a directory says what it is")
     func importFromDevNull() throws {
         let result = try run("sync-tool", ["import", dir, "/dev/null"])
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("empty") && !result.stderr.contains("permissions"), "\(result.stderr)")
         expectOneLine(result, "import /dev/null")
+        let missing = try run("sync-tool", ["import", dir, tmp.path("nope.bundle")])
+        #expect(missing.status == 3 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        expectOneLine(missing, "import of a missing file")
+        let directory = try run("sync-tool", ["import", dir, tmp.root])
+        #expect(directory.status == 3 && directory.stderr.contains("directory"), "\(directory.stderr)")
+        expectOneLine(directory, "import of a directory")
     }
 
     @Test("import reads a bundle from a FIFO (as from <(…)); garbage through one is refused as not a bundle")
@@ -52,19 +58,10 @@ struct ErrorWordsTests {
         let piped = try run("/bin/sh", ["-c", "cat \"$1\" > \"$2\" & timeout 30 \"$0\" import \"$3\" \"$2\"", Binaries.path("sync-tool"), bundle, fifo, dir])
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(try Store(path: dir).suite("app").get("piped", as: String.self) == "from a pipe")
-        let garbage = try run("/bin/sh", ["-c", "echo 'not a bundle at all' > \"$1\" & timeout 30 \"$0\" import \"$2\" \"$1\"", Binaries.path("sync-tool"), fifo, dir])
+        let garbage = try run(
+            "/bin/sh", ["-c", "echo 'not a bundle at all' > \"$1\" & timeout 30 \"$0\" import \"$2\" \"$1\"", Binaries.path("sync-tool"), fifo, dir])
         #expect(garbage.status == 3, "\(garbage.stderr)")
         #expect(!garbage.stderr.contains("permissions") && garbage.stderr.contains("nothing was imported"), "\(garbage.stderr)")
         expectOneLine(garbage, "import garbage from a FIFO")
-    }
-
-    @Test("import of a missing file or a directory says so, on one line")
-    func importMissing() throws {
-        let missing = try run("sync-tool", ["import", dir, tmp.path("nope.bundle")])
-        #expect(missing.status == 3 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
-        expectOneLine(missing, "import of a missing file")
-        let directory = try run("sync-tool", ["import", dir, tmp.root])
-        #expect(directory.status == 3 && directory.stderr.contains("directory"), "\(directory.stderr)")
-        expectOneLine(directory, "import of a directory")
     }
 }

@@ -102,7 +102,9 @@ public enum ReplicaRecovery {
         }
         guard rename(rebuilt, path) == 0 else {
             throw StoreError.io(
-                path: path, reason: "cannot move the rebuilt replica from \(rebuilt) into place: \(String(cString: strerror(errno))) (the damaged one is in \(damagedCopy))")
+                path: path,
+                reason: "cannot move the rebuilt replica from \(rebuilt) into place: \(String(cString: strerror(errno))) (the damaged one is in \(damagedCopy))"
+            )
         }
         return RecoveryReport(
             directory: path, damagedCopy: damagedCopy, retiredReplicaID: found.replica, replicaID: replicaID,

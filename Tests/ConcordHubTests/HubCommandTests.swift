@@ -156,7 +156,7 @@ struct HubWatchCommandTests {
         var rounds = false
         for _ in 0..<1500 where watch == nil || !rounds {
             watch = watch ?? childProcesses(of: job).first
-            rounds = read(out).contains { $0.contains("\"round\":1") }
+            rounds = read(out).contains { $0.contains("\"pushed\":1") } // the first round pushed the seed
             if watch == nil || !rounds { usleep(20_000) }
         }
         let pid = try #require(watch, "the job runs the watch")

@@ -33,7 +33,7 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
-        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
+        BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {
@@ -73,19 +73,26 @@ public enum SyncTool {
             io.out(type.spec.help)
             return ExitCode.ok.rawValue
         }
+        // A damaged page LMDB cannot use ends the process there: say so on one line, exit 4.
+        StoreDamage.exitInstead(code: ExitCode.storeError.rawValue, prefix: "sync-tool \(name): ")
         do {
             let command = try type.init(try type.spec.parse(rest))
             return try command.run(io).rawValue
         } catch let error as CLIError {
-            io.err("sync-tool \(name): \(error.message)")
+            io.err(oneLine("sync-tool \(name): \(error.message)"))
             return error.code.rawValue
         } catch let error as StoreError {
-            io.err("sync-tool \(name): \(error)")
+            io.err(oneLine("sync-tool \(name): \(error)"))
             return exitCode(for: error).rawValue
         } catch {
-            io.err("sync-tool \(name): \(error)")
+            io.err(oneLine("sync-tool \(name): \(error)"))
             return ExitCode.storeError.rawValue
         }
+    }
+
+    /// An error message on one line, as the CLI promises (a message from a library may hold several).
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
     static func exitCode(for error: StoreError) -> ExitCode {

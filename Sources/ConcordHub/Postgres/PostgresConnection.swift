@@ -65,11 +65,28 @@ package final class PostgresConnection {
             if let options { PQconninfoFree(options) }
             if let message { PQfreemem(message) }
         }
-        guard options != nil else {
+        guard var option = options else {
             let reason = message.map { connectionString.scrub(String(cString: $0)) } ?? "libpq could not parse it"
             throw PostgresError(.malformedConnectionString, message: reason, operation: "read the connection string \(connectionString)")
         }
+        // libpq checks these values only when it connects, and reports them as a failed connection.
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val, let allowed = Self.enumerated[String(cString: keyword)], !allowed.contains(String(cString: value)) {
+                throw PostgresError(
+                    .malformedConnectionString,
+                    message: "\(String(cString: keyword))=\(connectionString.scrub(String(cString: value))) is not one of \(allowed.joined(separator: ", "))",
+                    operation: "read the connection string \(connectionString)")
+            }
+            option += 1
+        }
     }
+
+    /// The options whose values libpq takes from a fixed list.
+    private static let enumerated: [String: [String]] = [
+        "sslmode": ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"],
+        "gssencmode": ["disable", "prefer", "require"],
+        "channel_binding": ["disable", "prefer", "require"]
+    ]
 
     /// The role this connection logged in as.
     package var user: String { String(cString: PQuser(handle)) }
@@ -208,10 +225,17 @@ package final class PostgresConnection {
     private func rows(of result: OpaquePointer?, operation: String) throws(PostgresError) -> PostgresRows {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-            let message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-            let text = connectionString.scrub(message.isEmpty ? String(cString: PQerrorMessage(handle)) : message)
-            let detail = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "D"))) }.map { String(cString: $0) }
+            func field(_ code: Character) -> String? {
+                result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) }
+            }
+            let sqlState = field("C")
+            // The primary message, its detail and hint; never the context, which can quote the
+            // statement that failed (and with it a password's verifier).
+            let message = field("M").map { primary in
+                primary + (field("D").map { " (\($0))" } ?? "") + (field("H").map { "; hint: \($0)" } ?? "")
+            }
+            let text = connectionString.scrub(message ?? String(cString: PQerrorMessage(handle)))
+            let detail = field("D")
             let kind: PostgresError.Kind = isAlive && sqlState != nil ? .statement : .connectionLost
             throw PostgresError(kind, sqlState: sqlState, message: text, operation: operation, detail: detail)
         }

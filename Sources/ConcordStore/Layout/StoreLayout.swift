@@ -16,7 +16,7 @@ package struct StoreLayout: Sendable {
     package let conflicts: Database
 
     static let formatKey = Array("format".utf8)
-    static let replicaKey = Array("replica".utf8)
+    package static let replicaKey = Array("replica".utf8)
     static let stateKey = Array("state".utf8)
     static let createdKey = Array("created".utf8)
 

@@ -42,8 +42,8 @@ struct SyncCommand: Command {
             ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached, refuses the login \
             or its certificate does not verify, 6 when it refuses a push over the account's quota.
 
-            With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
-            SIGINT or SIGTERM a summary, exit 0.
+            With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
+            object) per round; on SIGINT or SIGTERM a summary, exit 0.
             """)
 
     let dirA, dirB: String
@@ -76,8 +76,8 @@ struct SyncCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        if HubSyncCommand.isHub(dirB) {
-            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
+        if HubSyncCommand.isHub(dirB) && !watch {
+            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json).run(io)
         }
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
@@ -146,7 +146,7 @@ enum SyncCommandSupport {
     }
 
     /// Runs `body`, reporting a bad bundle or an impossible sync as invalid input (exit 3).
-    static func mappingErrors(_ body: () throws -> ExitCode) throws -> ExitCode {
+    static func mappingErrors<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as BundleError {
             throw CLIError(.invalidInput, error.description)
         } catch let error as SyncError {

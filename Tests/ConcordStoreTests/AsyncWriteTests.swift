@@ -11,13 +11,18 @@ import Testing
 private final class Gate: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let entered = Atomic<Bool>(false)
+    private let expired = Atomic<Bool>(false)
 
     var isEntered: Bool { entered.load(ordering: .acquiring) }
+    /// Whether a job gave up waiting: what a test spins for may then never happen.
+    var hasExpired: Bool { expired.load(ordering: .acquiring) }
 
     /// Marks the gate entered and waits for it to open; false when it stayed shut for `seconds`.
     func enterAndWait(seconds: Int) -> Bool {
         entered.store(true, ordering: .releasing)
-        return semaphore.wait(timeout: .now() + .seconds(seconds)) == .success
+        let opened = semaphore.wait(timeout: .now() + .seconds(seconds)) == .success
+        if !opened { expired.store(true, ordering: .releasing) }
+        return opened
     }
 
     func open() { semaphore.signal() }
@@ -143,15 +148,18 @@ private final class Tally: Sendable {
         let holder = Task {
             try await suite.update("held", as: Int.self) {
                 $0 = 1
-                _ = gate.enterAndWait(seconds: 60)
+                _ = gate.enterAndWait(seconds: 600) // generous: the whole suite shares the pool
             }
         }
         while !gate.isEntered { await Task.yield() }
         var joiners: [Task<Void, any Error>] = []
         for i in 1..<StoreThread.threadLimit { joiners.append(Task { try await suite.set(i, forKey: "joiner\(i)") }) }
-        while store.core.group.waitingCount < StoreThread.threadLimit - 1 { await Task.yield() }
+        // Each wait also ends when the gate gives up: the held write then commits, and the queued job
+        // would run at once instead of waiting, so the test fails instead of spinning forever.
+        while store.core.group.waitingCount < StoreThread.threadLimit - 1 && !gate.hasExpired { await Task.yield() }
         let queued = Task { try await suite.set("never", forKey: "cancelled") }
-        while store.thread.waitingJobs == 0 { await Task.yield() }
+        while store.thread.waitingJobs == 0 && !gate.hasExpired { await Task.yield() }
+        try #require(!gate.hasExpired, "the held write waited 600 s for the test to reach its queued job")
         queued.cancel()
         let outcome = await queued.result
         gate.open()

@@ -37,6 +37,15 @@ public struct ApplyReport: Sendable, Equatable {
     public var targetSeqBefore: UInt64 = 0
     /// The target's last journal seq when the merge ended (see `targetSeqBefore`).
     public var targetSeqAfter: UInt64 = 0
+    /// The target's history mark after the merge (nil for a dry run): a sender that learns it knows a
+    /// state of the target that holds what it sent.
+    package var markAfter: HistoryMark?
+    /// Set when this merge was part of a resync: a replica was found restored from an earlier state
+    /// (or cursors could not be proven), so everything was sent.
+    public var historyResync: HistoryResync?
+    /// A bundle older than what the target had merged of its source: every entry was merged and the
+    /// cursor stayed.
+    package var olderThanCursor = false
 
     /// An empty report of a merge from `source` into `target`.
     public init(source: ReplicaID, target: ReplicaID) {
@@ -60,5 +69,7 @@ extension ApplyReport {
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
         targetSeqAfter = other.targetSeqAfter
+        markAfter = other.markAfter ?? markAfter
+        historyResync = historyResync ?? other.historyResync
     }
 }

@@ -10,9 +10,12 @@
 ///   replica id, so byte order is version order), the value bytes (NULL for a tombstone; a policy
 ///   record's state when `policy` is true: a counter, max, min or set, merged in Swift by the push),
 ///   the seq of its last change, and the device that pushed it.
-/// - `devices`: how far the hub has merged each device's journal, per sync scope.
+/// - `devices`: how far the hub has merged each device's journal, per sync scope, bound to the device's
+///   history mark, and the hub's mark the device holds.
+/// - `marks` (version 3): the account's history marks, one per push that changed its seqs (see the
+///   architecture document, "Trust and time").
 enum HubSchema {
-    static let version = 2
+    static let version = 3
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -74,6 +77,46 @@ enum HubSchema {
             // refused by this hub (`newerSchema`) rather than comparing them as plain values.
             "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
             "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
+        ],
+        [
+            // Version 3: history marks. Every push that hands out seqs writes a new mark of the account's
+            // history (`accounts.mark`, and a row of `marks`); a device binds its cursor on the hub to the
+            // mark of its pull, and the hub's cursor on a device (`devices.pushed`) is bound to the device's
+            // mark of its push, so a hub restored from a dump and a device restored from a backup are each
+            // found by the first sync that meets them. Existing accounts get a mark covering what they
+            // hold; existing device rows stay unbound (nothing proves them), so each device resends
+            // everything once. A version-2 client is refused (`newerSchema`): it would skip what a
+            // restored hub hands out again.
+            """
+            ALTER TABLE concord_hub.accounts
+              ADD COLUMN mark bytea CHECK (mark IS NULL OR length(mark) = 16),
+              ADD COLUMN marks_pruned bigint NOT NULL DEFAULT 0
+            """,
+            """
+            CREATE TABLE concord_hub.marks (
+              account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
+              mark bytea NOT NULL CHECK (length(mark) = 16),
+              seq bigint NOT NULL,
+              created_at timestamptz NOT NULL DEFAULT now(),
+              PRIMARY KEY (account, mark))
+            """,
+            "CREATE INDEX marks_by_seq ON concord_hub.marks (account, seq)",
+            "UPDATE concord_hub.accounts SET mark = uuid_send(gen_random_uuid())",
+            "INSERT INTO concord_hub.marks (account, mark, seq) SELECT name, mark, last_seq FROM concord_hub.accounts",
+            """
+            ALTER TABLE concord_hub.devices
+              ADD COLUMN mark bytea CHECK (mark IS NULL OR length(mark) = 16),
+              ADD COLUMN mark_seq bigint,
+              ADD COLUMN echo_safe boolean NOT NULL DEFAULT false,
+              ADD COLUMN since bigint NOT NULL DEFAULT 0,
+              ADD COLUMN hub_mark bytea CHECK (hub_mark IS NULL OR length(hub_mark) = 16),
+              ADD COLUMN found_restored boolean NOT NULL DEFAULT false,
+              ADD CONSTRAINT mark_covers_pushed CHECK (mark IS NULL OR mark_seq >= pushed)
+            """,
+            "ALTER TABLE concord_hub.marks ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY own_marks ON concord_hub.marks USING (account = current_user) WITH CHECK (account = current_user)",
+            "GRANT SELECT, INSERT, DELETE ON concord_hub.marks TO concord_hub_device",
+            "GRANT UPDATE (mark, marks_pruned) ON concord_hub.accounts TO concord_hub_device"
         ]
     ]
 

@@ -41,7 +41,11 @@ public final class HubLivePeer: LiveSyncPeer {
     public func syncOnce() throws -> LiveSyncRound {
         let report = try synchronizer.sync(store, hub)
         onReport(report)
-        return LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
+        var round = LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
+        round.historyResync = report.historyResync
+        round.replicas = [store.replicaID, hub.replicaID]
+        round.entriesSent = report.pushed + report.pulled.entries - report.pulled.alreadyMerged
+        return round
     }
 
     public func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

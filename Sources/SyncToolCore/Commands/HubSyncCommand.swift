@@ -44,7 +44,7 @@ struct HubSyncCommand {
             }
         ) {
             try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection)) { report in
-                guard !report.isInSync || !report.conflicts.isEmpty else { return }
+                guard !report.isInSync || !report.conflicts.isEmpty || report.historyResync != nil else { return }
                 if json { io.out(Self.json(report)) } else { io.out(Self.lines(report).joined(separator: "; ")) }
             }
         }
@@ -52,9 +52,19 @@ struct HubSyncCommand {
         return .ok
     }
 
+    /// The resync line and fields of a hub sync: the replica is A, the hub B.
+    static func resync(_ report: HubSyncReport) -> SyncCommandSupport.Resync {
+        let device = report.pulled.target
+        return SyncCommandSupport.Resync(
+            report.historyResync, entries: report.pushed + report.pulled.entries - report.pulled.alreadyMerged, dryRun: report.dryRun
+            , side: { $0 == device ? "A" : "B" }
+        ) { $0 == device ? "A" : "B (the hub)" }
+    }
+
     static func lines(_ report: HubSyncReport) -> [String] {
         let verb = report.dryRun ? "would change" : "changed"
-        var out = [
+        var out = resync(report).line.map { [$0] } ?? []
+        out += [
             "push: \(report.pushed) changes sent, \(report.hubRowsChanged) hub rows \(verb)",
             "pull: \(report.pulled.entries - report.pulled.alreadyMerged) changes received in \(report.pages) pages, \(report.pulled.recordsChanged) records \(verb)"
         ]
@@ -79,6 +89,6 @@ struct HubSyncCommand {
             ("pages", String(report.pages)), ("resync", String(report.resync)),
             ("conflicts", String(report.conflicts.count)), ("clock_skew_warnings", String(report.pulled.skewedVersions)),
             ("journal_entries_read", String(report.journalEntriesRead))
-        ])
+        ] + resync(report).jsonFields)
     }
 }

@@ -17,11 +17,14 @@ struct LiveSyncCommand {
     let selection: SyncSelection
     let json: Bool
     let heartbeat: Double
+    /// The local directory was the first argument (A); with two remotes, `local` is A.
+    var localIsA = true
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
             let json = json
             let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
+            let names = localIsA ? ["A", "B"] : ["B", "A"]
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
                 switch event {
@@ -37,14 +40,19 @@ struct LiveSyncCommand {
                         t.conflicts += round.conflicts.count + round.remoteConflicts
                         return t.rounds
                     }
+                    let resync = SyncCommandSupport.Resync(round.historyResync, entries: round.entriesSent) { id in
+                        round.replicas.firstIndex(of: id).map { names[$0] } ?? "replica \(id)"
+                    }
                     if json {
                         io.out(
-                            ValueText.object([
-                                ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
-                                ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
-                                ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
-                            ]))
+                            ValueText.object(
+                                [
+                                    ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
+                                    ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
+                                    ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
+                                ] + resync.jsonFields))
                     } else {
+                        if let line = resync.line { io.out(line) }
                         io.out(
                             "round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts"
                         )

@@ -81,8 +81,10 @@ package struct BatchApplier: Sendable {
             // A resync batch from the start of the source's journal replaces the cursor; a later part of
             // it (or any batch without a gap) moves the cursor on.
             let replaces = mode == .resync && batch.fromSeq == 0
+            let before = report.targetSeqBefore
             for scope in scopes where mode != .ignoringCursor && (replaces || cursors.received(from: batch.source, scope: scope) >= batch.fromSeq) {
                 var change = CursorChange()
+                change.sinceIfNew = before
                 change.received = (batch.toSeq, batch.mark, replaces)
                 try w.changePeerCursor(peer: batch.source, scope: scope, change)
             }
@@ -99,12 +101,14 @@ package struct BatchApplier: Sendable {
             // about it); with the batch's mark, that proves a state of the source holding it.
             for item in knowledge.items {
                 var change = CursorChange()
+                change.sinceIfNew = before
                 change.acknowledged = (item.seq, true)
                 if let mark = batch.mark { change.proof = (item.seq, mark) }
                 try w.changePeerCursor(peer: batch.source, scope: item.scope, change)
             }
             for item in acknowledged.items where item.replica == w.replica {
                 var change = CursorChange()
+                change.sinceIfNew = before
                 change.acknowledged = (item.seq, false)
                 if let mark = item.mark { change.proof = (item.seq, mark) }
                 try w.changePeerCursor(peer: batch.source, scope: item.scope, change)

@@ -24,8 +24,8 @@ package struct Delta: Sendable {
 /// cursor to it.
 ///
 /// Entries the target is known to hold already are left out (still counted as read): plain records
-/// the source received from the target, while the source's cursor on the target is echo-safe (the
-/// target provably holds what it sent; see `PeerCursor`). A record the target wrote that reached the
+/// the source received from the target, where the source's cursor on the target proves the target
+/// holds what it sent (see `PeerCursor.echoSafe`). A record the target wrote that reached the
 /// source through a third replica is sent: the target may have been restored from a backup taken
 /// before it. A policy record may be a combination holding changes the target lacks, and a schema
 /// migration may have moved a record the target wrote to another key: those are always sent (merging
@@ -71,11 +71,11 @@ package enum DeltaReader {
                 read += 1
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
-                // A plain record the target sent is one it holds (or something newer) while the cursor on it is
-                // echo-safe. A policy record may combine it with changes the target lacks, and a migration here
-                // may have moved or rewritten a record the target wrote: those always go.
+                // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
+                // (see `PeerCursor.echoSafe`). A policy record may combine it with changes the target lacks, and a
+                // migration here may have moved or rewritten a record the target wrote: those always go.
                 if let target, leaveOutEchoes, entry.record.isPlain, case .sync(let peer) = entry.source, peer == target,
-                    cursors.mayLeaveOutEchoes(to: target, suite: entry.suite)
+                    cursors.mayLeaveOutEcho(to: target, suite: entry.suite, seq: entry.seq)
                 {
                     return true
                 }

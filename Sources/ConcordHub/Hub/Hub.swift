@@ -72,7 +72,7 @@ public final class Hub {
     func deviceCursors(_ device: ReplicaID) throws -> HubDeviceCursors {
         let rows = try HubError.wrapping {
             try db.execute(
-                "SELECT scope, pushed, mark, mark_seq, echo_safe, found_restored, hub_mark FROM concord_hub.devices WHERE account = $1 AND device = $2",
+                "SELECT scope, pushed, mark, mark_seq, echo_safe, found_restored, hub_mark, since FROM concord_hub.devices WHERE account = $1 AND device = $2",
                 [.text(account), .bytea(device.bytes)], operation: "read the device's cursor")
         }
         var out = HubDeviceCursors()
@@ -94,6 +94,7 @@ public final class Hub {
                 if try rows.bool(row, 4) { out.echoSafe.insert(scope) }
                 if try rows.bool(row, 5) { out.reset.insert(scope) }
                 if let id = rows.optionalBytes(row, 6) { out.hubMark = id }
+                out.since[scope] = UInt64(max(0, try rows.int64(row, 7)))
             }
         }
         out.knowledge = PeerKnowledge(items: items)
@@ -179,12 +180,23 @@ struct HubDeviceCursors {
     var knowledge = PeerKnowledge.none
     /// A cursor claims something without a mark (written before hub schema 3).
     var predatesMarks = false
-    /// The scopes whose cursor may leave the device's own pushes out of a pull.
+    /// The scopes whose cursor may leave every one of the device's own pushes out of a pull.
     var echoSafe: Set<SyncScope> = []
+    /// Per scope, the account's last seq when the cursor was created or reset: the device's pushes
+    /// after it may be left out of a pull even before the cursor is echo-safe.
+    var since: [SyncScope: UInt64] = [:]
     /// The scopes whose cursor was reset when the device was found restored, and not bound since.
     var reset: Set<SyncScope> = []
     /// The id of the hub's mark the hub last recorded the device holds (kept from pruning).
     var hubMark: [UInt8]?
+
+    /// Whether a pull for `selection` may leave out the device's own push at `seq`: the device provably
+    /// holds it (see `PeerCursor.echoSafe`, the same rule on the device's side).
+    func mayLeaveOutOwn(seq: UInt64, selection: SyncSelection) -> Bool {
+        selection.scopes.allSatisfy { scope in
+            [SyncScope.allSuites, scope].contains { echoSafe.contains($0) || since[$0].map { seq > $0 } == true }
+        }
+    }
 }
 
 extension SyncScope {

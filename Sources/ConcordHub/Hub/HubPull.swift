@@ -53,7 +53,6 @@ struct HubPull {
                 let horizon = UInt64(max(0, try account.int64(0, 3)))
                 let deviceCursors = try hub.deviceCursors(store.replicaID)
                 let knowledge = deviceCursors.knowledge
-                let leaveOutOwn = !resync && selection.scopes.allSatisfy { deviceCursors.echoSafe.contains($0) || deviceCursors.echoSafe.contains(.allSuites) }
                 let cursors = try store.peerCursors()
                 let start = resync ? 0 : selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
                 var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID))
@@ -105,7 +104,9 @@ struct HubPull {
                         let entry = try Self.entry(rows, row)
                         // A plain row this device pushed is one it holds (or newer) while the hub's cursor on it is
                         // echo-safe; a policy row may combine it with other devices' changes, so it always comes.
-                        if leaveOutOwn, entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes {
+                        if !resync, entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes,
+                            deviceCursors.mayLeaveOutOwn(seq: entry.seq, selection: selection)
+                        {
                             skipped += 1
                             continue
                         }

@@ -85,6 +85,7 @@ package enum HubPush {
     ) throws -> Outcome {
         let db = hub.db
         var outcome = Outcome()
+        var seqBefore: Int64? // the account's last seq before this push (a new cursor's `since`)
         if !batch.entries.isEmpty {
             let n = Int64(batch.entries.count)
             let mark = HistoryMark.random(seq: 0).id
@@ -96,6 +97,7 @@ package enum HubPush {
                 """, [.text(hub.account), .int8(n), .bytea(mark)], operation: "reserve seqs")
             guard counter.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
             let base = try counter.int64(0, 0)
+            seqBefore = base
             outcome.mark = HistoryMark(id: mark, seq: UInt64(base + n))
             if (base + n) / Int64(keptMarks) != base / Int64(keptMarks) { try pruneMarks(hub) }
             let plan = try merges(batch, on: hub, pulled: pulled)
@@ -120,8 +122,9 @@ package enum HubPush {
             """
             WITH announced AS (SELECT pg_notify($5, $6) WHERE $7),
             moved AS (
-              INSERT INTO concord_hub.devices AS d (account, device, scope, pushed, mark, mark_seq)
-              SELECT $1, $2, s, $4, $8, $9 FROM unnest($3::text[]) AS s LEFT JOIN announced ON true
+              INSERT INTO concord_hub.devices AS d (account, device, scope, pushed, mark, mark_seq, since)
+              SELECT $1, $2, s, $4, $8, $9, coalesce($11, (SELECT last_seq FROM concord_hub.accounts WHERE name = $1))
+              FROM unnest($3::text[]) AS s LEFT JOIN announced ON true
               ON CONFLICT (account, device, scope) DO UPDATE SET
                 pushed = CASE WHEN $10 THEN EXCLUDED.pushed ELSE greatest(d.pushed, EXCLUDED.pushed) END,
                 mark = CASE WHEN EXCLUDED.mark_seq >= (CASE WHEN $10 THEN EXCLUDED.pushed ELSE greatest(d.pushed, EXCLUDED.pushed) END)
@@ -136,7 +139,7 @@ package enum HubPush {
                 .text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
                 .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text("\(outcome.lastSeq) \(batch.source)"),
                 .bool(outcome.rowsChanged > 0), batch.mark.map { .bytea($0.id) } ?? .null,
-                batch.mark.map { .int8(Int64(clamping: $0.seq)) } ?? .null, .bool(replacing)
+                batch.mark.map { .int8(Int64(clamping: $0.seq)) } ?? .null, .bool(replacing), seqBefore.map { .int8($0) } ?? .null
             ], operation: "move the hub's cursor on the device")
         if outcome.mark == nil, moved.count == 1 {
             let history = try Hub.history(moved, 0)

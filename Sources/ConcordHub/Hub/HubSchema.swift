@@ -113,6 +113,9 @@ enum HubSchema {
               ADD COLUMN found_restored boolean NOT NULL DEFAULT false,
               ADD CONSTRAINT mark_covers_pushed CHECK (mark IS NULL OR mark_seq >= pushed)
             """,
+            // What devices pushed before marks existed is not proven to be theirs still: it is left out of
+            // their pulls only once they prove they merged the hub's history through here.
+            "UPDATE concord_hub.devices d SET since = a.last_seq FROM concord_hub.accounts a WHERE a.name = d.account",
             "ALTER TABLE concord_hub.marks ENABLE ROW LEVEL SECURITY",
             "CREATE POLICY own_marks ON concord_hub.marks USING (account = current_user) WITH CHECK (account = current_user)",
             "GRANT SELECT, INSERT, DELETE ON concord_hub.marks TO concord_hub_device",

@@ -222,7 +222,8 @@ package struct SyncAck: Sendable, Equatable {
     package let conflicts: Int
     package let skewedVersions: Int
     package let maxSkewMilliseconds: UInt64
-    /// The receiver's history mark after the merge: a state of the receiver that holds the batch.
+    /// The receiver's history mark after the merge (of the receiver's own history, so its seq is in the
+    /// receiver's journal, not the sender's): a state of the receiver that holds the batch.
     package let mark: HistoryMark?
 
     package init(toSeq: UInt64, report: ApplyReport) {
@@ -270,7 +271,6 @@ package struct SyncAck: Sendable, Equatable {
         let hasMark = try r.u8()
         guard hasMark <= 1 else { throw ValueDecodingError("a mark flag of \(hasMark)") }
         let mark = hasMark == 1 ? try HistoryMark.decode(&r) : nil
-        if let mark, mark.seq < toSeq { throw ValueDecodingError("an acknowledgement of seq \(toSeq) with a mark covering only seq \(mark.seq)") }
         return SyncAck(
             toSeq: toSeq, cursorAdvanced: advanced == 1, entries: counts[0], alreadyMerged: counts[1], recordsChanged: counts[2],
             conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: skew, mark: mark)

@@ -49,11 +49,12 @@ public struct PeerCursor: Hashable, Sendable {
     public var updatedMilliseconds: UInt64
     /// The peer's mark `received` is bound to: the next contact checks that the peer still holds it.
     package var mark: HistoryMark?
-    /// Whether a sync may leave out, when sending to the peer, the records this replica got from it:
-    /// false after the peer was found restored (or before its history was ever proven), until the peer
-    /// is known to have merged this replica's history through `since`.
+    /// Whether a sync may leave out, when sending to the peer, every record this replica got from it:
+    /// false after the peer was found restored (and for a cursor new or predating marks), until the peer
+    /// is known to have merged this replica's history through `since`. Until then only the records got
+    /// from it after `since` are left out (they came from the history the cursor is bound to).
     package var echoSafe = false
-    /// See `echoSafe`.
+    /// This replica's last seq when the cursor was created or reset (see `echoSafe`).
     package var since: UInt64 = 0
     /// This replica's marks the peer was given last (newest first, at most two): kept while it may hold them.
     package var held: [HistoryMark] = []
@@ -133,7 +134,8 @@ public struct PeerCursor: Hashable, Sendable {
         guard format == 1 || format == 2 else { throw ValueDecodingError("a peer cursor of unknown format \(format)") }
         var cursor = PeerCursor(peer: peer, scope: scope, received: try r.u64(), acknowledged: try r.u64(), updatedMilliseconds: try r.u64())
         if format == 1 {
-            cursor.unbound = .predatesMarks
+            // Nothing it merged is proven to be the peer's still: no echo is left out until it is replaced.
+            (cursor.unbound, cursor.since) = (.predatesMarks, .max)
         } else {
             let flags = try r.u8()
             guard flags & ~31 == 0 else { throw ValueDecodingError("a peer cursor with unknown flags \(flags)") }
@@ -197,10 +199,14 @@ public struct PeerCursorTable: Hashable, Sendable {
         }
     }
 
-    /// Whether a sync to `peer` may leave out the records of `suite` this replica got from it: a cursor
-    /// covering the suite is echo-safe (the peer provably holds what it sent).
-    package func mayLeaveOutEchoes(to peer: ReplicaID, suite: String) -> Bool {
-        index[peer]?[.allSuites]?.echoSafe == true || index[peer]?[.suite(suite)]?.echoSafe == true
+    /// Whether a sync to `peer` may leave out the record of `suite` at `seq` this replica got from it: a
+    /// cursor covering the suite is echo-safe, or the record came after the cursor's `since` (from the
+    /// history the cursor is bound to). The peer provably holds it then.
+    package func mayLeaveOutEcho(to peer: ReplicaID, suite: String, seq: UInt64) -> Bool {
+        for cursor in [index[peer]?[.allSuites], index[peer]?[.suite(suite)]] {
+            if let cursor, cursor.echoSafe || seq > cursor.since { return true }
+        }
+        return false
     }
 
     /// The cursors on `peer` that carry a claim without a mark (written before marks existed).
@@ -239,6 +245,9 @@ package struct CursorChange {
     package var proof: (seq: UInt64, mark: HistoryMark)?
     /// This replica's mark given to the peer.
     package var given: HistoryMark?
+    /// The `since` of a cursor this change creates: this replica's last seq before the merge that
+    /// creates it (records it got from the peer after that came from the peer's history at hand).
+    package var sinceIfNew: UInt64?
     /// The peer's claim about this replica named this mark, which this replica does not hold (nil in
     /// `disproven`: the peer's claim holds again, forget the last disproven one).
     package var disproven: HistoryMark??
@@ -264,6 +273,7 @@ extension ReplicaTransaction {
         precondition(peer != replica, "a replica keeps no cursor on itself")
         var cursor = try peerCursor(peer, scope: scope)
         let before = cursor
+        if before.updatedMilliseconds == 0 || before.since == .max { cursor.since = change.sinceIfNew ?? lastSeq }
         if let (seq, mark, replace) = change.received {
             if replace || cursor.mark == nil {
                 // Replacing, or an unbound cursor (whose value proves nothing): take the new value.

@@ -187,9 +187,11 @@ public enum BundleExchange {
         theirs.claims = claims
         let resync = mine.forcesResync || theirs.forcesResync
         if theirs.forcesResync && !dryRun { try store.resetCursors(on: source) }
-        // A bundle older than what this replica merged of its source (or from a source restored and not yet
-        // past that point): every entry is merged, and the cursor stays.
-        let mode: BatchApplier.MergeMode = resync ? .resync : older ? .ignoringCursor : .delta
+        // When this replica went back in time, the bundle may have left out its own writes as echoes (its
+        // source believes it holds them), and a bundle older than what this replica merged of its source
+        // (or from a source restored and not yet past that point) proves nothing: in both, every entry is
+        // merged and the cursor stays. A restored source's cursors were reset: the batch replaces them.
+        let mode: BatchApplier.MergeMode = mine.forcesResync || (older && !resync) ? .ignoringCursor : resync ? .resync : .delta
         let applier = BatchApplier(store: store)
         var report = dryRun ? try applier.plan(bundle.batch, mode: mode) : try applier.apply(bundle.batch, mode: mode)
         report.historyResync = HistoryResync(mine.causes(me: store.replicaID, peer: source) + theirs.causes(me: source, peer: store.replicaID))

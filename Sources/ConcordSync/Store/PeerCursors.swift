@@ -92,9 +92,9 @@ public struct PeerCursor: Hashable, Sendable {
     //   as predating marks, 8 reset after the peer was found restored, 16 a claim of the peer disproven.
     //   Format 1: [1][received 8][acknowledged 8][updated 8], unbound.
 
-    var key: [UInt8] { Self.key(peer: peer, scope: scope) }
+    package var key: [UInt8] { Self.key(peer: peer, scope: scope) }
 
-    static func key(peer: ReplicaID, scope: SyncScope) -> [UInt8] {
+    package static func key(peer: ReplicaID, scope: SyncScope) -> [UInt8] {
         var out = peer.bytes
         if let name = scope.suiteName { out.append(contentsOf: name.utf8) }
         return out

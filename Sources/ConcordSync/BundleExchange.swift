@@ -69,7 +69,8 @@ public enum BundleExchange {
             guard peer.replicaID != store.replicaID else { throw SyncError.sameReplica(peer.replicaID, peer.directory) }
             // Both replicas are at hand: each checks the other's claims about it, as a sync does.
             let mine = try store.beginContact(with: peer.replicaID, claims: PeerKnowledge(received: try peer.peerCursors()), selection: selection, dryRun: true)
-            let theirs = try peer.beginContact(with: store.replicaID, claims: PeerKnowledge(received: try store.peerCursors()), selection: selection, dryRun: true)
+            let theirs = try peer.beginContact(
+                with: store.replicaID, claims: PeerKnowledge(received: try store.peerCursors()), selection: selection, dryRun: true)
             resync = mine.forcesResync || theirs.forcesResync
             causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
             (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))

@@ -91,7 +91,8 @@ public struct Synchronizer: Sendable {
                 source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
                 entries: batchB.entries, knowledge: batchB.knowledge, mark: after)
         }
-        let bToA = dryRun ? try intoA.plan(batchB, mode: resync ? .resync : .delta) : try intoA.apply(batchB, acknowledged: merged, mode: resync ? .resync : .delta)
+        let bToA =
+            dryRun ? try intoA.plan(batchB, mode: resync ? .resync : .delta) : try intoA.apply(batchB, acknowledged: merged, mode: resync ? .resync : .delta)
         if !dryRun, bToA.cursorAdvanced, let after = bToA.markAfter {
             // A has merged B through B's batch, as A's mark after the merge holds it. B learns it now when
             // its cursor on A still waits for that proof (a first sync, or after a resync); otherwise the

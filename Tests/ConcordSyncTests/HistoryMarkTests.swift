@@ -72,7 +72,8 @@ struct HistoryMarkTests {
         #expect(try (a.read { try $0.liveMarks() }, b.read { try $0.liveMarks() }) == marks)
     }
 
-    @Test("marks are pruned to a bounded number, keeping the ones peers were given; a peer bound to a pruned mark resyncs, named as unprovable, not as restored")
+    @Test(
+        "marks are pruned to a bounded number, keeping the ones peers were given; a peer bound to a pruned mark resyncs, named as unprovable, not as restored")
     func prunedMarksAreBoundedAndCostOnlyAResync() throws {
         defer { tmp.remove() }
         let (a, b, c) = (try Replicas.open(tmp.path("a")), try Replicas.open(tmp.path("b")), try Replicas.open(tmp.path("c")))

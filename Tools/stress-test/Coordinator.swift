@@ -107,9 +107,9 @@ final class Coordinator {
             try restartDeadWorkers()
             if now >= nextProgress {
                 progress(
-                String(
-                    format: "t=%.0fs kills=%d (far serves %d) syncs=%d restores=%d", now.timeIntervalSince(started), kills, farKills, syncRuns,
-                    restoreFault.restores))
+                    String(
+                        format: "t=%.0fs kills=%d (far serves %d) syncs=%d restores=%d", now.timeIntervalSince(started), kills, farKills, syncRuns,
+                        restoreFault.restores))
                 nextProgress = now.addingTimeInterval(1)
             }
             usleep(5_000)

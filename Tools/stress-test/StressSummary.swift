@@ -70,7 +70,8 @@ struct StressSummary {
         out += line("conflict-log entries inconsistent with the records (of \(checks.conflicts) logged)", checks.inconsistentConflicts)
         out += line("failed syncs", syncFailures.count)
         if restores.restores > 0 || restores.backupsTaken > 0 {
-            out += "  restores from a backup: \(restores.restores) of \(restores.backupsTaken) backups (\(restores.detected) found by the first sync, \(restores.unchanged) with nothing to find)\n"
+            out +=
+                "  restores from a backup: \(restores.restores) of \(restores.backupsTaken) backups (\(restores.detected) found by the first sync, \(restores.unchanged) with nothing to find)\n"
             out += line("restores the first sync did not find", restores.undetected.count)
         }
         for d in checks.details + syncFailures.prefix(10) + restores.undetected.prefix(5) { out += "    \(d)\n" }

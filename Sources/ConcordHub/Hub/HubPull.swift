@@ -70,12 +70,14 @@ struct HubPull {
                 // With nothing to pull, a write only to record how far the hub merged this device
                 // (which local tombstone collection waits for) is made once it lags far or long.
                 let now = UInt64(Date().timeIntervalSince1970 * 1000)
-                var acknowledged = needsProof || selection.scopes.contains { scope in
-                    let known = knowledge.merged(of: store.replicaID, scope: scope)
-                    let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
-                    let recorded = cursor?.acknowledged ?? 0
-                    return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
-                }
+                var acknowledged =
+                    needsProof
+                    || selection.scopes.contains { scope in
+                        let known = knowledge.merged(of: store.replicaID, scope: scope)
+                        let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
+                        let recorded = cursor?.acknowledged ?? 0
+                        return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
+                    }
                 guard start < last || acknowledged || resync else { return outcome }
                 // Pages that hold only this device's own pushes change nothing here: they are merged
                 // (a write transaction, to move the cursor past them) only with the next page that

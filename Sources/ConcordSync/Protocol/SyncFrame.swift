@@ -188,7 +188,8 @@ package struct SyncHello: Sendable, Equatable {
         guard version == currentVersion else {
             throw SyncProtocolError(
                 .olderVersion,
-                "the peer speaks sync protocol version \(version), older than this side's \(currentVersion) (it cannot prove its cursors): upgrade Concord on the peer's side")
+                "the peer speaks sync protocol version \(version), older than this side's \(currentVersion) (it cannot prove its cursors): upgrade Concord on the peer's side"
+            )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
             throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")

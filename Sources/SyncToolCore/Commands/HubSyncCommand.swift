@@ -56,8 +56,8 @@ struct HubSyncCommand {
     static func resync(_ report: HubSyncReport) -> SyncCommandSupport.Resync {
         let device = report.pulled.target
         return SyncCommandSupport.Resync(
-            report.historyResync, entries: report.pushed + report.pulled.entries - report.pulled.alreadyMerged, dryRun: report.dryRun
-            , side: { $0 == device ? "A" : "B" }
+            report.historyResync, entries: report.pushed + report.pulled.entries - report.pulled.alreadyMerged, dryRun: report.dryRun,
+            side: { $0 == device ? "A" : "B" }
         ) { $0 == device ? "A" : "B (the hub)" }
     }
 
@@ -82,13 +82,14 @@ struct HubSyncCommand {
     }
 
     static func json(_ report: HubSyncReport) -> String {
-        ValueText.object([
-            ("dry_run", String(report.dryRun)), ("in_sync", String(report.isInSync)),
-            ("pushed", String(report.pushed)), ("hub_rows_changed", String(report.hubRowsChanged)),
-            ("pulled", String(report.pulled.entries - report.pulled.alreadyMerged)), ("records_changed", String(report.pulled.recordsChanged)),
-            ("pages", String(report.pages)), ("resync", String(report.resync)),
-            ("conflicts", String(report.conflicts.count)), ("clock_skew_warnings", String(report.pulled.skewedVersions)),
-            ("journal_entries_read", String(report.journalEntriesRead))
-        ] + resync(report).jsonFields)
+        ValueText.object(
+            [
+                ("dry_run", String(report.dryRun)), ("in_sync", String(report.isInSync)),
+                ("pushed", String(report.pushed)), ("hub_rows_changed", String(report.hubRowsChanged)),
+                ("pulled", String(report.pulled.entries - report.pulled.alreadyMerged)), ("records_changed", String(report.pulled.recordsChanged)),
+                ("pages", String(report.pages)), ("resync", String(report.resync)),
+                ("conflicts", String(report.conflicts.count)), ("clock_skew_warnings", String(report.pulled.skewedVersions)),
+                ("journal_entries_read", String(report.journalEntriesRead))
+            ] + resync(report).jsonFields)
     }
 }

@@ -96,7 +96,7 @@ import Testing
         let fields = try json(plan)
         #expect(fields["sent_a_to_b"] as? Int == phoneEntries, "everything the phone holds: \(plan.out)")
         #expect(fields["sent_b_to_a"] as? Int == watchEntries, "everything the watch holds: \(plan.out)")
-        let said = try #require(fields["resync"] as? String, "\(plan.out)")
+        let said = try #require(fields["history_resync"] as? String, "\(plan.out)")
         #expect(said.contains("predate history marks") && said.contains("would resend everything both ways once"), "\(said)")
         #expect(fields["restored"] as? [String] == [], "an upgrade is not a rollback")
         let synced = Invocation(["sync", phone, watch])
@@ -105,7 +105,7 @@ import Testing
         #expect(Invocation(["get", watch, "ui", "accent"]).out == ["blue"])
         // Bound now: a sync finds nothing to resend, and a new change is all that travels.
         let quiet = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
-        #expect(quiet["in_sync"] as? Bool == true && quiet["resync"] is NSNull, "\(quiet)")
+        #expect(quiet["in_sync"] as? Bool == true && quiet["history_resync"] is NSNull, "\(quiet)")
         #expect(Invocation(["set", phone, "ui", "accent", "green"]).status == 0)
         let pending = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
         #expect(pending["sent_a_to_b"] as? Int == 1 && pending["sent_b_to_a"] as? Int == 0, "only the change made since: \(pending)")

@@ -53,12 +53,16 @@ struct RollbackSyncTests {
         try restoreAfterSyncingMore()
         try set("r1", ["new"]) { _ in "fromRestored" }
         let first = try tool(["sync", path("r1"), path("r2")])
-        #expect(first.lines.contains { $0.hasPrefix("A was restored from an earlier state") && $0.contains("resending everything both ways") }, "\(first.stdout)")
+        #expect(
+            first.lines.contains { $0.hasPrefix("A was restored from an earlier state") && $0.contains("resending everything both ways") }, "\(first.stdout)")
         #expect(first.lines.last == "synced", "\(first.stdout)")
         let again = try tool(["sync", path("r1"), path("r2")])
         #expect(again.lines.last == "in sync", "\(again.stdout)")
         #expect(!again.stdout.contains("restored"), "a second sync finds nothing to resend: \(again.stdout)")
-        let (a, b) = try { let r = try records(["r1", "r2"]); return (r[0], r[1]) }()
+        let (a, b) = try {
+            let r = try records(["r1", "r2"])
+            return (r[0], r[1])
+        }()
         #expect(a == b)
         #expect(a.count == 21)
         #expect(b[SuiteKey(suite: "app", key: "new")].flatMap { try? $0.value() } == .string("fromRestored"))
@@ -74,7 +78,7 @@ struct RollbackSyncTests {
         let first = try tool(["sync", path("r2"), path("r1"), "--json"])
         let report = try json(first)
         #expect(report["restored"] as? [String] == ["B"], "the restored replica is the second argument here: \(first.stdout)")
-        #expect((report["resync"] as? String)?.hasPrefix("B was restored from an earlier state") == true, "\(first.stdout)")
+        #expect((report["history_resync"] as? String)?.hasPrefix("B was restored from an earlier state") == true, "\(first.stdout)")
         #expect(report["in_sync"] as? Bool == false)
         let again = try json(try tool(["sync", path("r2"), path("r1"), "--json"]))
         #expect(again["in_sync"] as? Bool == true)
@@ -110,7 +114,7 @@ struct RollbackSyncTests {
         try tool(["sync", path("r1"), path("r3"), "--create"])
         try ReplicaRestore.backup(path("r1"), to: path("r1.bak"))
         try set("r1", ["a2", "a3"]) { _ in "2" }
-        try tool(["sync", path("r1"), path("r2")])  // a2, a3 reach B only
+        try tool(["sync", path("r1"), path("r2")]) // a2, a3 reach B only
         try ReplicaRestore.restore(path("r1"), from: path("r1.bak"))
         try set("r1", ["a4"]) { _ in "4" }
         // C's cursor on A is from before the backup: true of the restored A, so no alarm, and a4 reaches C.

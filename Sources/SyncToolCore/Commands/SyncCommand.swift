@@ -159,7 +159,7 @@ enum SyncCommandSupport {
         }
 
         var jsonFields: [(String, String)] {
-            [("resync", line.map(ValueText.json) ?? "null"), ("restored", "[" + restored.map(ValueText.json).joined(separator: ",") + "]")]
+            [("history_resync", line.map(ValueText.json) ?? "null"), ("restored", "[" + restored.map(ValueText.json).joined(separator: ",") + "]")]
         }
     }
 

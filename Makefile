@@ -1,7 +1,7 @@
 # Concord: `make demo` runs a short demo on real temporary stores; `make test` runs the test suite.
 # `make docs` builds the DocC site into .build/docs-site; `make example` runs the three-process example.
-# Each installs what it needs (liblmdb-dev, libsqlite3-dev for the benchmark, libpq-dev and postgresql
-# for the hub) when it is missing.
+# Each installs what it needs (liblmdb-dev, libsqlite3-dev for the benchmark, libpq-dev, postgresql,
+# pgbouncer and openssl for the hub) when it is missing.
 
 SWIFT ?= swift
 BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)

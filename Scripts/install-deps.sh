@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the C libraries Concord builds against, the PostgreSQL server the hub's tests run and the
-# OpenSSH server and rsync the remote-sync tests run, when they are missing (Debian/Ubuntu).
+# Installs the C libraries Concord builds against, the PostgreSQL server, PgBouncer and openssl the hub's
+# tests run and the OpenSSH server and rsync the remote-sync tests run, when they are missing (Debian/Ubuntu).
 set -euo pipefail
 missing=()
 pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
@@ -8,6 +8,10 @@ pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 # The hub's tests, stress test and benchmark start a throwaway PostgreSQL server (initdb + postgres).
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+# The hub's pooling tests and benchmark put Debian's PgBouncer in front of it; the TLS tests make a
+# throwaway certificate authority with openssl.
+[ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
+command -v openssl >/dev/null || missing+=(openssl)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests run sync-tool a year ahead
 command -v mdb_stat >/dev/null || missing+=(lmdb-utils)  # the stat tests compare sync-tool stat with LMDB's own mdb_stat

@@ -46,6 +46,10 @@ public struct ApplyReport: Sendable, Equatable {
     /// A bundle older than what the target had merged of its source: every entry was merged and the
     /// cursor stayed.
     package var olderThanCursor = false
+    /// The source's records this merge left out because the gate (`RecordGate`) refused them: rows of
+    /// a hub page (the sound rows merged), or records a source replica holds from before the gate
+    /// (its reader left them out). A bundle or a peer's batch holding one is refused whole instead.
+    public var refused: [RefusedRecord] = []
 
     /// An empty report of a merge from `source` into `target`.
     public init(source: ReplicaID, target: ReplicaID) {
@@ -67,6 +71,7 @@ extension ApplyReport {
         recordsWritten += other.recordsWritten
         recordsMigrated += other.recordsMigrated
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
+        refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
         targetSeqAfter = other.targetSeqAfter
         markAfter = other.markAfter ?? markAfter

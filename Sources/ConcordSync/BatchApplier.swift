@@ -132,14 +132,16 @@ package struct BatchApplier: Sendable {
         }
     }
 
-    /// Refuses a batch from this replica itself, and one with two entries for a key: decisions are made
-    /// against the replica as the batch found it, which holds only while each key comes once.
+    /// Refuses a batch from this replica itself, one with two entries for a key (decisions are made
+    /// against the replica as the batch found it, which holds only while each key comes once), and one
+    /// holding a record the gate refuses — whatever transport brought it.
     private func check(_ batch: RemoteBatch) throws {
         guard batch.source != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
         var seen = Set<SuiteKey>(minimumCapacity: batch.entries.count)
         for entry in batch.entries where !seen.insert(SuiteKey(suite: entry.suite, key: entry.key)).inserted {
             throw SyncError.duplicateKey(suite: entry.suite, key: entry.key)
         }
+        try RecordGate(store: store).check(batch)
     }
 
     struct Decision {
@@ -165,7 +167,7 @@ package struct BatchApplier: Sendable {
         where mode == .ignoringCursor || !(mode == .resync && batch.fromSeq == 0) && cursors.received(from: source, scope: scope) < batch.fromSeq {
             report.cursorAdvanced = false
         }
-        let bound = (now &+ drift) << 16 | 0xFFFF
+        let bound = HybridClock.bound(nowMilliseconds: now, maxDriftMilliseconds: drift)
         var decisions: [Decision] = []
         decisions.reserveCapacity(batch.entries.count)
         for entry in batch.entries {

@@ -112,6 +112,7 @@ extension SyncBundle {
         entries.reserveCapacity(Int(entryCount))
         var keys = Set<SuiteKey>()
         var previous = fromSeq
+        let gate = RecordGate(maxValueBytes: limits.maxValueBytes)
         for i in 0..<Int(entryCount) {
             let what = "entry \(i + 1) of \(entryCount)"
             let seq = try r.u64(what)
@@ -120,10 +121,8 @@ extension SyncBundle {
             }
             previous = seq
             let suite = try r.string(width: 1, what)
-            try validSuite(suite, "the suite of \(what)")
             guard selection.includes(suite) else { throw BundleError(.malformed, "\(what) is in suite \(quoted(suite)), which the bundle does not cover") }
             let key = try r.string(width: 2, what)
-            do { try Names.validateKey(key, inSuite: suite) } catch { throw BundleError(.malformed, "the key of \(what) is invalid: \(error)") }
             guard keys.insert(SuiteKey(suite: suite, key: key)).inserted else {
                 throw BundleError(.malformed, "\(what): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
             }
@@ -132,14 +131,13 @@ extension SyncBundle {
                 throw BundleError(.malformed, "\(what) says its record is \(length) bytes, but \(r.remaining) bytes remain")
             }
             let recordBytes = try r.take(length, what)
-            guard length - Record.headerSize <= limits.maxValueBytes else {
-                throw BundleError(
-                    .oversized,
-                    "the value of \(what) (\(suite)/\(quoted(key))) is \(length - Record.headerSize) bytes, over the limit of \(limits.maxValueBytes)")
-            }
             let record: Record
-            do { record = try Record.decode(recordBytes) } catch {
-                throw BundleError(.malformed, "the record of \(what) (\(suite)/\(quoted(key))) does not decode: \(error)")
+            do { record = try Record.decode(recordBytes, validatingValue: false) } catch {
+                throw BundleError(.malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
+            }
+            // Names, the value's size and content, versions: the gate every record from outside passes.
+            if let refused = gate.refusal(suite: suite, key: key, seq: seq, record: record) {
+                throw BundleError(refused.problem == .valueSize ? .oversized : .malformed, "\(what) is refused: \(refused)")
             }
             entries.append(RemoteEntry(seq: seq, suite: suite, key: key, record: record))
         }

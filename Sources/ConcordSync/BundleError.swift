@@ -12,6 +12,8 @@ public struct BundleError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable, Equatable {
         /// The file cannot be read (missing, a directory, no permission).
         case unreadable
+        /// The bundle cannot be written (its directory is missing or not writable, the disk is full).
+        case unwritable
         /// Not a Concord bundle (wrong magic bytes).
         case wrongMagic
         /// Written by a newer format than this Concord reads.
@@ -43,7 +45,7 @@ public struct BundleError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        (path.map { "bundle \($0): " } ?? "bundle: ") + message + " (nothing was imported)"
+        (path.map { "bundle \($0): " } ?? "bundle: ") + message + (kind == .unwritable ? " (nothing was exported)" : " (nothing was imported)")
     }
 }
 

@@ -1,5 +1,10 @@
 import ConcordStore
 import Foundation
+import LMDB
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where an export starts: what the receiving peer is known to have merged already.
 ///
@@ -32,6 +37,8 @@ public struct BundleExportReport: Sendable, Equatable {
     public let toSeq: UInt64
     /// Journal entries read to build it.
     public let journalEntriesRead: Int
+    /// Records left out because the gate refuses them (stored before its rules; see `RecordGate`).
+    public let leftOut: [RefusedRecord]
     /// Set when the export holds everything because one of the two replicas went back in time (with
     /// `ExportStart.receivedBy`, where both are at hand to check each other's claims).
     public var historyResync: HistoryResync?
@@ -54,6 +61,15 @@ public enum BundleExchange {
     /// cursor on the store (see the architecture document, "Trust and time").
     package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (
         bundle: SyncBundle, journalEntriesRead: Int, historyResync: HistoryResync?
+    ) {
+        let (bundle, delta, historyResync) = try bundleAndDelta(from: store, since: start, selection: selection)
+        return (bundle, delta.journalEntriesRead, historyResync)
+    }
+
+    /// The bundle of `store`'s changes after `start`, the delta it was read as (what it cost, what was
+    /// left out), and what the two replicas' checks of each other found (with `ExportStart.receivedBy`).
+    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (
+        bundle: SyncBundle, delta: Delta, historyResync: HistoryResync?
     ) {
         var target: ReplicaID?
         var merged = PeerKnowledge.none
@@ -83,7 +99,7 @@ public enum BundleExchange {
         let bundle = SyncBundle(
             batch: delta.batch, createdMilliseconds: store.options.wallClock(), liveMarks: live, marksPrunedThrough: pruned,
             disprovenMarks: disproven.sorted { $0.encoded.lexicographicallyPrecedes($1.encoded) })
-        return (bundle, delta.journalEntriesRead, HistoryResync(causes))
+        return (bundle, delta, HistoryResync(causes))
     }
 
     /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
@@ -103,12 +119,12 @@ public enum BundleExchange {
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
-        let (bundle, read, history) = try makeBundle(from: store, since: start, selection: selection)
+        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection)
         let bytes = bundle.encoded()
         try write(bytes, to: path)
         var report = BundleExportReport(
             entries: bundle.batch.entries.count, bytes: bytes.count,
-            fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: read)
+            fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: delta.journalEntriesRead, leftOut: delta.leftOut)
         report.historyResync = history
         return report
     }
@@ -118,14 +134,17 @@ public enum BundleExchange {
     package static func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw BundleError(.unreadable, "cannot write \(temporary): check that the directory exists and is writable", path: path)
+            let reason =
+                FileSystemSpace.isFull(at: Self.directory(of: path))
+                ? "no space left on \(FileSystemSpace.describe(Self.directory(of: path)))" : "check that the directory exists and is writable"
+            throw BundleError(.unwritable, "cannot write \(temporary): \(reason)", path: path)
         }
         do {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
             try handle.synchronize()
             try handle.close()
             if rename(temporary, path) != 0 {
-                throw BundleError(.unreadable, "cannot move the bundle into place: \(String(cString: strerror(errno)))", path: path)
+                throw BundleError(.unwritable, "cannot move the bundle into place: \(String(cString: strerror(errno)))", path: path)
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
@@ -133,20 +152,42 @@ public enum BundleExchange {
         }
     }
 
-    /// Reads and validates the bundle at `path` (its size is checked before anything is read).
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Reads and validates the bundle at `path`: a file, or a pipe or device read to its end (`<(…)`,
+    /// `/dev/stdin`). More than `limits.maxBytes` is refused, a regular file's from its size before
+    /// anything is read.
     package static func read(at path: String, limits: BundleLimits = BundleLimits()) throws -> SyncBundle {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw BundleError(.unreadable, "no bundle file here (it does not exist or is a directory)", path: path)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no bundle file here (it does not exist)" : "cannot open the file: \(String(cString: strerror(errno)))"
+            throw BundleError(.unreadable, reason, path: path)
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= limits.maxBytes else {
-            throw BundleError(.oversized, "the file is \(size) bytes, over the limit of \(limits.maxBytes) bytes", path: path)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else {
+            throw BundleError(.unreadable, "this is a directory, not a bundle file", path: path)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BundleError(.unreadable, "cannot read the file (check its permissions)", path: path)
+        if info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limits.maxBytes {
+            throw BundleError(.oversized, "the file is \(info.st_size) bytes, over the limit of \(limits.maxBytes) bytes", path: path)
         }
-        do { return try SyncBundle.decode([UInt8](data), limits: limits) } catch {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = Glibc.read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw BundleError(.unreadable, "cannot read the file: \(String(cString: strerror(errno)))", path: path) }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[..<n])
+            if bytes.count > limits.maxBytes {
+                throw BundleError(.oversized, "it holds more than the limit of \(limits.maxBytes) bytes", path: path)
+            }
+        }
+        guard !bytes.isEmpty else { throw BundleError(.truncated, "the file is empty: not a bundle", path: path) }
+        do { return try SyncBundle.decode(bytes, limits: limits) } catch {
             var located = error
             located.path = path
             throw located
@@ -177,7 +218,11 @@ public enum BundleExchange {
     ///   replica cannot be written.
     @discardableResult
     public static func importBundle(at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits()) throws -> ApplyReport {
-        let bundle = try read(at: path, limits: limits)
+        try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun)
+    }
+
+    /// Merges a bundle already read and validated (from the file at `path`: a pipe is read only once).
+    package static func importBundle(_ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false) throws -> ApplyReport {
         let source = bundle.batch.source
         guard source != store.replicaID else {
             throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)

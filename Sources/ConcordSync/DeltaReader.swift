@@ -13,6 +13,9 @@ package struct Delta: Sendable {
     /// False when the read stopped at a size limit: the batch ends before the source's last seq, and
     /// the next part starts after its `toSeq`.
     package var complete = true
+    /// Entries left out because the gate refuses them (records stored before its rules): the batch's
+    /// range covers them, so they are not read again.
+    package var leftOut: [RefusedRecord] = []
 }
 
 /// Reads the changes one replica has that another has not merged (see the architecture document, "Delta sync").
@@ -30,6 +33,10 @@ package struct Delta: Sendable {
 /// before it. A policy record may be a combination holding changes the target lacks, and a schema
 /// migration may have moved a record the target wrote to another key: those are always sent (merging
 /// them again changes nothing).
+///
+/// Entries the gate (`RecordGate`) refuses — a record stored before its rules, such as a key holding
+/// U+0000 or a version past the bound — are left out and listed (`Delta.leftOut`), so a replica that
+/// holds one still syncs everything else instead of having every batch refused.
 ///
 /// ```swift
 /// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
@@ -52,12 +59,15 @@ package enum DeltaReader {
     ) throws -> Delta {
         let sourceID = source.replicaID
         let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
+        let gate = RecordGate(store: source)
         return try source.read { r in
             let cursors = try r.peerCursors()
             let knowledge = PeerKnowledge(received: cursors)
             let end = min(r.lastSeq, mark?.seq ?? .max)
             var last = end
             var entries: [RemoteEntry] = []
+            var leftOut: [RefusedRecord] = []
+            var soundSuite: String?
             var read = 0
             var bytes = 0
             var complete = true
@@ -79,6 +89,14 @@ package enum DeltaReader {
                 {
                     return true
                 }
+                let known = entry.suite == soundSuite
+                if let refused = gate.refusal(
+                    suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, decodingValues: false, suiteKnownSound: known)
+                {
+                    leftOut.append(refused)
+                    return true
+                }
+                soundSuite = entry.suite
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
                 bytes +=
                     entry.suite.utf8.count + entry.key.utf8.count + 16
@@ -89,7 +107,7 @@ package enum DeltaReader {
             let batch = RemoteBatch(
                 source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
                 entries: entries, knowledge: knowledge, mark: mark)
-            return Delta(batch: batch, journalEntriesRead: read, complete: complete)
+            return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut)
         }
     }
 }

@@ -11,6 +11,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case sameReplica(ReplicaID, String)
     /// A batch carries two entries for one key (a journal holds one per key, so a batch must too).
     case duplicateKey(suite: String, key: String)
+    /// A batch holds a record the gate refuses (a bad name, a value over the limit or that does not
+    /// decode, a version no clock produces): nothing of the batch was merged.
+    case refusedRecord(RefusedRecord)
+    /// `ReplicaRecovery.rebuild` was asked to rebuild a replica that reads back whole.
+    case nothingToRecover(path: String)
 
     public var description: String {
         switch self {
@@ -19,6 +24,11 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
                 "cannot sync replica \(id) (\(path)) with itself: both sides hold the same replica id (the same directory, or a copied store directory; give a copy a fresh identity by creating a new store and syncing into it)"
         case .duplicateKey(let suite, let key):
             return "the batch holds two entries for key \"\(key)\" of suite \"\(suite)\"; a batch carries one change per key, so nothing was merged"
+        case .refusedRecord(let refused):
+            return "the batch holds a record this replica refuses, so nothing of it was merged: \(refused)"
+        case .nothingToRecover(let path):
+            return
+                "\(path) reads back whole (every page, record and journal entry, and they agree): there is nothing to recover, and nothing was changed (rebuilding it anyway would only retire its replica id)"
         }
     }
 }

@@ -46,8 +46,9 @@ public struct Synchronizer: Sendable {
     ///   - a: One replica.
     ///   - b: The other replica.
     ///   - dryRun: When true, nothing is written to either replica.
-    /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts,
-    ///   clock skew, and `historyResync` when the replicas resent everything.
+    /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock
+    ///   skew, the records a side's reader left out (`refused`: stored there before the gate's rules),
+    ///   and `historyResync` when the replicas resent everything.
     /// - Throws: `SyncError.sameReplica` when both are one replica (a copy of a directory, say);
     ///   `StoreError` when a replica cannot be read or written. Each direction is merged whole or
     ///   not at all, and the next sync finishes what an interrupted one left.
@@ -74,7 +75,8 @@ public struct Synchronizer: Sendable {
             mark: markB, leaveOutEchoes: !resync)
         let intoB = applier(b)
         let intoA = applier(a)
-        let aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
+        var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
+        aToB.refused = fromA.leftOut
         // B has now merged A through the end of A's batch, as B's mark after the merge holds it: A
         // records that with B's batch.
         let merged = PeerKnowledge(
@@ -91,8 +93,9 @@ public struct Synchronizer: Sendable {
                 source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
                 entries: batchB.entries, knowledge: batchB.knowledge, mark: after)
         }
-        let bToA =
+        var bToA =
             dryRun ? try intoA.plan(batchB, mode: resync ? .resync : .delta) : try intoA.apply(batchB, acknowledged: merged, mode: resync ? .resync : .delta)
+        bToA.refused = fromB.leftOut
         if !dryRun, bToA.cursorAdvanced, let after = bToA.markAfter {
             // A has merged B through B's batch, as A's mark after the merge holds it. B learns it now when
             // its cursor on A still waits for that proof (a first sync, or after a resync); otherwise the
@@ -147,6 +150,7 @@ public struct Synchronizer: Sendable {
             selection: selection, mark: mark, leaveOutEchoes: !resync)
         let applier = applier(target)
         var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
+        report.refused = delta.leftOut
         report.historyResync = HistoryResync(
             checkSource.causes(me: source.replicaID, peer: target.replicaID) + checkTarget.causes(me: target.replicaID, peer: source.replicaID))
         return (report, delta.journalEntriesRead)

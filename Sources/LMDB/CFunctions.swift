@@ -18,6 +18,8 @@ enum C {
         return mdb_env_open(env, path, flags, mode)
     }
     static func envClose(_ env: Env) { mdb_env_close(env) }
+    /// Makes a failed LMDB assertion (a damaged page) report the directory before LMDB aborts (`DamageAssertion`).
+    static func envSetAssert(_ env: Env) -> Int32 { mdb_env_set_assert(env, assertionFailed) }
     static func envInfo(_ env: Env) -> MDB_envinfo {
         var info = MDB_envinfo()
         _ = mdb_env_info(env, &info)
@@ -106,4 +108,13 @@ enum C {
         mdb_cursor_get(cursor, &key, &value, op)
     }
     static func cursorDel(_ cursor: OpaquePointer) -> Int32 { mdb_cursor_del(cursor, 0) }
+}
+
+/// LMDB's assertion callback (`MDB_assert_func`): names the environment's directory, then LMDB aborts.
+private func assertionFailed(_ env: OpaquePointer?, _ message: UnsafePointer<CChar>?) {
+    var path: UnsafePointer<CChar>?
+    if let env { _ = mdb_env_get_path(env, &path) }
+    DamageAssertion.report(
+        directory: path.map { String(cString: $0) } ?? "(unknown)",
+        message: message.map { String(cString: $0) } ?? "an assertion failed")
 }

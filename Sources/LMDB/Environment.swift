@@ -70,6 +70,11 @@ package final class Environment: @unchecked Sendable {
     /// Set when remapping failed after LMDB had released the old map: any further LMDB call that reads
     /// the map would crash, so every transaction is refused instead.
     private let lostMap = Atomic<Bool>(false)
+    /// The lock file this process opened, checked before every write commits (see `LockFileGuard`).
+    private let lockGuard: LockFileGuard
+    /// Set once a write found the lock file replaced: another process may write through another lock
+    /// file, so this one refuses every transaction from then on.
+    private let lockFileReplaced = Atomic<Bool>(false)
     /// Reader slots of dead processes that opening this environment freed (`mdb_reader_check`).
     package let staleReadersClearedAtOpen: Int
     /// What to run once the environment is closed (`whenClosed`).
@@ -83,25 +88,36 @@ package final class Environment: @unchecked Sendable {
         rc = C.envSetMaxDBs(env, UInt32(options.maxDatabases))
         if rc == 0 { rc = C.envSetMaxReaders(env, UInt32(options.maxReaders)) }
         if rc == 0 { rc = C.envSetMapSize(env, options.mapSize) }
+        if rc == 0 { rc = C.envSetAssert(env) }
         var flags = UInt32(MDB_NOTLS)
         switch options.durability {
         case .full: break
         case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
         case .none: flags |= UInt32(MDB_NOSYNC)
         }
-        if rc == 0 { rc = C.envOpen(env, path, flags, mdb_mode_t(options.fileMode)) }
+        let lockBefore = LockFileGuard.identity(of: path + "/lock.mdb")
+        if rc == 0 {
+            do { try LockFileGuard.allocate(directory: path, maxReaders: options.maxReaders, mode: options.fileMode) } catch {
+                C.envClose(env)
+                throw error
+            }
+            rc = C.envOpen(env, path, flags, mdb_mode_t(options.fileMode))
+        }
         guard rc == 0 else {
             C.envClose(env)
             throw LMDBError(code: rc, operation: "opening the LMDB environment at \(path)")
         }
         let (statRC, envStat) = C.envStat(env)
         let pageSize = statRC == 0 && envStat.ms_psize > 0 ? Int(envStat.ms_psize) : Int(sysconf(Int32(_SC_PAGESIZE)))
+        let lockGuard: LockFileGuard
         do {
             try Self.checkDataFileLength(env: env, path: path, pageSize: pageSize)
+            lockGuard = try LockFileGuard(directory: path, before: lockBefore)
         } catch {
             C.envClose(env)
             throw error
         }
+        self.lockGuard = lockGuard
         let (checkRC, dead) = C.readerCheck(env)
         self.staleReadersClearedAtOpen = checkRC == 0 ? Int(dead) : 0
         self.pageSize = pageSize
@@ -179,7 +195,10 @@ package final class Environment: @unchecked Sendable {
         if !succeeded && found == nil { lostMap.store(true, ordering: .releasing) }
     }
 
-    private func lostMapError() -> LMDBError? {
+    /// Why this process may no longer use the environment (its map was lost, or its lock file
+    /// replaced), or nil.
+    private func refusal() -> LMDBError? {
+        if lockFileReplaced.load(ordering: .acquiring) { return lockGuard.replacedError }
         guard lostMap.load(ordering: .acquiring) else { return nil }
         return LMDBError(
             code: ENOMEM, operation: "using the store at \(path)",
@@ -203,6 +222,9 @@ package final class Environment: @unchecked Sendable {
         readPool.withLock { pool in
             while let txn = pool.pop() { C.txnAbort(txn) }
         }
+        // Stop sharing the data file first: a process holding it always holds LMDB's lock on the lock
+        // file (the guard's own descriptor of it closes after LMDB's, when the guard goes).
+        lockGuard.releaseDataFile()
         C.envClose(handle)
         for action in closeActions.withLock({ $0 }) { action() }
     }
@@ -261,6 +283,26 @@ package final class Environment: @unchecked Sendable {
             head = RegistryEntry(path: key, environment: env, next: kept)
             return env
         }
+    }
+
+    /// Throws when any process, this one included, has the environment in `directory` open (for
+    /// work on its files that no process may see half done, such as rebuilding a damaged store).
+    package static func checkUnused(directory: String) throws {
+        let key = canonicalPath(directory)
+        let here = registry.withLock { head -> Bool in
+            var entry = head
+            while let current = entry {
+                if current.path == key, current.generation == ForkGuard.generation, current.environment != nil { return true }
+                entry = current.next
+            }
+            return false
+        }
+        if here {
+            throw LMDBError(
+                code: EBUSY, operation: "taking the store at \(key) out of use",
+                message: "this process has it open; release every Store, Suite and wrapper of it first")
+        }
+        try LockFileGuard.checkUnused(directory: key)
     }
 
     private static func canonicalPath(_ path: String) -> String {
@@ -324,7 +366,7 @@ package final class Environment: @unchecked Sendable {
     private func openExistingDatabases(_ names: [String], onto head: CachedDatabase?) throws -> CachedDatabase? {
         resizeLock.lockShared()
         defer { resizeLock.unlock() }
-        if let error = lostMapError() { throw error }
+        if let error = refusal() { throw error }
         var raw: OpaquePointer?
         let rc = C.txnBegin(handle, UInt32(MDB_RDONLY), &raw)
         if rc == MDB_MAP_RESIZED { return nil }
@@ -355,7 +397,7 @@ package final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
-            if let error = lostMapError() {
+            if let error = refusal() {
                 resizeLock.unlock()
                 throw error
             }
@@ -386,7 +428,7 @@ package final class Environment: @unchecked Sendable {
         try checkFork()
         while true {
             resizeLock.lockShared()
-            if let error = lostMapError() {
+            if let error = refusal() {
                 resizeLock.unlock()
                 throw error
             }
@@ -400,6 +442,11 @@ package final class Environment: @unchecked Sendable {
             guard rc == 0, let raw else {
                 resizeLock.unlock()
                 throw LMDBError(code: rc, operation: "mdb_txn_begin (write)")
+            }
+            if let replaced = lockGuard.replacement() {
+                C.txnAbort(raw)
+                resizeLock.unlock()
+                throw stopUsing(replaced)
             }
             let txn = Transaction(handle: raw, isReadOnly: false, bounds: valueBounds(readOnly: false))
             let result: R
@@ -418,16 +465,42 @@ package final class Environment: @unchecked Sendable {
                 throw error
             }
             txn.isOpen = false
+            if let replaced = lockGuard.replacement() {
+                C.txnAbort(raw)
+                resizeLock.unlock()
+                throw stopUsing(replaced)
+            }
             let commit = C.txnCommit(raw)
             resizeLock.unlock()
             if commit == MDB_MAP_FULL {
                 try grow()
                 continue
             }
-            guard commit == 0 else { throw LMDBError(code: commit, operation: "mdb_txn_commit") }
+            guard commit == 0 else { throw commitFailure(commit) }
             if writeCount.add(1, ordering: .relaxed).newValue % 1024 == 0 { _ = try? clearStaleReaders() }
             return result
         }
+    }
+
+    /// Refuses every later transaction of this process, because the lock file at the path is no longer
+    /// the one it holds, and lets go of the data file once no transaction of it runs (so a process that
+    /// opens the directory anew need not wait for this one to end). Returns `error`.
+    private func stopUsing(_ error: LMDBError) -> LMDBError {
+        lockFileReplaced.store(true, ordering: .releasing)
+        resizeLock.lockExclusive()
+        lockGuard.releaseDataFile()
+        resizeLock.unlock()
+        return error
+    }
+
+    /// The error of a commit LMDB refused. A write cut short by a full disk comes back as `EIO`: that
+    /// one says the disk is full.
+    private func commitFailure(_ code: Int32) -> LMDBError {
+        guard code == EIO || code == ENOSPC, FileSystemSpace.isFull(at: path) else { return LMDBError(code: code, operation: "mdb_txn_commit") }
+        return LMDBError(
+            code: ENOSPC, operation: "mdb_txn_commit",
+            message:
+                "No space left on device: \(FileSystemSpace.describe(path)) is full, so nothing of this write was committed; free some space and write again")
     }
 
     private func beginRead() -> (Int32, OpaquePointer?) {
@@ -468,7 +541,7 @@ package final class Environment: @unchecked Sendable {
     func grow() throws {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
-        if let error = lostMapError() { throw error }
+        if let error = refusal() { throw error }
         let current = Int(C.envInfo(handle).me_mapsize)
         let target = min(current * 2, options.maxMapSize)
         guard target > current else {
@@ -489,7 +562,7 @@ package final class Environment: @unchecked Sendable {
     func adoptGrownMap() throws {
         resizeLock.lockExclusive()
         defer { resizeLock.unlock() }
-        if let error = lostMapError() { throw error }
+        if let error = refusal() { throw error }
         let rc = C.envSetMapSize(handle, 0)
         remapped(succeeded: rc == 0)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "adopting the grown map (mdb_env_set_mapsize)") }

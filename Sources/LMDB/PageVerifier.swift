@@ -36,6 +36,10 @@ struct PageVerifier {
     private var visited = Set<UInt64>()
     private(set) var problems: [String] = []
     private(set) var pagesChecked = 0
+    /// The named databases whose entries the walk also collects, from every leaf page that checks out.
+    var collecting: Set<String> = []
+    /// What it collected: per database, each entry's key and value.
+    private(set) var collected: [String: [(key: [UInt8], value: [UInt8])]] = [:]
 
     init(fd: Int32, pageSize: Int) {
         self.fd = fd
@@ -60,8 +64,8 @@ struct PageVerifier {
             note("the data file is \(info.st_size) bytes, but its pages in use end at \((lastPage &+ 1) &* UInt64(pageSize)) bytes")
             return report
         }
-        verifyTree(named: "the free-page list", record: Array(meta[40..<88]), isMain: false)
-        verifyTree(named: "the main database", record: Array(meta[88..<136]), isMain: true)
+        verifyTree(named: "the free-page list", record: Array(meta[40..<88]), isMain: false, collectAs: nil)
+        verifyTree(named: "the main database", record: Array(meta[88..<136]), isMain: true, collectAs: nil)
         return report
     }
 
@@ -72,7 +76,7 @@ struct PageVerifier {
     }
 
     /// `record` is an `MDB_db`: pad (4), flags (2), depth (2), branch/leaf/overflow pages and entries (8 each), root (8).
-    private mutating func verifyTree(named name: String, record: [UInt8], isMain: Bool) {
+    private mutating func verifyTree(named name: String, record: [UInt8], isMain: Bool, collectAs: String?) {
         // Sorted duplicates (MDB_DUPSORT) nest trees and pages inside nodes; this layer never opens such a
         // database, and this walk does not follow their layout, so it leaves them to LMDB.
         guard Self.u16(record, 4) & Self.dupSort == 0 else { return }
@@ -86,10 +90,10 @@ struct PageVerifier {
             note("\(name): a depth of \(depth), beyond LMDB's limit of \(Self.maxDepth)")
             return
         }
-        walk(root, level: depth, tree: name, isMain: isMain)
+        walk(root, level: depth, tree: name, isMain: isMain, collectAs: collectAs)
     }
 
-    private mutating func walk(_ pgno: UInt64, level: Int, tree: String, isMain: Bool) {
+    private mutating func walk(_ pgno: UInt64, level: Int, tree: String, isMain: Bool, collectAs: String?) {
         guard pgno >= 2, pgno <= lastPage else {
             note("\(tree): a pointer to page \(pgno), outside the pages in use (2…\(lastPage))")
             return
@@ -140,7 +144,7 @@ struct PageVerifier {
                 return
             }
             if level > 1 {
-                walk(lo | hi << 16 | UInt64(nodeFlags) << 32, level: level - 1, tree: tree, isMain: isMain)
+                walk(lo | hi << 16 | UInt64(nodeFlags) << 32, level: level - 1, tree: tree, isMain: isMain, collectAs: collectAs)
                 continue
             }
             let dataSize = Int(lo | hi << 16)
@@ -154,12 +158,21 @@ struct PageVerifier {
                     note("\(tree): node \(index) of page \(pgno) runs past the page")
                     continue
                 }
-                verifyOverflow(Self.u64(page, dataStart), dataSize: dataSize, tree: tree)
+                let first = Self.u64(page, dataStart)
+                if verifyOverflow(first, dataSize: dataSize, tree: tree), let collectAs,
+                    let value = readBytes(at: first, skipping: Self.headerSize, count: dataSize)
+                {
+                    collected[collectAs, default: []].append((Array(page[(offset + Self.nodeHeaderSize)..<dataStart]), value))
+                }
                 continue
             }
             guard dataStart + dataSize <= pageSize else {
                 note("\(tree): the value of node \(index) of page \(pgno) (\(dataSize) bytes) runs past the page")
                 continue
+            }
+            if let collectAs {
+                collected[collectAs, default: []].append(
+                    (Array(page[(offset + Self.nodeHeaderSize)..<dataStart]), Array(page[dataStart..<(dataStart + dataSize)])))
             }
             if nodeFlags & Self.subData != 0 {
                 let name = String(decoding: page[(offset + Self.nodeHeaderSize)..<dataStart], as: UTF8.self)
@@ -167,48 +180,56 @@ struct PageVerifier {
                     note("database \(name): a record of \(dataSize) bytes, not \(Self.dbRecordSize)")
                     continue
                 }
-                verifyTree(named: "database \(name)", record: Array(page[dataStart..<(dataStart + dataSize)]), isMain: false)
+                verifyTree(
+                    named: "database \(name)", record: Array(page[dataStart..<(dataStart + dataSize)]), isMain: false,
+                    collectAs: collecting.contains(name) ? name : nil)
             }
         }
     }
 
-    private mutating func verifyOverflow(_ pgno: UInt64, dataSize: Int, tree: String) {
+    /// Whether the overflow run at `pgno` holds a value of `dataSize` bytes inside the pages in use.
+    @discardableResult
+    private mutating func verifyOverflow(_ pgno: UInt64, dataSize: Int, tree: String) -> Bool {
         guard pgno >= 2, pgno <= lastPage else {
             note("\(tree): a value on page \(pgno), outside the pages in use")
-            return
+            return false
         }
         guard let page = readPage(pgno) else {
             note("\(tree): overflow page \(pgno) cannot be read")
-            return
+            return false
         }
         pagesChecked += 1
         let count = UInt64(Self.u32(page, 12))
         guard Self.u64(page, 0) == pgno, Self.u16(page, 10) == Self.overflow else {
             note("\(tree): page \(pgno) should hold a large value but is not an overflow page")
-            return
+            return false
         }
         guard count >= 1, pgno + count - 1 <= lastPage, UInt64(dataSize) <= count * UInt64(pageSize) - UInt64(Self.headerSize) else {
             note("\(tree): the large value on page \(pgno) (\(dataSize) bytes in \(count) pages) does not fit the pages in use")
-            return
+            return false
         }
         for p in pgno..<(pgno + count) where !visited.insert(p).inserted {
             note("\(tree): page \(p) is reached twice")
-            return
+            return false
         }
+        return true
     }
 
-    private func readPage(_ pgno: UInt64) -> [UInt8]? {
-        var page = [UInt8](repeating: 0, count: pageSize)
+    private func readPage(_ pgno: UInt64) -> [UInt8]? { readBytes(at: pgno, skipping: 0, count: pageSize) }
+
+    /// `count` bytes of the file from `skipping` bytes into page `pgno`, or nil when the file ends first.
+    private func readBytes(at pgno: UInt64, skipping: Int, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
-        while done < pageSize {
-            let n = page.withUnsafeMutableBytes { buffer in
-                pread(fd, buffer.baseAddress! + done, pageSize - done, off_t(pgno) * off_t(pageSize) + off_t(done))
+        while done < count {
+            let n = bytes.withUnsafeMutableBytes { buffer in
+                pread(fd, buffer.baseAddress! + done, count - done, off_t(pgno) * off_t(pageSize) + off_t(skipping + done))
             }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return nil }
             done += n
         }
-        return page
+        return bytes
     }
 
     static func u16(_ b: [UInt8], _ at: Int) -> UInt16 { UInt16(b[at]) | UInt16(b[at + 1]) << 8 }

@@ -33,7 +33,7 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
-        BackupCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
+        BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {
@@ -41,7 +41,7 @@ public enum SyncTool {
             "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
         out +=
-            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 10 changes pending (--dry-run)."
+            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 10 changes pending (--dry-run)."
         return out
     }
 
@@ -73,25 +73,32 @@ public enum SyncTool {
             io.out(type.spec.help)
             return ExitCode.ok.rawValue
         }
+        // A damaged page LMDB cannot use ends the process there: say so on one line, exit 4.
+        StoreDamage.exitInstead(code: ExitCode.storeError.rawValue, prefix: "sync-tool \(name): ")
         do {
             let command = try type.init(try type.spec.parse(rest))
             return try command.run(io).rawValue
         } catch let error as CLIError {
-            io.err("sync-tool \(name): \(error.message)")
+            io.err(oneLine("sync-tool \(name): \(error.message)"))
             return error.code.rawValue
         } catch let error as StoreError {
-            io.err("sync-tool \(name): \(error)")
+            io.err(oneLine("sync-tool \(name): \(error)"))
             return exitCode(for: error).rawValue
         } catch {
-            io.err("sync-tool \(name): \(error)")
+            io.err(oneLine("sync-tool \(name): \(error)"))
             return ExitCode.storeError.rawValue
         }
+    }
+
+    /// An error message on one line, as the CLI promises (a message from a library may hold several).
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
     static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
         case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch, .invalidSchema: .invalidInput
-        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall: .storeError
+        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted: .storeError
         }
     }
 }

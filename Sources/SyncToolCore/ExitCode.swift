@@ -12,6 +12,8 @@ public enum ExitCode: Int32, Sendable {
     /// The peer cannot be reached: the hub's server or the remote host is down or unreachable, it refused
     /// the login, the connection dropped, or the peer went silent past the timeout.
     case unreachable = 5
+    /// The hub refused a push whole: it would take the account past a limit (`sync-tool hub set-quota`).
+    case overQuota = 6
     /// `--dry-run` found changes pending.
     case pending = 10
 }

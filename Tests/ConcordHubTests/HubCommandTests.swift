@@ -60,6 +60,46 @@ struct HubCommandTests {
     }
 }
 
+@Suite("sync-tool's hub errors: one line, the right exit code, no secret")
+struct HubErrorLineTests {
+    func expectOneLine(_ result: ProcessResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(what): one line on stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a bad sslmode is bad input (exit 3), not an unreachable hub; libpq's hints join the message on its line")
+    func badOptionsAndHints() throws {
+        let dir = try TemporaryDirectory("hub-error-lines")
+        defer { dir.remove() }
+        for arguments in [
+            ["sync", dir.path("d"), "postgresql://alice:secretpw@127.0.0.1:1/db?sslmode=bogus"],
+            ["hub", "stats", "postgresql://127.0.0.1:1/db?sslmode=bogus"]
+        ] {
+            let result = try run("sync-tool", arguments)
+            #expect(result.status == 3, "\(arguments[0]): \(result.stderr)")
+            #expect(result.stderr.contains("sslmode=bogus") && !result.stderr.contains("secretpw"), "\(result.stderr)")
+            expectOneLine(result, arguments[0])
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path("d")), "nothing was created")
+        // Nothing listens on port 1: libpq adds "Is the server running on that host…?" on a line of its own.
+        let closed = try run("sync-tool", ["sync", dir.path("d"), "postgresql://x:secretpw@127.0.0.1:1/db"])
+        #expect(closed.status == 5 && !closed.stderr.contains("secretpw"), "\(closed.stderr)")
+        #expect(closed.stderr.contains("Is the server running"), "libpq's hint is kept: \(closed.stderr)")
+        expectOneLine(closed, "unreachable hub")
+    }
+
+    @Test("add-account by a role that may not create roles fails on one line that never shows the new password or its verifier")
+    func refusedAddAccount() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let result = try run("sync-tool", ["hub", "add-account", alice.url, fx.prefix + "mallory"])
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("permission denied"), "the server's reason: \(result.stderr)")
+        #expect(!result.stderr.contains("SCRAM-SHA-256") && !result.stderr.contains("CREATE ROLE"), "no statement, no verifier: \(result.stderr)")
+        #expect(!result.stdout.contains("password:"), "no password was handed out: \(result.stdout)")
+        expectOneLine(result, "add-account")
+    }
+}
+
 @Suite("sync-tool sync DIR postgresql://… --watch")
 struct HubWatchCommandTests {
     @Test("--watch keeps a directory live: a change pushed by another device arrives, and a local one is pushed, until killed")
@@ -91,6 +131,70 @@ struct HubWatchCommandTests {
         #expect(pushed)
         #expect(live.process.isRunning)
         #expect(!live.errorOutput.contains(alice.url.split(separator: ":")[2].split(separator: "@")[0]), "no password in the log")
+    }
+
+    /// A script's background job starts with SIGINT ignored (no job control): the watch must still stop
+    /// on it, as on SIGTERM, with a summary and exit 0 — what a directory's `--watch` does.
+    @Test("--watch started in the background by a script stops on SIGINT and on SIGTERM: a summary, exit 0", arguments: [SIGINT, SIGTERM])
+    func watchStopsOnSignal(_ sig: Int32) throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let watched = fx.path("watched")
+        #expect(try run("sync-tool", ["set", watched, "prefs", "seed", "1"]).status == 0)
+        let (out, status) = (fx.path("watch.out"), fx.path("watch.status"))
+        // The braces are the script's background job; the watch runs in it as a foreground command, so
+        // the job's shell waits for it with a plain blocking wait and records how it ended.
+        let script = """
+            { "$0" sync "$1" "$2" --watch --json > "$3" 2>&1; echo "status $?" > "$4"; } &
+            echo "job $!"
+            """
+        let shell = try ChildProcess("/bin/sh", ["-c", script, Binaries.path("sync-tool"), watched, alice.url, out, status])
+        let job = try #require(shell.wait(timeout: 30).lines.first { $0.hasPrefix("job ") }.flatMap { Int32($0.dropFirst(4)) })
+        defer { kill(job, SIGKILL) }
+        func read(_ path: String) -> [String] { ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
+        var watch: Int32?
+        var rounds = false
+        for _ in 0..<1500 where watch == nil || !rounds {
+            watch = watch ?? childProcesses(of: job).first
+            rounds = read(out).contains { $0.contains("\"pushed\":1") } // the first round pushed the seed
+            if watch == nil || !rounds { usleep(20_000) }
+        }
+        let pid = try #require(watch, "the job runs the watch")
+        defer { kill(pid, SIGKILL) }
+        try #require(rounds, "the watch syncs a first round: \(read(out))")
+        kill(pid, sig)
+        var ended = false
+        for _ in 0..<1500 where !ended {
+            ended = !read(status).isEmpty
+            if !ended { usleep(20_000) }
+        }
+        #expect(read(status) == ["status 0"], "the watch ends on signal \(sig) with exit 0: \(read(status)) \(read(out))")
+        let summary = read(out).last ?? ""
+        #expect(summary.contains("\"summary\":true") && summary.contains("\"rounds\":"), "a summary last: \(read(out))")
+    }
+
+    /// The processes whose parent is `parent` (from /proc).
+    private func childProcesses(of parent: Int32) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { Int32($0) }.filter { pid in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { $0 == "PPid:\t\(parent)" }
+        }
+    }
+}
+
+extension HubWatchCommandTests {
+    @Test("--watch started while the hub cannot be reached keeps retrying (a refusal for good exits instead)")
+    func watchRetriesAnUnreachableHub() throws {
+        let fx = try HubFixture()
+        let live = try ChildProcess("sync-tool", ["sync", fx.path("watched"), "postgresql://nobody:pw@127.0.0.1:1/db", "--watch"])
+        defer { live.kill() }
+        let deadline = Date().addingTimeInterval(30)
+        while !live.errorOutput.contains("disconnected") && live.process.isRunning && Date() < deadline { usleep(20_000) }
+        #expect(live.process.isRunning, "\(live.errorOutput)")
+        #expect(live.errorOutput.contains("cannot reach the hub yet") && live.errorOutput.contains("retrying"), "\(live.errorOutput)")
+        // The hub's owner is no account: that is not going to change by retrying.
+        let notAnAccount = try ChildProcess("sync-tool", ["sync", fx.path("other"), fx.adminURL, "--watch"]).wait(timeout: 60)
+        #expect(notAnAccount.status == 4 && notAnAccount.stderr.contains("no account"), "\(notAnAccount.stderr)")
     }
 }
 

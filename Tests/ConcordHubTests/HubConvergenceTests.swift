@@ -19,9 +19,11 @@ struct HubConvergenceTests {
         }
     }
 
-    @Test("five replicas in one process, random operations and syncs in random order, small pages", arguments: [UInt64(11), 12, 13])
-    func randomOrder(seed: UInt64) throws {
-        let fx = try HubFixture()
+    @Test(
+        "five replicas in one process, random operations and syncs in random order, small pages, on either table layout",
+        arguments: HubLayout.allCases, [UInt64(11), 12, 13])
+    func randomOrder(layout: HubLayout, seed: UInt64) throws {
+        let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
         var g = SeededGenerator(seed: seed)
         let stores = try (0..<5).map { try fx.store("r\($0)") }
@@ -58,9 +60,9 @@ struct HubConvergenceTests {
         #expect(try contents(fresh) == model.records, "seed \(seed): the hub holds the model")
     }
 
-    @Test("five processes at once, each a replica doing random operations and syncs through the hub")
-    func concurrentProcesses() throws {
-        let fx = try HubFixture()
+    @Test("five processes at once, each a replica doing random operations and syncs through the hub, on either table layout", arguments: HubLayout.allCases)
+    func concurrentProcesses(layout: HubLayout) throws {
+        let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
         let children = try (0..<5).map { i in
             try ChildProcess("concord-test-helper", ["hub-random", fx.path("p\(i)"), alice.url, String(100 + i), "150"])

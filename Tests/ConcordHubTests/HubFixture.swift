@@ -33,6 +33,16 @@ enum SharedPostgres {
     }
 }
 
+/// How a hub's per-account tables are laid out: the tests that must behave alike on both run on each.
+enum HubLayout: String, CaseIterable, Sendable, CustomStringConvertible {
+    case plain
+    case partitioned
+
+    /// The partitions `hub init` is asked for.
+    var partitions: Int? { self == .partitioned ? 4 : nil }
+    var description: String { rawValue }
+}
+
 /// A hub in a database of its own on a PostgreSQL server.
 final class HubFixture: @unchecked Sendable {
     let server: ScratchPostgres
@@ -41,8 +51,9 @@ final class HubFixture: @unchecked Sendable {
     /// Account names get this prefix: roles are shared by every database of the server.
     let prefix: String
 
-    /// A fresh database on the shared server (or on `server`, for tests that stop theirs).
-    init(server: ScratchPostgres? = nil) throws {
+    /// A fresh database on the shared server (or on `server`, for tests that stop theirs), holding a
+    /// hub laid out as `layout`.
+    init(server: ScratchPostgres? = nil, layout: HubLayout = .plain) throws {
         self.server = try server ?? SharedPostgres.get()
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(10).lowercased()
         database = "hub_\(id)"
@@ -50,20 +61,23 @@ final class HubFixture: @unchecked Sendable {
         tmp = try TemporaryDirectory("concord-hub")
         let admin = try PostgresConnection(ConnectionString(self.server.url()))
         try admin.execute("CREATE DATABASE \(database)")
-        try HubAdmin(adminURL).initialize()
+        try HubAdmin(adminURL).initialize(partitions: layout.partitions)
     }
 
     deinit { tmp.remove() }
 
     var adminURL: String { server.url(database: database) }
 
-    /// Creates an account and returns its name and a URL that logs in as it.
-    func account(_ name: String) throws -> (name: String, url: String) {
+    /// Creates an account and returns its name, a URL that logs in as it, and its password.
+    func account(_ name: String, maxKeys: HubLimit? = nil, maxBytes: HubLimit? = nil) throws -> (name: String, url: String, password: String) {
         let full = prefix + name
         let password = "pw_" + UUID().uuidString.prefix(12)
-        try HubAdmin(adminURL).addAccount(full, password: password)
-        return (full, server.url(database: database, user: full, password: String(password)))
+        try HubAdmin(adminURL).addAccount(full, password: password, maxKeys: maxKeys, maxBytes: maxBytes)
+        return (full, server.url(database: database, user: full, password: String(password)), String(password))
     }
+
+    /// A connection to the hub's database as the admin.
+    func admin() throws -> PostgresConnection { try PostgresConnection(ConnectionString(adminURL)) }
 
     func store(_ name: String) throws -> Store { try Store(path: tmp.path(name)) }
     func path(_ name: String) -> String { tmp.path(name) }

@@ -17,11 +17,13 @@ struct HubLiveTests {
         return try body()
     }
 
-    @Test("a change on one device reaches the other live; after a network cut (server down, then a killed backend) both reconnect and resume")
-    func liveAcrossCuts() throws {
+    @Test(
+        "a change on one device reaches the other live; after a network cut (server down, then a killed backend) both reconnect and resume, on either table layout",
+        arguments: HubLayout.allCases)
+    func liveAcrossCuts(layout: HubLayout) throws {
         let server = try ScratchPostgres()
         defer { server.destroy() }
-        let fx = try HubFixture(server: server)
+        let fx = try HubFixture(server: server, layout: layout)
         let alice = try fx.account("alice")
         let phone = try fx.store("phone")
         let watch = try fx.store("watch")

@@ -8,9 +8,11 @@ import Testing
 /// incremented on every device add up and set members added on every device all survive.
 @Suite("Hub merge policies")
 struct HubPolicyTests {
-    @Test("four devices increment a counter and add set members, syncing through the hub in random order", arguments: [UInt64(21), 22, 23])
-    func countersAndSetsAddUpThroughTheHub(seed: UInt64) throws {
-        let fx = try HubFixture()
+    @Test(
+        "four devices increment a counter and add set members, syncing through the hub in random order, on either table layout",
+        arguments: HubLayout.allCases, [UInt64(21), 22, 23])
+    func countersAndSetsAddUpThroughTheHub(layout: HubLayout, seed: UInt64) throws {
+        let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
         var g = SeededGenerator(seed: seed)
         let stores = try (0..<4).map { try fx.store("d\($0)") }
@@ -50,9 +52,9 @@ struct HubPolicyTests {
         #expect(Set(bytes).count == 1, "seed \(seed): every device holds the same record")
     }
 
-    @Test("concurrent sets of a counter through the hub: the later wins everywhere and the pushing device logs the loss")
-    func concurrentSetsThroughTheHubAreConflicts() throws {
-        let fx = try HubFixture()
+    @Test("concurrent sets of a counter through the hub: the later wins everywhere and the pushing device logs the loss", arguments: HubLayout.allCases)
+    func concurrentSetsThroughTheHubAreConflicts(layout: HubLayout) throws {
+        let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
         let (a, b) = (try fx.store("a"), try fx.store("b"))
         let (hubA, hubB) = (try Hub(alice.url), try Hub(alice.url))

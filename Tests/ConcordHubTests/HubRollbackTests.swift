@@ -151,15 +151,15 @@ struct HubRollbackTests {
         #expect(r[0].count == 21)
     }
 
-    @Test("a hub of schema 2 with devices that synced under it: hub init upgrades it; each device resends everything once, says so, then syncs deltas")
-    func schemaTwoHubUpgrades() throws {
+    @Test("a hub of schema 3 with devices that synced under it: hub init upgrades it; each device resends everything once, says so, then syncs deltas")
+    func schemaThreeHubUpgrades() throws {
         for i in 1...3 { try set("d1", "a\(i)", "1") }
         try sync("d1")
         try sync("d2")
         try set("d2", "b1", "2")
         try sync("d2")
         try sync("d1")
-        // Back to what the previous release left: the hub at schema 2, the devices' cursors without marks.
+        // Back to what the previous release left: the hub at schema 3, the devices' cursors without marks.
         let admin = try PostgresConnection(ConnectionString(fx.adminURL))
         for statement in [
             "DROP TABLE concord_hub.marks",
@@ -168,10 +168,10 @@ struct HubRollbackTests {
             ALTER TABLE concord_hub.devices DROP CONSTRAINT mark_covers_pushed, DROP COLUMN mark, DROP COLUMN mark_seq,
               DROP COLUMN echo_safe, DROP COLUMN since, DROP COLUMN hub_mark, DROP COLUMN found_restored
             """,
-            "UPDATE concord_hub.meta SET schema_version = 2"
+            "UPDATE concord_hub.meta SET schema_version = 3"
         ] { try admin.execute(statement) }
         let old = try run("sync-tool", ["sync", fx.path("d1"), url])
-        #expect(old.status != 0, "a schema-2 hub is not current: \(old.stderr)")
+        #expect(old.status != 0, "a schema-3 hub is not current: \(old.stderr)")
         for device in ["d1", "d2"] {
             let store = try fx.store(device)
             try store.write { w in

@@ -40,15 +40,36 @@ import Testing
         #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([12, 1, 2, 3]) }
     }
 
-    /// What this build says about a tag a newer Concord wrote — the clear error every later tag
-    /// gets. (Releases from before tags 11 and 12 report "unknown type tag 11" for a float, and
-    /// refuse the record as damaged: they never misread it.)
+    /// What this build says about a tag a newer Concord wrote — the clear error every tag just past
+    /// the newest gets (a tag far past it is damage, `aGarbageTagIsDamageNotANewerConcords`). (Releases
+    /// from before tags 11 and 12 report "unknown type tag 11" for a float, and refuse the record as
+    /// damaged: they never misread it.)
     @Test func aTagFromANewerConcordIsNamedAsSuch() {
         let newer = #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([13, 0]) }
         #expect("\(newer.map { "\($0)" } ?? "")".contains("a newer version of Concord wrote"))
         #expect("\(newer.map { "\($0)" } ?? "")".contains("upgrade Concord"))
         let zero = #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([0]) }
         #expect("\(zero.map { "\($0)" } ?? "")".contains("unknown type tag 0"))
+    }
+
+    /// Only a tag just past the newest (within 16) may be a newer Concord's; 200 or 255 is damage,
+    /// and saying "upgrade" for it would send the user the wrong way.
+    @Test func aGarbageTagIsDamageNotANewerConcords() {
+        for tag: UInt8 in [29, 100, 200, 255] {
+            let error = #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([tag, 0]) }
+            #expect(error?.reason.contains("damaged") == true && error?.reason.contains("newer") == false, "tag \(tag): \(String(describing: error))")
+            #expect(error?.writtenByNewerConcord == false)
+        }
+        for tag: UInt8 in [13, 28] {
+            #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([tag, 0]) }
+            #expect((try? ValueCodec.decode([tag, 0])) == nil)
+        }
+        let newest = #expect(throws: ValueDecodingError.self) { try ValueCodec.decode([28]) }
+        #expect(newest?.writtenByNewerConcord == true)
+        let policy = #expect(throws: ValueDecodingError.self) { try Record.decode([2] + [UInt8](repeating: 0, count: 24) + [200]) }
+        #expect(policy?.reason.contains("damaged") == true, "\(String(describing: policy))")
+        let newerPolicy = #expect(throws: ValueDecodingError.self) { try Record.decode([2] + [UInt8](repeating: 0, count: 24) + [5]) }
+        #expect(newerPolicy?.writtenByNewerConcord == true, "\(String(describing: newerPolicy))")
     }
 
     @Test func numbersReadAsAnotherTypeOnlyWhenExactAndWidening() throws {

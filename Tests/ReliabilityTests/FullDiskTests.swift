@@ -34,6 +34,66 @@ import Testing
         figure("full disk", "\(fs.kind): \(summary)")
     }
 
+    static let mountable = ScratchFileSystem.isAvailable
+
+    /// Fills the file system at `point` until at most `leaving` bytes are free (a file `filler`).
+    static func fill(_ point: String, leaving: Int) throws {
+        _ = FileManager.default.createFile(atPath: point + "/filler", contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: point + "/filler"))
+        defer { try? handle.close() }
+        var chunk = Data(repeating: 0x66, count: 64 << 10)
+        while let free = FileSystemFree.bytes(point), free > leaving {
+            if free - leaving < chunk.count { chunk = Data(repeating: 0x66, count: max(4096, free - leaving)) }
+            guard (try? handle.write(contentsOf: chunk)) != nil else { break }
+        }
+    }
+
+    @Test(
+        "creating a store on a full file system is refused with 'no space left on' the file system, leaving nothing behind (no SIGBUS)",
+        .enabled(if: mountable, "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN)"),
+        arguments: [0, 8 << 10, 20 << 10])
+    func creatingOnAFullFileSystem(_ free: Int) throws {
+        let tmp = try TemporaryDirectory("concord-full-create")
+        defer { tmp.remove() }
+        let fs = try ScratchFileSystem.mount(megabytes: 1, under: tmp.root)
+        defer { fs.unmount() }
+        try Self.fill(fs.mountPoint, leaving: free)
+        let dir = fs.mountPoint + "/replica"
+        let outcome = try ChildRun.syncTool(["set", dir, "app", "key", "value"])
+        #expect(!outcome.signaled, "no crash inside liblmdb: \(outcome)")
+        #expect(outcome.exited(4), "\(outcome)")
+        #expect(outcome.stderr.contains("no space left on the file system mounted at \(fs.mountPoint)"), "names the full file system: \(outcome.stderr)")
+        #expect(outcome.stderr.split(separator: "\n").count == 1, "one line: \(outcome.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir), "nothing is left behind: \((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])")
+        try FileManager.default.removeItem(atPath: fs.mountPoint + "/filler")
+        #expect(try ChildRun.syncTool(["set", dir, "app", "key", "value"]).exited(0), "with space again, the store is created")
+        try StoreContents.expectSound(dir)
+        figure("creating a store on a full disk (\(free) bytes free)", outcome.stderr.trimmed)
+    }
+
+    @Test(
+        "a commit that fills the disk says the disk is full (not 'Input/output error'), and commits nothing",
+        .enabled(if: mountable, "mounting a small tmpfs or loop file system is not permitted here (needs root with CAP_SYS_ADMIN)"))
+    func commitOnAFullDiskSaysSo() throws {
+        let tmp = try TemporaryDirectory("concord-full-commit")
+        defer { tmp.remove() }
+        let fs = try ScratchFileSystem.mount(megabytes: 2, under: tmp.root)
+        defer { fs.unmount() }
+        let dir = fs.mountPoint + "/replica"
+        #expect(try ChildRun.syncTool(["set", dir, "app", "before", "1"]).exited(0))
+        // Room for part of the commit only: LMDB's write of its pages is cut short.
+        try Self.fill(fs.mountPoint, leaving: 40 << 10)
+        let big = String(repeating: "x", count: 100_000)
+        let outcome = try ChildRun.syncTool(["set", dir, "app", "big", big])
+        #expect(outcome.exited(4), "\(outcome)")
+        #expect(!outcome.stderr.contains("Input/output error"), "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("No space left on device") && outcome.stderr.contains("is full"), "says the disk is full: \(outcome.stderr)")
+        try FileManager.default.removeItem(atPath: fs.mountPoint + "/filler")
+        try StoreContents.expectSound(dir)
+        StoreContents.expectEqual(try StoreContents.list(dir, suite: "app"), ["before": "1"])
+        figure("commit on a full disk", outcome.stderr.trimmed)
+    }
+
     /// Runs the store in this process (and releases it before the file system is unmounted).
     private func fillThenFree(dir: String, filler: String) throws -> (expected: [String: String], refused: [String], summary: String) {
         let store = try Store(path: dir)
@@ -101,5 +161,14 @@ import Testing
         let summary =
             "filler took \(fillerBytes >> 10) KiB; \(acceptedWhileFull) more writes of 8 KiB fit in free pages, then refused: \(error); check passed while full; after freeing space 3 writes succeeded"
         return (expected, refused, summary)
+    }
+}
+
+/// Free bytes on a file system, as root sees them (the tests run as root to mount).
+enum FileSystemFree {
+    static func bytes(_ path: String) -> Int? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int(info.f_bfree) * Int(info.f_frsize)
     }
 }

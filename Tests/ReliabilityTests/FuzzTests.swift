@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A bounded fuzz loop over every decoder in the helper's `FuzzTargets` (the value decoder and the JSON
-/// parser; a new decoder is one line there). Fuzzing runs in a helper process that writes each input to a
+/// A bounded fuzz loop over every decoder in the helper's `FuzzTargets` (the value decoder, the JSON
+/// parser, bundles, policy records, and hub pages — rows through the hub client's gate, merged into a
+/// replica that must stay sound; a new decoder is one line there). Fuzzing runs in a helper process that writes each input to a
 /// file before decoding it, so a crash or a hang leaves the input behind: it is kept in fixtures/fuzz/TARGET/
 /// and replayed by `replayKeptInputs` from then on.
 ///
@@ -25,7 +26,7 @@ import Testing
         let tmp = try TemporaryDirectory("concord-fuzz")
         defer { tmp.remove() }
         let targets = try Self.targets()
-        #expect(targets.contains("value") && targets.contains("json"))
+        #expect(targets.contains("value") && targets.contains("json") && targets.contains("hub-page"))
         for target in targets {
             let current = tmp.path("current-\(target)")
             let run = try ChildRun.helper(["fuzz", target, String(seed), String(iterations), current], timeout: 240)

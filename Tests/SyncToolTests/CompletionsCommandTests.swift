@@ -70,7 +70,7 @@ struct CompletionsCommandTests {
         // Value choices a spec lists.
         #expect(try bashCompletes(path, ["sync-tool", "set", "d", "s", "k", "v", "--type", ""]) == ValueText.types)
         #expect(try bashCompletes(path, ["sync-tool", "set", "d", "s", "k", "v", "--type", "=", "d"]) == ["double", "data", "date"])
-        #expect(try bashCompletes(path, ["sync-tool", "hub", ""]) == ["init", "add-account", "stats", "gc"])
+        #expect(try bashCompletes(path, ["sync-tool", "hub", ""]) == ["init", "add-account", "set-quota", "stats", "gc"])
         #expect(try bashCompletes(path, ["sync-tool", "completions", "z"]) == ["zsh"])
         #expect(try bashCompletes(path, ["sync-tool", "--version", "-"]) == ["--json"])
 

@@ -127,7 +127,7 @@ struct ServeFrameTests {
         older.version = SyncHello.currentVersion - 1
         let result = try serve(SyncFrame.hello(older).encoded() + verdict + batch)
         #expect(result.status == 3)
-        #expect(result.stderr.contains("older than this side's"), "\(result.stderr)")
+        #expect(result.stderr.contains("the oldest this side accepts"), "\(result.stderr)")
         #expect(try targetKeys().isEmpty)
     }
 
@@ -162,6 +162,22 @@ struct ServeFrameTests {
         #expect(status == 5)
         #expect(serve.errors.contains("sent nothing for 0.5 s"), "\(serve.errors)")
         #expect(try targetKeys().isEmpty)
+    }
+
+    @Test("a client that stops reading: serve gives up after --timeout (exit 5, one line saying the peer stopped reading)")
+    func clientStopsReading() throws {
+        let value = String(repeating: "v", count: 4_000)
+        try Store(path: target).suite("prefs").batch { b in
+            for i in 0..<400 { try b.set("\(i) \(value)", forKey: "key-\(i)") } // 1.6 MB: far more than a pipe holds
+        }
+        let serve = try LocalServe(target: target, arguments: ["--timeout", "1"])
+        try serve.channel.send(.hello(SyncHello(replica: source.replicaID, selection: .all, knowledge: .none, lastSeq: 0)))
+        try serve.channel.send(.verdict(SyncVerdict(ContactCheck())))
+        try serve.channel.send(.end) // nothing from this side: the server sends its changes, and nobody reads them
+        let status = serve.waitForExit()
+        #expect(status == 5, "exit 5, not a hang (-1): \(serve.errors)")
+        #expect(serve.errors.contains("the peer stopped reading"), "\(serve.errors)")
+        #expect(serve.errors.split(separator: "\n").count == 1, "one line: \(serve.errors)")
     }
 }
 

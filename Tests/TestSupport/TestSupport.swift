@@ -39,7 +39,7 @@ public final class ChildProcess: @unchecked Sendable {
     private let errPath: String
 
     /// Starts `executable` (a name from `Binaries` or a path) with `arguments`.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil) throws {
         let exe = executable.contains("/") ? executable : Binaries.path(executable)
         let tmp = NSTemporaryDirectory() + "/concord-child-\(UUID().uuidString)"
         outPath = tmp + ".out"
@@ -49,6 +49,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: exe)
         process.arguments = arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         process.standardOutput = out

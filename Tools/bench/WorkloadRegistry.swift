@@ -15,7 +15,10 @@ enum WorkloadRegistry {
         GroupCommitWorkload.self,
         GroupCapWorkload.self,
         RemoteSyncWorkload.self,
-        AsyncWriteWorkload.self
+        AsyncWriteWorkload.self,
+        HubPartitionWorkload.self,
+        HubFailoverWorkload.self,
+        HubPoolerWorkload.self
     ]
 
     static var names: [String] { all.map { $0.name } }

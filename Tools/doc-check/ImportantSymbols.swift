@@ -54,6 +54,7 @@ enum ImportantSymbols {
         "HubSynchronizer.sync(_:_:dryRun:)",
         // Operations.
         "Store.backup(to:compact:)",
+        "ReplicaRecovery.rebuild(_:evenIfSound:)",
         "Store.statistics(largestSuites:)",
         "Store.check()"
     ]

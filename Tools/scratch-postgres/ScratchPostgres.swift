@@ -9,6 +9,9 @@ import Foundation
 /// directory, password (SCRAM) logins only. PostgreSQL refuses to run as root: as root, the server runs
 /// as the `postgres` system user (Debian's package creates it) and the directory is handed to it.
 ///
+/// A server can serve TLS with certificates from `ScratchCertificates`, and can be the primary of a
+/// streaming standby made with `pg_basebackup -R` (`makeStandby`), which `promote()` turns into a primary.
+///
 /// ```swift
 /// let server = try ScratchPostgres()
 /// defer { server.destroy() }
@@ -20,6 +23,8 @@ public final class ScratchPostgres: @unchecked Sendable {
     public private(set) var port: Int
     public let adminUser = "concord_admin"
     public let adminPassword: String
+    /// The certificates the server presents, when it serves TLS.
+    public let certificates: ScratchCertificates?
     private let bin: String
     private let durable: Bool
     private var server: Process?
@@ -29,7 +34,8 @@ public final class ScratchPostgres: @unchecked Sendable {
     public enum StopMode: String, Sendable {
         /// Aborts open transactions, disconnects clients, shuts down cleanly (SIGINT).
         case fast
-        /// Exits at once without a clean shutdown, like a crash; recovery runs at the next start (SIGQUIT).
+        /// Exits at once without a clean shutdown, like a crash (`pg_ctl stop -m immediate`: SIGQUIT);
+        /// recovery runs at the next start.
         case immediate
     }
 
@@ -38,63 +44,52 @@ public final class ScratchPostgres: @unchecked Sendable {
     }
 
     /// Creates the cluster and starts the server. `durable: false` turns fsync off (tests); the
-    /// benchmark keeps PostgreSQL's defaults.
-    public init(durable: Bool = false) throws {
-        bin = try Self.findBinaries()
-        self.durable = durable
-        var template = Array((NSTemporaryDirectory() + "/concord-pg-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw Failure(description: "cannot create a temporary directory for PostgreSQL") }
-        directory = String(cString: made)
-        adminPassword = "pw-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        port = Int.random(in: 20_000...60_000)
+    /// benchmark keeps PostgreSQL's defaults. With `tls`, the server accepts TLS connections (and
+    /// plain ones: a client's `sslmode` decides) presenting those certificates.
+    public convenience init(durable: Bool = false, tls: ScratchCertificates? = nil) throws {
+        let bin = try Self.findBinaries()
+        let directory = try ServerProcess.temporaryDirectory("concord-pg")
+        let password = "pw-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let pwfile = directory + "/admin.pw"
-        try adminPassword.write(toFile: pwfile, atomically: false, encoding: .utf8)
-        try handOver(directory)
-        try handOver(pwfile)
-        let initdb = try runAsServerUser(
+        try password.write(toFile: pwfile, atomically: false, encoding: .utf8)
+        try ServerProcess.handOver(pwfile)
+        try ServerProcess.runToEnd(
             bin + "/initdb",
             [
-                "-D", directory + "/data", "-U", adminUser, "--pwfile=" + pwfile,
+                "-D", directory + "/data", "-U", "concord_admin", "--pwfile=" + pwfile,
                 "--auth=scram-sha-256", "-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions"
             ],
-            output: directory + "/initdb.log")
-        initdb.waitUntilExit()
-        guard initdb.terminationStatus == 0 else {
-            let log = (try? String(contentsOfFile: directory + "/initdb.log", encoding: .utf8)) ?? ""
-            throw Failure(description: "initdb failed (exit \(initdb.terminationStatus)): \(log.suffix(2000))")
+            log: directory + "/initdb.log", directory: directory)
+        try self.init(directory: directory, bin: bin, adminPassword: password, durable: durable, tls: tls)
+    }
+
+    /// Starts a server on a data directory that is ready (made by initdb or pg_basebackup).
+    private init(directory: String, bin: String, adminPassword: String, durable: Bool, tls: ScratchCertificates?) throws {
+        (self.directory, self.bin, self.adminPassword, self.durable, self.certificates) = (directory, bin, adminPassword, durable, tls)
+        port = ServerProcess.freePort()
+        if let tls {
+            for (source, name) in [(tls.serverCertificate, "server.crt"), (tls.serverKey, "server.key")] {
+                let target = directory + "/" + name
+                try FileManager.default.copyItem(atPath: source, toPath: target)
+                chmod(target, 0o600)
+                try ServerProcess.handOver(target)
+            }
         }
+        watchdog = try ServerProcess.watchdog(
+            """
+            pid=$(head -n 1 '\(directory)/data/postmaster.pid' 2>/dev/null)
+            [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
+            for i in $(seq 1 100); do [ -f '\(directory)/data/postmaster.pid' ] || break; sleep 0.2; done
+            rm -rf '\(directory)'
+            """)
         for attempt in 0..<5 {
             do {
                 try start()
                 break
             } catch  where attempt < 4 && log.contains("could not bind") {
-                port = Int.random(in: 20_000...60_000)
+                port = ServerProcess.freePort()
             }
         }
-        try startWatchdog()
-    }
-
-    /// A small shell loop that outlives a killed owner: once this process is gone (SIGKILL, a crash,
-    /// an interrupted run), it stops the server and removes its directory, so no server is orphaned.
-    private func startWatchdog() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let data = directory + "/data"
-        p.arguments = [
-            "-c",
-            """
-            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
-            pid=$(head -n 1 '\(data)/postmaster.pid' 2>/dev/null)
-            [ -n "$pid" ] && kill -INT "$pid" 2>/dev/null
-            for i in $(seq 1 100); do [ -f '\(data)/postmaster.pid' ] || break; sleep 0.2; done
-            rm -rf '\(directory)'
-            """
-        ]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        watchdog = p
     }
 
     deinit { destroy() }
@@ -113,6 +108,16 @@ public final class ScratchPostgres: @unchecked Sendable {
         return "postgresql://\(u)\(p.map { ":" + $0 } ?? "")@/\(database)?host=\(directory)&port=\(port)"
     }
 
+    /// A libpq multi-host URI naming every server of `servers` in order, for `user` (the admin by
+    /// default), that connects to whichever of them accepts writes (`target_session_attrs=read-write`).
+    public static func multiHostURL(_ servers: [ScratchPostgres], database: String, user: String? = nil, password: String? = nil) -> String {
+        let first = servers[0]
+        let u = user ?? first.adminUser
+        let p = user == nil ? first.adminPassword : password
+        let hosts = servers.map { "127.0.0.1:\($0.port)" }.joined(separator: ",")
+        return "postgresql://\(u)\(p.map { ":" + $0 } ?? "")@\(hosts)/\(database)?target_session_attrs=read-write&connect_timeout=5"
+    }
+
     public var isRunning: Bool { lock.withLock { server?.isRunning ?? false } }
 
     /// Starts the server (again, after `stop`) and waits until it accepts connections.
@@ -125,7 +130,10 @@ public final class ScratchPostgres: @unchecked Sendable {
             ]
             // fsync off survives a crash of the server (not of the machine): what tests and the stress test need.
             if !durable { args += ["-c", "fsync=off", "-c", "full_page_writes=off"] }
-            server = try runAsServerUser(bin + "/postgres", args, output: directory + "/server.log", append: true)
+            if certificates != nil {
+                args += ["-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key"]
+            }
+            server = try ServerProcess.run(bin + "/postgres", args, output: directory + "/server.log", append: true, directory: directory)
         }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
@@ -146,15 +154,8 @@ public final class ScratchPostgres: @unchecked Sendable {
 
     /// Stops the server and waits for it to exit.
     public func stop(_ mode: StopMode = .fast) {
-        let process: Process? = lock.withLock { server }
-        guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, mode == .fast ? SIGINT : SIGQUIT)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        guard let process = lock.withLock({ server }) else { return }
+        ServerProcess.stop(process, signal: mode == .fast ? SIGINT : SIGQUIT)
     }
 
     /// Stops the server and removes its directory.
@@ -200,45 +201,63 @@ public final class ScratchPostgres: @unchecked Sendable {
         }
     }
 
-    // MARK: - Processes
+    // MARK: - Replication
 
-    private var asRoot: Bool { getuid() == 0 }
-
-    /// Starts `executable` as the `postgres` user when running as root (setpriv execs in place, so the
-    /// process signalled is the server itself), as this user otherwise.
-    private func runAsServerUser(_ executable: String, _ arguments: [String], output: String, append: Bool = false) throws -> Process {
-        let p = Process()
-        if asRoot {
-            p.executableURL = URL(fileURLWithPath: try Self.which("setpriv"))
-            p.arguments = ["--reuid=postgres", "--regid=postgres", "--clear-groups", "--", executable] + arguments
-        } else {
-            p.executableURL = URL(fileURLWithPath: executable)
-            p.arguments = arguments
+    /// A streaming-replication standby of this server: a base backup taken with `pg_basebackup -R`
+    /// (which writes the standby's `primary_conninfo` and `standby.signal`), started on a port of its
+    /// own, once it streams. With `synchronous`, this server then sets `synchronous_standby_names`, so
+    /// a commit returns only once the standby has it; the call returns when the standby is synchronous.
+    /// The standby is read-only until `promote()`.
+    public func makeStandby(synchronous: Bool) throws -> ScratchPostgres {
+        let directory = try ServerProcess.temporaryDirectory("concord-pg-standby")
+        try ServerProcess.runToEnd(
+            bin + "/pg_basebackup",
+            ["-h", "127.0.0.1", "-p", String(port), "-U", adminUser, "-D", directory + "/data", "-R", "-X", "stream", "-c", "fast", "--no-sync"],
+            log: directory + "/basebackup.log", directory: directory, environment: ["PGPASSWORD": adminPassword])
+        let standby = try ScratchPostgres(directory: directory, bin: bin, adminPassword: adminPassword, durable: durable, tls: certificates)
+        if synchronous {
+            try psql(["ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"])
         }
-        if !FileManager.default.fileExists(atPath: output) || !append { _ = FileManager.default.createFile(atPath: output, contents: nil) }
+        let wanted = synchronous ? "sync" : "async"
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if (try? psql(["SELECT sync_state FROM pg_stat_replication WHERE state = 'streaming'"]))?.contains(wanted) == true { return standby }
+            usleep(50_000)
+        }
+        throw Failure(description: "the standby on port \(standby.port) did not become a \(wanted) standby: \(standby.log.suffix(2000))")
+    }
+
+    /// Turns this standby into a primary (`pg_promote`), returning once it accepts writes.
+    public func promote() throws {
+        let out = try psql(["SELECT pg_promote(true, 60)"])
+        guard out.contains("t") else { throw Failure(description: "pg_promote did not finish: \(out) \(log.suffix(2000))") }
+    }
+
+    /// Whether the server is a primary (not in recovery).
+    public var isPrimary: Bool { (try? psql(["SELECT pg_is_in_recovery()"]))?.trimmingCharacters(in: .whitespacesAndNewlines) == "f" }
+
+    /// Runs `statements` as the admin through this server's socket with psql; returns what they printed.
+    @discardableResult
+    public func psql(_ statements: [String], database: String = "postgres") throws -> String {
+        let output = directory + "/psql-\(UUID().uuidString.prefix(8)).out"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        var args = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U", adminUser, "-d", database]
+        for s in statements { args += ["-c", s] }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bin + "/psql")
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(["PGPASSWORD": adminPassword]) { _, new in new }
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        handle.seekToEndOfFile()
         p.standardOutput = handle
         p.standardError = handle
         p.standardInput = FileHandle.nullDevice
-        p.currentDirectoryURL = URL(fileURLWithPath: directory)
         try p.run()
-        return p
-    }
-
-    /// Gives `path` to the `postgres` user when running as root.
-    private func handOver(_ path: String) throws {
-        guard asRoot else { return }
-        let chown = Process()
-        chown.executableURL = URL(fileURLWithPath: try Self.which("chown"))
-        chown.arguments = ["postgres:postgres", path]
-        try chown.run()
-        chown.waitUntilExit()
-        guard chown.terminationStatus == 0 else {
-            throw Failure(
-                description:
-                    "cannot give \(path) to the postgres user (running as root needs the 'postgres' system user: apt-get install postgresql creates it)")
-        }
+        try? handle.close()
+        p.waitUntilExit()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard p.terminationStatus == 0 else { throw Failure(description: "psql failed: \(text.suffix(1000))") }
+        return text
     }
 
     private static func findBinaries() throws -> String {
@@ -246,10 +265,5 @@ public final class ScratchPostgres: @unchecked Sendable {
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
         for v in versions.reversed() where FileManager.default.isExecutableFile(atPath: "\(root)/\(v)/bin/postgres") { return "\(root)/\(v)/bin" }
         throw Failure(description: "no PostgreSQL server under \(root) (apt-get install postgresql; Scripts/install-deps.sh does it)")
-    }
-
-    private static func which(_ name: String) throws -> String {
-        for dir in ["/usr/bin", "/bin", "/usr/sbin", "/sbin"] where FileManager.default.isExecutableFile(atPath: dir + "/" + name) { return dir + "/" + name }
-        throw Failure(description: "\(name) not found (util-linux)")
     }
 }

@@ -21,7 +21,8 @@ enum FuzzTargets {
         FuzzTarget(name: "value", seed: { try ValueCodec.encode(RandomValue.make(&$0, depth: 0)) }, decode: decodeValue),
         FuzzTarget(name: "json", seed: { Array(JSONValue.render(RandomValue.make(&$0, depth: 0)).utf8) }, decode: parseJSON),
         FuzzTarget(name: "bundle", seed: { try RandomBundle.make(&$0).encoded() }, decode: decodeBundle),
-        FuzzTarget(name: "policy-record", seed: { try RandomPolicyRecord.make(&$0).encoded }, decode: decodePolicyRecord)
+        FuzzTarget(name: "policy-record", seed: { try RandomPolicyRecord.make(&$0).encoded }, decode: decodePolicyRecord),
+        HubPageFuzzTarget.target
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

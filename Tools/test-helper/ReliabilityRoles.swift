@@ -25,6 +25,8 @@ import LMDB
 ///   write failed, 8 fresh read wrong); the parent prints `child-exit N` or `child-signal N`, then writes `parent-after-0…9`.
 /// - `set-nested DIR SUITE KIND DEPTH`: sets a value nested DEPTH levels (`array` or `dictionary`), printing
 ///   `stored` or `refused MESSAGE`, and `last-seq N` before and after.
+/// - `observe-and-list DIR SUITE`: an app that observes the store and, on every change, reads the suite's keys
+///   again (as a settings screen refreshes), printing `ready` once observing, then `keys N` per change.
 /// - `fuzz-targets`: prints the name of every fuzzed decoder, one per line.
 /// - `fuzz TARGET SEED ITERATIONS CURRENT`: a bounded fuzz loop over a `FuzzTargets` decoder; each input is written to
 ///   the file CURRENT before it is decoded, so a crash leaves it behind. Prints `fuzz TARGET iterations N decoded D`.
@@ -39,6 +41,7 @@ enum ReliabilityRoles {
         case "write-many": return try writeMany(args)
         case "fork-after-open": return try forkAfterOpen(args)
         case "set-nested": return try setNested(args)
+        case "observe-and-list": return try observeAndList(args)
         case "fuzz-targets":
             for target in FuzzTargets.all { say(target.name) }
             return 0
@@ -170,6 +173,15 @@ enum ReliabilityRoles {
                 if (i + 1) % 10_000 == 0 || i + 1 == count { say("phase \(phase) writes \(i + 1) bytes \(dataBytes())") }
             }
         }
+        return 0
+    }
+
+    static func observeAndList(_ args: [String]) throws -> Int32 {
+        let store = try Store(path: args[0])
+        let suite = try store.suite(args[1])
+        let token = try store.observe { _ in say("keys \((try? suite.keys().count) ?? -1)") }
+        say("ready")
+        withExtendedLifetime(token) { sleep(600) }
         return 0
     }
 

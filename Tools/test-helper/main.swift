@@ -15,7 +15,7 @@ let rest = Array(arguments.dropFirst())
 do {
     if let code = try StoreRoles.run(role, rest) ?? WrapperRoles.run(role, rest) ?? SyncRoles.run(role, rest) ?? ReliabilityRoles.run(role, rest)
         ?? HubRoles.run(role, rest) ?? OperationsRoles.run(role, rest) ?? SchemaRoles.run(role, rest) ?? LeaseRoles.run(role, rest)
-        ?? UpgradeRoles.run(role, rest)
+        ?? UpgradeRoles.run(role, rest) ?? GateRoles.run(role, rest)
     {
         exit(code)
     }

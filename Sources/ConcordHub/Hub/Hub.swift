@@ -20,7 +20,8 @@ public final class Hub {
     public let account: String
     /// The hub's replica id for this account: devices keep their cursors on it.
     public let replicaID: ReplicaID
-    /// The NOTIFY channel pushes to this account announce themselves on.
+    /// The NOTIFY channel pushes to this account announce themselves on: a secret of the account's
+    /// row (`concord_` and 32 random hex digits), so no other account can LISTEN or NOTIFY on it.
     let channel: String
     package let db: PostgresConnection
 
@@ -47,15 +48,18 @@ public final class Hub {
         let account = account ?? role
         try HubError.wrapping { try HubSchema.check(on: db) }
         let rows = try HubError.wrapping {
-            try db.execute("SELECT hub_replica FROM concord_hub.accounts WHERE name = $1", [.text(account)], operation: "find account")
+            try db.execute("SELECT hub_replica, channel FROM concord_hub.accounts WHERE name = $1", [.text(account)], operation: "find account")
         }
         guard rows.count == 1 else { throw HubError.accountNotVisible(account: account, role: role) }
         guard let id = ReplicaID(bytes: try HubError.wrapping { try rows.bytes(0, 0) }) else {
             throw HubError.damagedRow("account \(account) has a hub replica id that is not 16 bytes")
         }
-        (self.connectionString, self.db, self.account) = (db.connectionString, db, account)
+        let channel = try HubError.wrapping { try rows.text(0, 1) }
+        guard channel.hasPrefix("concord_"), channel.utf8.count <= 63,
+            channel.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) })
+        else { throw HubError.damagedRow("account \(account) has a notification channel that is not concord_ and hex digits") }
+        (self.connectionString, self.db, self.account, self.channel) = (db.connectionString, db, account, channel)
         replicaID = id
-        channel = "concord_" + id.description
     }
 
     /// `user@host:port/database` (never the password).
@@ -178,7 +182,7 @@ public final class Hub {
 struct HubDeviceCursors {
     /// What they claim about the device's history: bound cursors with the device's marks.
     var knowledge = PeerKnowledge.none
-    /// A cursor claims something without a mark (written before hub schema 3).
+    /// A cursor claims something without a mark (written before hub schema 4).
     var predatesMarks = false
     /// The scopes whose cursor may leave every one of the device's own pushes out of a pull.
     var echoSafe: Set<SyncScope> = []

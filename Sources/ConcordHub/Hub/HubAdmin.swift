@@ -24,41 +24,81 @@ public final class HubAdmin {
     /// `user@host:port/database` (never the password).
     public var endpoint: String { db.endpoint }
 
-    /// Creates the hub's schema, or upgrades an older one; does nothing on a current hub.
-    /// Returns the version found (0 for none) and the version now.
+    /// Creates the hub's schema, or upgrades an older one (nothing changes on a current hub); with
+    /// `partitions`, lays `records` and `devices` out as that many hash partitions by account (a new
+    /// hub is created so, an existing one moved, its rows copied); with `defaultMaxKeys` or
+    /// `defaultMaxBytes`, sets the limits new accounts get. All in one transaction.
+    ///
+    /// ```swift
+    /// let setup = try HubAdmin(url).initialize(partitions: 16, defaultMaxKeys: .atMost(10_000))
+    /// for warning in setup.warnings { print("warning:", warning) }
+    /// ```
     @discardableResult
-    public func initialize() throws -> (from: Int, to: Int) {
-        try HubError.wrapping { try HubSchema.install(on: db) }
+    public func initialize(partitions: Int? = nil, defaultMaxKeys: HubLimit? = nil, defaultMaxBytes: HubLimit? = nil) throws -> HubInitialization {
+        try HubError.wrapping {
+            let (from, to, partitioned) = try HubSchema.install(
+                on: db, partitions: partitions, defaultMaxKeys: defaultMaxKeys, defaultMaxBytes: defaultMaxBytes)
+            return HubInitialization(
+                from: from, to: to, partitionedTables: partitioned, partitions: try HubPartitioning.partitions(of: "records", on: db),
+                warnings: try accountWarnings())
+        }
     }
 
-    /// Creates account `name`: a login role of that name with `password` (sent as a SCRAM verifier
-    /// computed here, never in clear), a member of the device role, and the account's counter row.
-    /// Its devices then see and change only its rows.
-    public func addAccount(_ name: String, password: String) throws {
+    /// Creates account `name`: a new login role of that name with `password` (sent as a SCRAM verifier
+    /// computed here, never in clear), no other attribute, a member of the device role, and the
+    /// account's counter row, with the hub's default limits unless `maxKeys` or `maxBytes` are given.
+    /// Its devices then see and change only its rows. A role of that name that exists already is
+    /// refused (`.roleExists`, nothing changed): an account is only ever a role the hub created.
+    ///
+    /// ```swift
+    /// try admin.addAccount("alice", password: pw, maxKeys: .atMost(5_000))
+    /// try admin.addAccount(HubAdmin.opaqueAccountName(), password: pw, label: "alice@example.com")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The role's name (`isValidAccountName`); `opaqueAccountName()` makes one that says nothing.
+    ///   - password: The role's password.
+    ///   - maxKeys: The most live keys the account may hold (the hub's default when nil).
+    ///   - maxBytes: The most bytes of names and values it may hold (the hub's default when nil).
+    ///   - label: What the operator calls the account (shown by `stats`, readable only by the account's
+    ///     own role and the hub's owner), for an opaque role name.
+    public func addAccount(_ name: String, password: String, maxKeys: HubLimit? = nil, maxBytes: HubLimit? = nil, label: String? = nil) throws {
         guard Self.isValidAccountName(name) else { throw HubError.invalidAccountName(name) }
+        if let label, !Self.isValidLabel(label) { throw HubError.invalidLabel(label) }
         try HubError.wrapping {
             try HubSchema.check(on: db)
             let verifier = try db.encryptPassword(password, user: name)
             try db.transaction {
                 let existing = try db.execute("SELECT 1 FROM concord_hub.accounts WHERE name = $1", [.text(name)])
                 guard existing.count == 0 else { throw HubError.accountExists(name) }
+                guard try db.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(name)]).count == 0 else { throw HubError.roleExists(name) }
                 // Role names and passwords cannot be bound as parameters in CREATE ROLE: they travel as
                 // transaction-local settings and the server quotes them (%I, %L).
                 try db.execute(
                     "SELECT set_config('concord.new_account', $1, true), set_config('concord.new_verifier', $2, true)",
                     [.text(name), .text(verifier)], operation: "create role")
+                do {
+                    try db.execute(
+                        """
+                        DO $$ BEGIN
+                          EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD %L',
+                            current_setting('concord.new_account'), current_setting('concord.new_verifier'));
+                          EXECUTE format('GRANT concord_hub_device TO %I', current_setting('concord.new_account'));
+                        END $$
+                        """, [], operation: "create role")
+                } catch let error as PostgresError where error.sqlState == "42710" {
+                    throw HubError.roleExists(name) // created by someone else in the meantime
+                }
                 try db.execute(
                     """
-                    DO $$ BEGIN
-                      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_setting('concord.new_account')) THEN
-                        EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', current_setting('concord.new_account'), current_setting('concord.new_verifier'));
-                      ELSE
-                        EXECUTE format('ALTER ROLE %I LOGIN PASSWORD %L', current_setting('concord.new_account'), current_setting('concord.new_verifier'));
-                      END IF;
-                      EXECUTE format('GRANT concord_hub_device TO %I', current_setting('concord.new_account'));
-                    END $$
-                    """, [], operation: "create role")
-                try db.execute("INSERT INTO concord_hub.accounts (name) VALUES ($1)", [.text(name)], operation: "add the account")
+                    INSERT INTO concord_hub.accounts (name, label, max_keys, max_bytes)
+                    SELECT $1, $2, CASE WHEN $3 THEN $4::bigint ELSE m.default_max_keys END, CASE WHEN $5 THEN $6::bigint ELSE m.default_max_bytes END
+                    FROM concord_hub.meta m
+                    """,
+                    [
+                        .text(name), label.map(PostgresValue.text) ?? .null, .bool(maxKeys != nil), maxKeys?.column ?? .null,
+                        .bool(maxBytes != nil), maxBytes?.column ?? .null
+                    ], operation: "add the account")
             }
         }
     }
@@ -72,11 +112,111 @@ public final class HubAdmin {
         }
     }
 
-    /// Counts for the whole hub and per account.
+    /// A role name that says nothing about whom it serves (`acct_` and 20 random hex digits), for
+    /// operators who must hide account names: every role of the server sees every role's name.
+    public static func opaqueAccountName() -> String {
+        var g = SystemRandomNumberGenerator()
+        return "acct_" + (0..<10).map { _ in String(UInt8.random(in: 0...255, using: &g), radix: 16).leftPadded(2) }.joined()
+    }
+
+    /// 1–200 bytes of text without control characters.
+    static func isValidLabel(_ label: String) -> Bool {
+        (1...200).contains(label.utf8.count) && !label.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
+    }
+
+    /// Changes account `account`'s limits (nil: unchanged) and returns its use against them. A limit
+    /// below the account's use is allowed: its devices can then only shrink it.
+    ///
+    /// ```swift
+    /// let usage = try admin.setQuota("alice", maxBytes: .atMost(8 << 20))
+    /// ```
+    @discardableResult
+    public func setQuota(_ account: String, maxKeys: HubLimit? = nil, maxBytes: HubLimit? = nil) throws -> HubUsage {
+        try HubError.wrapping {
+            try HubSchema.check(on: db)
+            let rows = try db.execute(
+                """
+                UPDATE concord_hub.accounts SET max_keys = CASE WHEN $2 THEN $3::bigint ELSE max_keys END,
+                                                max_bytes = CASE WHEN $4 THEN $5::bigint ELSE max_bytes END
+                WHERE name = $1 RETURNING keys_used, max_keys, bytes_used, max_bytes
+                """,
+                [.text(account), .bool(maxKeys != nil), maxKeys?.column ?? .null, .bool(maxBytes != nil), maxBytes?.column ?? .null],
+                operation: "set the account's quota")
+            guard rows.count == 1 else { throw HubError.unknownAccount(account) }
+            return try Self.usage(rows, 0, from: 0)
+        }
+    }
+
+    /// A use and its limits from columns keys_used, max_keys, bytes_used, max_bytes starting at `from`.
+    static func usage(_ rows: PostgresRows, _ row: Int, from c: Int) throws(PostgresError) -> HubUsage {
+        HubUsage(
+            keys: try rows.int64(row, c), maxKeys: HubLimit(column: rows.isNull(row, c + 1) ? nil : try rows.int64(row, c + 1)),
+            bytes: try rows.int64(row, c + 2), maxBytes: HubLimit(column: rows.isNull(row, c + 3) ? nil : try rows.int64(row, c + 3)))
+    }
+
+    /// What is wrong with the accounts' roles: an account is a role the hub created with LOGIN and
+    /// membership of the device role only; a role that gained an attribute (SUPERUSER, BYPASSRLS,
+    /// CREATEROLE, …) or a membership since, that lost the device role, that other roles can act as,
+    /// or that is gone, is named with what to do. Empty when all is as the hub made it.
+    public func accountWarnings() throws -> [String] {
+        try HubError.wrapping {
+            let rows = try db.execute(
+                """
+                SELECT a.name, r.oid IS NULL,
+                  concat_ws(', ', CASE WHEN r.rolsuper THEN 'SUPERUSER' END, CASE WHEN r.rolbypassrls THEN 'BYPASSRLS' END,
+                    CASE WHEN r.rolcreaterole THEN 'CREATEROLE' END, CASE WHEN r.rolcreatedb THEN 'CREATEDB' END,
+                    CASE WHEN r.rolreplication THEN 'REPLICATION' END),
+                  coalesce((SELECT string_agg(g.rolname || CASE WHEN m.admin_option THEN ' (with admin option)' ELSE '' END, ', ' ORDER BY g.rolname)
+                    FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
+                    WHERE m.member = r.oid AND (g.rolname <> 'concord_hub_device' OR m.admin_option)), ''),
+                  EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid AND g.rolname = 'concord_hub_device'),
+                  coalesce((SELECT string_agg(u.rolname, ', ' ORDER BY u.rolname) FROM pg_auth_members m JOIN pg_roles u ON u.oid = m.member
+                    WHERE m.roleid = r.oid), '')
+                FROM concord_hub.accounts a LEFT JOIN pg_roles r ON r.rolname = a.name ORDER BY a.name
+                """, operation: "check the accounts' roles")
+            var warnings: [String] = []
+            for row in 0..<rows.count {
+                let name = try rows.text(row, 0)
+                if try rows.bool(row, 1) {
+                    warnings.append("account \(name) has no role any more (dropped?): its devices cannot log in")
+                    continue
+                }
+                let attributes = try rows.text(row, 2)
+                if !attributes.isEmpty {
+                    let undo = attributes.split(separator: ",").map { "NO" + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+                    warnings.append(
+                        "account \(name)'s role has \(attributes) since the hub created it\(attributes.contains("SUPERUSER") || attributes.contains("BYPASSRLS") ? " (it reads every account's rows)" : ""): ALTER ROLE \(name) \(undo)"
+                    )
+                }
+                let memberships = try rows.text(row, 3)
+                if !memberships.isEmpty {
+                    warnings.append("account \(name)'s role is a member of \(memberships) since the hub created it (it holds their privileges): REVOKE them")
+                }
+                if try !rows.bool(row, 4) {
+                    warnings.append(
+                        "account \(name)'s role is no longer a member of \(HubSchema.deviceRole): its devices cannot sync (GRANT \(HubSchema.deviceRole) TO \(name))"
+                    )
+                }
+                let members = try rows.text(row, 5)
+                if !members.isEmpty {
+                    warnings.append(
+                        "roles \(members) are members of account \(name)'s role: they can act as it and read its rows (REVOKE \(name) FROM \(members))")
+                }
+            }
+            return warnings
+        }
+    }
+
+    /// Counts for the whole hub and per account, which server answered and whether it is the primary,
+    /// and `accountWarnings()`.
     public func stats() throws -> HubStats {
         try HubError.wrapping {
             try HubSchema.check(on: db)
+            let warnings = try accountWarnings()
             return try db.transaction(.snapshot) {
+                let size = { (table: String) in
+                    "pg_total_relation_size('\(table)') + coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('\(table)')), 0)"
+                }
                 let totals = try db.execute(
                     """
                     SELECT (SELECT count(*) FROM concord_hub.accounts),
@@ -84,30 +224,37 @@ public final class HubAdmin {
                            (SELECT count(*) FROM concord_hub.records WHERE value IS NULL),
                            (SELECT coalesce(sum(last_seq), 0)::bigint FROM concord_hub.accounts),
                            (SELECT count(DISTINCT (account, device)) FROM concord_hub.devices),
-                           (pg_total_relation_size('concord_hub.records') + pg_total_relation_size('concord_hub.devices')
-                              + pg_total_relation_size('concord_hub.accounts'))::bigint,
-                           pg_database_size(current_database())::bigint
+                           (\(size("concord_hub.records")) + \(size("concord_hub.devices")) + pg_total_relation_size('concord_hub.accounts'))::bigint,
+                           pg_database_size(current_database())::bigint,
+                           NOT pg_is_in_recovery(),
+                           (SELECT default_max_keys FROM concord_hub.meta), (SELECT default_max_bytes FROM concord_hub.meta)
                     """)
                 var stats = HubStats(
                     accounts: Int(try totals.int64(0, 0)), rows: Int(try totals.int64(0, 1)),
                     tombstones: Int(try totals.int64(0, 2)), changes: UInt64(try totals.int64(0, 3)),
                     devices: Int(try totals.int64(0, 4)), hubBytes: Int(try totals.int64(0, 5)),
-                    databaseBytes: Int(try totals.int64(0, 6)), perAccount: [])
+                    databaseBytes: Int(try totals.int64(0, 6)), server: db.endpoint, isPrimary: try totals.bool(0, 7),
+                    partitions: try HubPartitioning.partitions(of: "records", on: db),
+                    defaultMaxKeys: HubLimit(column: totals.isNull(0, 8) ? nil : try totals.int64(0, 8)),
+                    defaultMaxBytes: HubLimit(column: totals.isNull(0, 9) ? nil : try totals.int64(0, 9)),
+                    warnings: warnings, perAccount: [])
                 let perAccount = try db.execute(
                     """
                     SELECT a.name, a.last_seq, a.horizon_seq, a.horizon_ms,
                            (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name),
                            (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND r.value IS NULL),
-                           (SELECT count(DISTINCT device) FROM concord_hub.devices d WHERE d.account = a.name)
+                           (SELECT count(DISTINCT device) FROM concord_hub.devices d WHERE d.account = a.name),
+                           a.label, a.keys_used, a.max_keys, a.bytes_used, a.max_bytes
                     FROM concord_hub.accounts a ORDER BY a.name LIMIT 1000
                     """)
                 for row in 0..<perAccount.count {
                     stats.perAccount.append(
                         HubStats.Account(
-                            name: try perAccount.text(row, 0), changes: UInt64(try perAccount.int64(row, 1)),
+                            name: try perAccount.text(row, 0), label: perAccount.isNull(row, 7) ? nil : try perAccount.text(row, 7),
+                            changes: UInt64(try perAccount.int64(row, 1)),
                             horizonSeq: UInt64(try perAccount.int64(row, 2)), horizonMilliseconds: UInt64(try perAccount.int64(row, 3)),
                             rows: Int(try perAccount.int64(row, 4)), tombstones: Int(try perAccount.int64(row, 5)),
-                            devices: Int(try perAccount.int64(row, 6))))
+                            devices: Int(try perAccount.int64(row, 6)), usage: try Self.usage(perAccount, row, from: 8)))
                 }
                 return stats
             }
@@ -144,6 +291,25 @@ public final class HubAdmin {
     }
 }
 
+/// What `HubAdmin.initialize()` did, and what it found wrong with the accounts' roles.
+///
+/// ```swift
+/// let setup = try HubAdmin(url).initialize()
+/// print(setup.from == setup.to ? "nothing changed" : "schema \(setup.from) -> \(setup.to)")
+/// ```
+public struct HubInitialization: Sendable, Equatable {
+    /// The schema version found (0: there was no hub).
+    public let from: Int
+    /// The schema version now.
+    public let to: Int
+    /// The tables laid out anew as partitions (empty when their layout was already the one asked for).
+    public let partitionedTables: [String]
+    /// How many partitions `records` has now (nil: it is one table).
+    public let partitions: Int?
+    /// `HubAdmin.accountWarnings()`.
+    public let warnings: [String]
+}
+
 /// What `HubAdmin.stats()` reports: the whole hub, and each account (the first 1,000 by name).
 ///
 /// ```swift
@@ -156,6 +322,8 @@ public struct HubStats: Sendable, Equatable {
     public struct Account: Sendable, Equatable {
         /// The account's name (its PostgreSQL role).
         public let name: String
+        /// What the operator calls it, when its role name is opaque.
+        public let label: String?
         /// The account's last seq: how many changes its devices pushed (gaps for records that lost).
         public let changes: UInt64
         /// Tombstones at or below this seq were collected; a device behind it gets a full resync.
@@ -168,6 +336,8 @@ public struct HubStats: Sendable, Equatable {
         public let tombstones: Int
         /// The devices that have synced with the account.
         public let devices: Int
+        /// Its keys and bytes against its limits.
+        public let usage: HubUsage
     }
 
     /// How many accounts the hub has.
@@ -184,6 +354,23 @@ public struct HubStats: Sendable, Equatable {
     public let hubBytes: Int
     /// Bytes of the whole database.
     public let databaseBytes: Int
+    /// The server that answered (`user@host:port/database`): with a multi-host connection string,
+    /// the one libpq chose.
+    public let server: String
+    /// Whether that server is a primary (false: a standby in recovery, read-only).
+    public let isPrimary: Bool
+    /// How many hash partitions `records` and `devices` have (nil: each is one table).
+    public let partitions: Int?
+    /// The limits a new account gets.
+    public let defaultMaxKeys: HubLimit
+    /// The byte limit a new account gets.
+    public let defaultMaxBytes: HubLimit
+    /// `HubAdmin.accountWarnings()`.
+    public let warnings: [String]
     /// The first 1,000 accounts by name.
     public var perAccount: [Account]
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

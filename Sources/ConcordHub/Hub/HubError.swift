@@ -20,10 +20,25 @@ public enum HubError: Error, Equatable, Sendable, CustomStringConvertible {
     case accountExists(String)
     /// The hub holds a row this client cannot read back (a damaged or foreign row).
     case damagedRow(String)
+    /// `add-account` for a name a role of the server has already: an account is only ever a role the
+    /// hub created for it.
+    case roleExists(String)
+    /// The hub has no account of this name (an administrator asked for it).
+    case unknownAccount(String)
+    /// The change would take the account past a limit; the whole transaction (a push) was refused.
+    /// `usage` is what the change would have reached.
+    case overQuota(account: String, usage: HubUsage)
+    /// A partition count outside 2–1024.
+    case invalidPartitions(Int)
+    /// An account label that is empty, longer than 200 bytes, or holds control characters.
+    case invalidLabel(String)
+    /// Live sync reached the hub through a pooler in transaction mode, which hands the session's
+    /// server connection to other clients between transactions: LISTEN cannot work there.
+    case transactionPooling(endpoint: String)
 
     public var description: String {
         switch self {
-        case .postgres(let error): return error.description
+        case .postgres(let error): return error.description + Self.hint(error)
         case .notInitialized(let endpoint):
             return "\(endpoint) holds no Concord hub (schema concord_hub is missing): run 'sync-tool hub init URL' as the database owner first"
         case .newerSchema(let found, let supported):
@@ -38,7 +53,35 @@ public enum HubError: Error, Equatable, Sendable, CustomStringConvertible {
             return "account '\(name)' exists already on this hub (nothing changed)"
         case .damagedRow(let what):
             return "the hub holds a row this client cannot read: \(what)"
+        case .roleExists(let name):
+            return
+                "a role named '\(name)' exists already on this server, so it cannot become an account: an account is only ever a role the hub creates for it (LOGIN and membership of \(HubSchema.deviceRole), nothing else); choose another name or --opaque (nothing changed)"
+        case .unknownAccount(let name):
+            return "the hub has no account '\(name.prefix(80))' (nothing changed)"
+        case .overQuota(let account, let usage):
+            return
+                "account \(account) is over its quota, so the hub refused the whole change (nothing was written): it would hold \(usage); delete keys, or have the hub's operator raise the limit (sync-tool hub set-quota)"
+        case .invalidPartitions(let n):
+            return "\(n) partitions: a hub's tables are split into 2 to 1024 partitions"
+        case .invalidLabel(let label):
+            return "'\(label.prefix(80))' is not a valid account label: use 1-200 bytes of printable text"
+        case .transactionPooling(let endpoint):
+            return
+                "live sync cannot run through \(endpoint): it is a connection pooler in transaction mode, which hands this session's server connection to other clients between transactions, so LISTEN misses the account's announcements; point live devices at PgBouncer in session mode or straight at PostgreSQL (one-shot syncs work through transaction mode)"
         }
+    }
+
+    /// What to check when a TLS connection failed (libpq's own words name the failure, not the fix).
+    private static func hint(_ error: PostgresError) -> String {
+        guard error.kind == .connection else { return "" }
+        if error.message.contains("certificate verify failed") {
+            return
+                " (the server's certificate did not verify against the certificate authority in sslrootcert, ~/.postgresql/root.crt by default: give the CA that signed the server's certificate)"
+        }
+        if error.message.contains("does not support SSL") {
+            return " (this server does not speak TLS, and the connection string requires it: enable ssl on the server, or connect to one that has it)"
+        }
+        return ""
     }
 
     /// True when the hub could not be reached, refused the login, or went away mid-way.
@@ -52,6 +95,17 @@ extension HubError {
     /// Runs `body`, wrapping a `PostgresError` as `.postgres`.
     @discardableResult
     static func wrapping<R>(_ body: () throws -> R) throws -> R {
-        do { return try body() } catch let error as PostgresError { throw HubError.postgres(error) }
+        do { return try body() } catch let error as PostgresError { throw HubError(error) }
+    }
+
+    /// A PostgreSQL error as the hub error it means: a refusal by the quota trigger (SQLSTATE CQ001) is
+    /// `.overQuota`; anything else is `.postgres`.
+    package init(_ error: PostgresError) {
+        if error.sqlState == "CQ001", let detail = error.detail, let usage = HubUsage(quotaDetail: detail) {
+            let account = detail.split(separator: " ").first { $0.hasPrefix("account=") }.map { String($0.dropFirst("account=".count)) } ?? "?"
+            self = .overQuota(account: account, usage: usage)
+        } else {
+            self = .postgres(error)
+        }
     }
 }

@@ -19,6 +19,13 @@ import Foundation
 /// deletes whose tombstones are gone: before the delta it gets a tombstone for every key it holds
 /// that the hub had merged from it or sent it, and that the hub no longer has (a full resync), so
 /// a device offline past the retention cannot bring deleted keys back.
+///
+/// Every row passes the gate (`HubRow`, `RecordGate`) before it joins a page: a row it refuses is
+/// left out and named in the outcome, and the sound rows merge. The cursor moves past a damaged row
+/// (it is reported by the pull that meets it; a repaired row gets a new seq and comes again), but
+/// stops just before a row plausibly written by a newer Concord, so that row arrives once this device
+/// is upgraded; the sound rows after it merge now and again then (merging is idempotent), and each
+/// pull reports it until then.
 struct HubPull {
     let hub: Hub
     let store: Store
@@ -39,7 +46,12 @@ struct HubPull {
         var pages = 0
         var rowsRead = 0
         var resync = false
+        /// The account's last seq in the pull's snapshot: every change up to it is merged now.
+        var last: UInt64 = 0
     }
+
+    /// The gate the rows pass: this store's.
+    var gate: RecordGate { RecordGate(store: store) }
 
     func run(dryRun: Bool) throws -> Outcome {
         let db = hub.db
@@ -55,7 +67,7 @@ struct HubPull {
                 let knowledge = deviceCursors.knowledge
                 let cursors = try store.peerCursors()
                 let start = resync ? 0 : selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
-                var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID))
+                var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID), last: last)
                 let behind = horizonTombstones && selection.scopes.contains { cursors.received(from: hub.replicaID, scope: $0) < horizon }
                 if behind {
                     outcome.resync = true
@@ -85,6 +97,11 @@ struct HubPull {
                 var from = start
                 var merged = start
                 var skipped = 0
+                let gate = gate
+                // Where the cursor stops: just before the first row a newer Concord wrote.
+                var hold: UInt64?
+                // Damaged rows refused since the last merged page: merge, so the cursor moves past them.
+                var damagedSince = false
                 repeat {
                     var parameters: [PostgresValue] = [
                         .text(hub.account), .int8(Int64(clamping: from)), .int8(Int64(clamping: last)),
@@ -103,7 +120,18 @@ struct HubPull {
                     var entries: [RemoteEntry] = []
                     entries.reserveCapacity(rows.count)
                     for row in 0..<rows.count {
-                        let entry = try Self.entry(rows, row)
+                        let entry: RemoteEntry
+                        switch try HubRow(rows, row).entry(gate: gate) {
+                        case .success(let sound): entry = sound
+                        case .failure(let refused):
+                            outcome.report.refused.append(refused)
+                            if refused.problem == .writtenByNewerConcord {
+                                hold = min(hold ?? .max, refused.seq - 1)
+                            } else {
+                                damagedSince = true
+                            }
+                            continue
+                        }
                         // A plain row this device pushed is one it holds (or newer) while the hub's cursor on it is
                         // echo-safe; a policy row may combine it with other devices' changes, so it always comes.
                         if !resync, entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes,
@@ -116,11 +144,13 @@ struct HubPull {
                     }
                     outcome.rowsRead += rows.count
                     let to = rows.count == pageSize ? UInt64(max(0, try rows.int64(rows.count - 1, 0))) : last
-                    if !entries.isEmpty || skipped >= HubSynchronizer.cursorLag || acknowledged || resync {
+                    if !entries.isEmpty || skipped >= HubSynchronizer.cursorLag || acknowledged || damagedSince || resync {
+                        let end = min(to, hold ?? .max)
                         let batch = RemoteBatch(
-                            source: hub.replicaID, selection: selection, fromSeq: merged, toSeq: to, entries: entries, knowledge: knowledge, mark: mark)
+                            source: hub.replicaID, selection: selection, fromSeq: min(merged, end), toSeq: end, entries: entries, knowledge: knowledge,
+                            mark: mark)
                         add(try merge(batch, dryRun: dryRun), to: &outcome)
-                        (merged, skipped, acknowledged) = (to, 0, false)
+                        (merged, skipped, acknowledged, damagedSince) = (to, 0, false, false)
                     }
                     from = to
                 } while from < last || (resync && outcome.pages == 0)
@@ -153,43 +183,27 @@ struct HubPull {
         let rows = try hub.db.execute(
             "SELECT suite, key FROM concord_hub.records WHERE account = $1 \(filter)", parameters, operation: "list the account's keys")
         var onHub = Set<SuiteKey>(minimumCapacity: rows.count)
-        for row in 0..<rows.count { onHub.insert(SuiteKey(suite: try rows.text(row, 0), key: try rows.text(row, 1))) }
+        for row in 0..<rows.count {
+            onHub.insert(SuiteKey(suite: String(decoding: try rows.bytes(row, 0), as: UTF8.self), key: String(decoding: try rows.bytes(row, 1), as: UTF8.self)))
+        }
         var out: [RemoteEntry] = []
         let device = store.replicaID
+        let gate = gate
         try store.read { r in
             try r.scanJournal(after: 0) { entry in
-                guard selection.includes(entry.suite), !entry.record.isTombstone,
+                guard selection.includes(entry.suite), !entry.record.isTombstone, entry.record.version.hlc < HybridClock.maxHLC,
                     cursors.received(from: hub.replicaID, suite: entry.suite) < horizon,
                     !onHub.contains(SuiteKey(suite: entry.suite, key: entry.key))
                 else { return true }
                 let hubHadIt = entry.seq <= knowledge.merged(of: device, suite: entry.suite) || entry.source == .sync(peer: hub.replicaID)
                 guard hubHadIt else { return true }
-                let tombstone = Record(version: Version(hlc: entry.record.version.hlc &+ 1, replica: hub.replicaID), valueBytes: nil)
-                out.append(RemoteEntry(seq: last, suite: entry.suite, key: entry.key, record: tombstone))
+                let tombstone = Record(version: Version(hlc: entry.record.version.hlc + 1, replica: hub.replicaID), valueBytes: nil)
+                let resync = RemoteEntry(seq: last, suite: entry.suite, key: entry.key, record: tombstone)
+                // A key stored before the gate's rules (holding U+0000, say) gets none: the gate would refuse the page.
+                if gate.refusal(of: resync) == nil { out.append(resync) }
                 return true
             }
         }
         return out
-    }
-
-    /// A hub row as a remote journal entry; the record is checked to decode (a damaged row is an error, not merged).
-    /// Reads columns seq, suite, key, version, value, policy starting at column `from`.
-    static func entry(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws -> RemoteEntry {
-        let seq = try rows.int64(row, c)
-        let suite = try rows.text(row, c + 1)
-        let key = try rows.text(row, c + 2)
-        let version = try rows.bytes(row, c + 3)
-        let value = rows.optionalBytes(row, c + 4)
-        let policy = try rows.bool(row, c + 5)
-        guard version.count == 24, seq > 0 else { throw HubError.damagedRow("\(suite)/\(key) has a version of \(version.count) bytes or seq \(seq)") }
-        guard !policy || value != nil else { throw HubError.damagedRow("\(suite)/\(key) is a policy record without a state") }
-        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : 0]
-        encoded += version
-        if let value { encoded += value }
-        do {
-            return RemoteEntry(seq: UInt64(seq), suite: suite, key: key, record: try Record.decode(encoded))
-        } catch {
-            throw HubError.damagedRow("\(suite)/\(key): \(error)")
-        }
     }
 }

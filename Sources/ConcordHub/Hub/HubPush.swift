@@ -16,7 +16,8 @@ import ConcordSync
 /// 3. writes every row the merge changed in one statement, each taking its reserved seq;
 /// 4. moves the hub's cursor on the device (`devices.pushed`) to the batch's end, bound to the device's
 ///    mark the batch carries (in a resync, replaces it);
-/// 5. NOTIFYs the account's channel when a row changed; live devices wake on the commit.
+/// 5. NOTIFYs the account's channel when a row changed, with the account's last seq and nothing
+///    else (no device id); live devices wake on the commit.
 ///
 /// A push that hands out seqs also writes a new history mark of the account (`accounts.mark`, a row of
 /// `marks`) in step 1, so a hub restored from a dump lacks the marks of the pushes it lost (see the
@@ -137,7 +138,7 @@ package enum HubPush {
             """,
             [
                 .text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
-                .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text("\(outcome.lastSeq) \(batch.source)"),
+                .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text(String(outcome.lastSeq)),
                 .bool(outcome.rowsChanged > 0), batch.mark.map { .bytea($0.id) } ?? .null,
                 batch.mark.map { .int8(Int64(clamping: $0.seq)) } ?? .null, .bool(replacing), seqBefore.map { .int8($0) } ?? .null
             ], operation: "move the hub's cursor on the device")
@@ -180,14 +181,27 @@ package enum HubPush {
             operation: "read the rows a push meets")
         let positions = Dictionary(batch.entries.enumerated().map { (SuiteKey(suite: $1.suite, key: $1.key), $0) }, uniquingKeysWith: { a, _ in a })
         var onHub: [Int: (entry: RemoteEntry, pushedBy: [UInt8])] = [:]
+        // Rows the gate refuses (damaged, or a newer Concord's), with their versions when those are sound.
+        var unreadable: [Int: Version?] = [:]
+        let gate = RecordGate(maxValueBytes: Store.Options().maxValueBytes)
         for row in 0..<rows.count {
-            let hubRow = try HubPull.entry(rows, row)
-            guard let index = positions[SuiteKey(suite: hubRow.suite, key: hubRow.key)] else { continue }
-            onHub[index] = (hubRow, try rows.bytes(row, 6))
+            let fields = try HubRow(rows, row)
+            let suiteKey = SuiteKey(suite: String(decoding: fields.suite, as: UTF8.self), key: String(decoding: fields.key, as: UTF8.self))
+            guard let index = positions[suiteKey] else { continue }
+            switch fields.entry(gate: gate) {
+            case .success(let hubRow): onHub[index] = (hubRow, try rows.bytes(row, 6))
+            case .failure: unreadable[index] = fields.parsedVersion.flatMap { $0.hlc <= HybridClock.maxHLC ? $0 : nil }
+            }
         }
         var writes: [(index: Int, record: Record)] = []
         var meetings: [Meeting] = []
         for (index, entry) in batch.entries.enumerated() {
+            if let version = unreadable[index] {
+                // A pushed record newer than a row this client cannot read (or than no sound version) replaces it;
+                // an older one leaves it.
+                if version.map({ entry.record.version > $0 }) ?? true { writes.append((index, entry.record)) }
+                continue
+            }
             guard let (hubRow, pushedBy) = onHub[index] else {
                 writes.append((index, entry.record))
                 continue

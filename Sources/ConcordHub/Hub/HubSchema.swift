@@ -4,18 +4,22 @@
 ///
 /// Per account (one PostgreSQL role each, row-level security on every table):
 /// - `accounts`: the account's counter row (`last_seq`, taken under a row lock by every push, so seqs
-///   become visible in order), its hub replica id (the peer id devices know the hub by), and the
-///   tombstone-collection horizon.
+///   become visible in order), its hub replica id (the peer id devices know the hub by), the
+///   tombstone-collection horizon, its secret NOTIFY channel, and its limits and use (version 3:
+///   `HubSchema+Accounts.swift`).
 /// - `records`: one row per (suite, key): the version (24 bytes: hlc big-endian, then the writer's
 ///   replica id, so byte order is version order), the value bytes (NULL for a tombstone; a policy
 ///   record's state when `policy` is true: a counter, max, min or set, merged in Swift by the push),
 ///   the seq of its last change, and the device that pushed it.
 /// - `devices`: how far the hub has merged each device's journal, per sync scope, bound to the device's
-///   history mark, and the hub's mark the device holds.
-/// - `marks` (version 3): the account's history marks, one per push that changed its seqs (see the
-///   architecture document, "Trust and time").
+///   history mark, and the hub's mark the device holds (version 4).
+/// - `marks`: the account's history marks, one per push that changed its seqs (version 4:
+///   `HubSchema+Marks.swift`).
+///
+/// `records` and `devices` may be hash-partitioned by account (`HubPartitioning`); every migration
+/// applies to either layout.
 enum HubSchema {
-    static let version = 3
+    static let version = 4
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -78,54 +82,18 @@ enum HubSchema {
             "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
             "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
         ],
-        [
-            // Version 3: history marks. Every push that hands out seqs writes a new mark of the account's
-            // history (`accounts.mark`, and a row of `marks`); a device binds its cursor on the hub to the
-            // mark of its pull, and the hub's cursor on a device (`devices.pushed`) is bound to the device's
-            // mark of its push, so a hub restored from a dump and a device restored from a backup are each
-            // found by the first sync that meets them. Existing accounts get a mark covering what they
-            // hold; existing device rows stay unbound (nothing proves them), so each device resends
-            // everything once. A version-2 client is refused (`newerSchema`): it would skip what a
-            // restored hub hands out again.
-            """
-            ALTER TABLE concord_hub.accounts
-              ADD COLUMN mark bytea CHECK (mark IS NULL OR length(mark) = 16),
-              ADD COLUMN marks_pruned bigint NOT NULL DEFAULT 0
-            """,
-            """
-            CREATE TABLE concord_hub.marks (
-              account text NOT NULL REFERENCES concord_hub.accounts (name) ON DELETE CASCADE,
-              mark bytea NOT NULL CHECK (length(mark) = 16),
-              seq bigint NOT NULL,
-              created_at timestamptz NOT NULL DEFAULT now(),
-              PRIMARY KEY (account, mark))
-            """,
-            "CREATE INDEX marks_by_seq ON concord_hub.marks (account, seq)",
-            "UPDATE concord_hub.accounts SET mark = uuid_send(gen_random_uuid())",
-            "INSERT INTO concord_hub.marks (account, mark, seq) SELECT name, mark, last_seq FROM concord_hub.accounts",
-            """
-            ALTER TABLE concord_hub.devices
-              ADD COLUMN mark bytea CHECK (mark IS NULL OR length(mark) = 16),
-              ADD COLUMN mark_seq bigint,
-              ADD COLUMN echo_safe boolean NOT NULL DEFAULT false,
-              ADD COLUMN since bigint NOT NULL DEFAULT 0,
-              ADD COLUMN hub_mark bytea CHECK (hub_mark IS NULL OR length(hub_mark) = 16),
-              ADD COLUMN found_restored boolean NOT NULL DEFAULT false,
-              ADD CONSTRAINT mark_covers_pushed CHECK (mark IS NULL OR mark_seq >= pushed)
-            """,
-            // What devices pushed before marks existed is not proven to be theirs still: it is left out of
-            // their pulls only once they prove they merged the hub's history through here.
-            "UPDATE concord_hub.devices d SET since = a.last_seq FROM concord_hub.accounts a WHERE a.name = d.account",
-            "ALTER TABLE concord_hub.marks ENABLE ROW LEVEL SECURITY",
-            "CREATE POLICY own_marks ON concord_hub.marks USING (account = current_user) WITH CHECK (account = current_user)",
-            "GRANT SELECT, INSERT, DELETE ON concord_hub.marks TO concord_hub_device",
-            "GRANT UPDATE (mark, marks_pruned) ON concord_hub.accounts TO concord_hub_device"
-        ]
+        accountsMigration,
+        marksMigration
     ]
 
-    /// Creates or upgrades the schema; returns the version found (0: none) and the version now.
-    static func install(on db: PostgresConnection) throws -> (from: Int, to: Int) {
-        try db.transaction {
+    /// Creates or upgrades the schema, then (with `partitions`) lays `records` and `devices` out in that
+    /// many hash partitions, and sets the defaults of new accounts' limits, all in one transaction;
+    /// returns the version found (0: none), the version now, and the tables laid out anew.
+    static func install(on db: PostgresConnection, partitions: Int? = nil, defaultMaxKeys: HubLimit? = nil, defaultMaxBytes: HubLimit? = nil)
+        throws -> (from: Int, to: Int, partitioned: [String])
+    {
+        if let partitions, !HubPartitioning.allowed.contains(partitions) { throw HubError.invalidPartitions(partitions) }
+        return try db.transaction {
             try db.execute("SELECT pg_advisory_xact_lock(hashtext('concord_hub schema'))")
             try db.execute("CREATE SCHEMA IF NOT EXISTS concord_hub")
             try db.execute(
@@ -145,7 +113,14 @@ enum HubSchema {
                 INSERT INTO concord_hub.meta (schema_version) VALUES ($1::bigint::integer)
                 ON CONFLICT (singleton) DO UPDATE SET schema_version = EXCLUDED.schema_version
                 """, [.int8(Int64(version))])
-            return (found, version)
+            let partitioned = try partitions.map { try HubPartitioning.apply(partitions: $0, on: db) } ?? []
+            if let defaultMaxKeys {
+                try db.execute("UPDATE concord_hub.meta SET default_max_keys = $1::bigint", [defaultMaxKeys.column], operation: "set the default key limit")
+            }
+            if let defaultMaxBytes {
+                try db.execute("UPDATE concord_hub.meta SET default_max_bytes = $1::bigint", [defaultMaxBytes.column], operation: "set the default byte limit")
+            }
+            return (found, version, partitioned)
         }
     }
 

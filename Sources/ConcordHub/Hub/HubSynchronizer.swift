@@ -14,8 +14,12 @@ public struct HubSyncReport: Sendable, Equatable {
     public var hubRowsChanged = 0
     /// Concurrent writes the push met on the hub (each loser is in the device's conflict log).
     public var pushConflicts: [Conflict] = []
-    /// What merging the hub's changes into the device did, all pages together; conflicts are in the device's log.
+    /// What merging the hub's changes into the device did, all pages together; conflicts are in the
+    /// device's log, and the rows the gate refused (left out, the sound rows merged) in `pulled.refused`.
     public var pulled: ApplyReport
+    /// Records of the device left out of the push because the gate refuses them (stored before its
+    /// rules, such as a key holding U+0000): the hub would refuse them, or could not hold them.
+    public var pushLeftOut: [RefusedRecord] = []
     /// Pages pulled (each merged in one write transaction).
     public var pages = 0
     /// True when the device's cursor was behind the hub's tombstone horizon, so it got a full resync.
@@ -28,6 +32,8 @@ public struct HubSyncReport: Sendable, Equatable {
     public var historyResync: HistoryResync?
     /// True when nothing was written, on either side.
     public var dryRun = false
+    /// The account's last seq the pull read up to (every change up to it is merged here).
+    package var hubLastSeq: UInt64 = 0
 
     /// Every concurrent write this sync met, pushing and pulling.
     public var conflicts: [Conflict] { pushConflicts + pulled.conflicts }
@@ -105,6 +111,7 @@ public struct HubSynchronizer: Sendable {
         report.pages = pulled.pages
         report.resync = pulled.resync
         report.historyResync = start.historyResync
+        report.hubLastSeq = pulled.last
         return report
     }
 
@@ -130,6 +137,7 @@ public struct HubSynchronizer: Sendable {
         report.resync = outcome.resync
         report.dryRun = dryRun
         report.historyResync = start.historyResync
+        report.hubLastSeq = outcome.last
         return report
     }
 
@@ -182,13 +190,15 @@ public struct HubSynchronizer: Sendable {
         report.dryRun = dryRun
         report.pushed = delta.batch.entries.count
         report.journalEntriesRead = delta.journalEntriesRead
+        report.pushLeftOut = delta.leftOut
         // Replace the hub's cursor when it claims nothing (unbound, or reset): the push starts at 0.
         let unbound = selection.scopes.contains { scope in !start.onDevice.knowledge.items.contains { $0.scope == scope && $0.mark != nil } }
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
-        } else if !delta.batch.entries.isEmpty || delta.journalEntriesRead >= Self.cursorLag || full || unbound {
-            // Changes to send, a device the hub has not met (it registers), or a cursor to bind. Entries the
-            // hub sent (re-journaled here) need no push: the hub's cursor on the device moves with the next
+        } else if !delta.batch.entries.isEmpty || !delta.leftOut.isEmpty || delta.journalEntriesRead >= Self.cursorLag || full || unbound {
+            // Changes to send (or left out: the hub's cursor moves past them, so they are reported once), a
+            // device the hub has not met (it registers), or a cursor to bind. Entries the hub sent (re-journaled
+            // here) need no push: the hub's cursor on the device moves with the next
             // real push, or once the skipped entries cost `cursorLag` reads.
             let cursors = try store.peerCursors()
             var conflicts: [Conflict] = []

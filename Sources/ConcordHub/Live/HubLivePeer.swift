@@ -1,9 +1,17 @@
 import ConcordStore
 import ConcordSync
 
-/// The hub as a live-sync peer: a connection that LISTENs on the account's channel (every push
-/// NOTIFYs it in its transaction, so the announcement arrives once the change is visible), syncs
-/// with `HubSynchronizer`, and ignores the announcements of this device's own pushes.
+/// The hub as a live-sync peer: a connection that LISTENs on the account's secret channel (every
+/// push NOTIFYs it in its transaction, with the account's new last seq, so the announcement arrives
+/// once the change is visible), syncs with `HubSynchronizer`, and ignores announcements of changes it
+/// has already pulled (its own pushes among them).
+///
+/// LISTEN is a session's state: through a pooler in transaction mode the session's server
+/// connection is handed to other clients between transactions and the announcements go astray. At
+/// connect, when the connection's backend is not the server process libpq was told of (a pooler in
+/// between), a second connection checks whether it is handed the listening server process — which
+/// only transaction pooling does — and every round checks that this connection is still served by it;
+/// either finding is `HubError.transactionPooling`. PgBouncer in session mode works.
 ///
 /// ```swift
 /// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: "postgresql://alice@db/settings") }
@@ -17,10 +25,15 @@ public final class HubLivePeer: LiveSyncPeer {
     public let synchronizer: HubSynchronizer
     /// Called with every round's full report (the loop's events carry a summary).
     private let onReport: (HubSyncReport) -> Void
+    /// The server process that LISTENs, when a pooler stands between this connection and the server.
+    private let pooledListener: Int64?
+    /// The account's last seq the latest round pulled up to: announcements up to it bring nothing new.
+    private var pulledUpTo: UInt64 = 0
 
     /// Connects to the hub at `url` and listens for the account's pushes.
     ///
-    /// - Throws: What `Hub.init(_:account:)` throws, or `HubError` when LISTEN fails.
+    /// - Throws: What `Hub.init(_:account:)` throws, `HubError.transactionPooling` through a pooler in
+    ///   transaction mode, or `HubError` when LISTEN fails.
     public init(
         store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
         onReport: @escaping (HubSyncReport) -> Void = { _ in }
@@ -28,9 +41,31 @@ public final class HubLivePeer: LiveSyncPeer {
         self.store = store
         self.synchronizer = synchronizer
         self.onReport = onReport
-        hub = try Hub(url, account: account)
-        // The channel name is "concord_" and the hub's replica id in hex: no user data in the statement.
-        try HubError.wrapping { try hub.db.execute("LISTEN \(hub.channel)", operation: "listen for the account's changes") }
+        let hub = try Hub(url, account: account)
+        self.hub = hub
+        // The channel is "concord_" and hex digits (checked when the account was read): no user data in the statement.
+        let listener = try HubError.wrapping {
+            try hub.db.transaction {
+                try hub.db.execute("LISTEN \(hub.channel)", operation: "listen for the account's changes")
+                return try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0)
+            }
+        }
+        guard listener != Int64(hub.db.backendPID) else {
+            pooledListener = nil
+            return
+        }
+        pooledListener = listener
+        if Self.anotherClientGets(listener, url: url) { throw HubError.transactionPooling(endpoint: hub.endpoint) }
+    }
+
+    /// Whether a new connection through the same pooler is served by `backend`, the server process
+    /// that holds this session's LISTEN: in session mode it is this session's alone. No answer within
+    /// a few seconds (every server connection busy) proves nothing.
+    private static func anotherClientGets(_ backend: Int64, url: String) -> Bool {
+        guard let probe = try? PostgresConnection(ConnectionString(url), connectTimeout: 3),
+            let rows = try? probe.execute("SELECT pg_backend_pid()", within: 3), rows.count == 1
+        else { return false }
+        return (try? rows.int64(0, 0)) == backend
     }
 
     /// The hub's replica id for the account: the peer the device keeps its cursors on.
@@ -39,7 +74,12 @@ public final class HubLivePeer: LiveSyncPeer {
     public var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }
 
     public func syncOnce() throws -> LiveSyncRound {
+        if let pooledListener {
+            let now = try HubError.wrapping { try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0) }
+            guard now == pooledListener else { throw HubError.transactionPooling(endpoint: hub.endpoint) }
+        }
         let report = try synchronizer.sync(store, hub)
+        pulledUpTo = max(pulledUpTo, report.hubLastSeq)
         onReport(report)
         var round = LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
         round.historyResync = report.historyResync
@@ -52,7 +92,7 @@ public final class HubLivePeer: LiveSyncPeer {
         let (notifications, woken) = try HubError.wrapping { try hub.db.waitForNotifications(timeout: timeout, wakeDescriptor: wakeDescriptor) }
         if woken { return .local }
         if notifications.isEmpty { return .timeout }
-        let me = store.replicaID.description
-        return notifications.contains { !$0.payload.hasSuffix(" " + me) } ? .announced : .ownEcho
+        let pulled = pulledUpTo
+        return notifications.contains { UInt64($0.payload).map { $0 > pulled } ?? true } ? .announced : .ownEcho
     }
 }

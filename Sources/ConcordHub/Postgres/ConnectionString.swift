@@ -17,9 +17,19 @@ public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
     /// A connection string as written: a `postgresql://` URI or libpq's `key=value` form.
     public init(_ raw: String) { self.raw = raw }
 
-    /// True for `postgresql://` and `postgres://` URIs, the form `sync-tool sync` recognises as a hub.
+    /// True for `postgresql://` and `postgres://` URIs.
     public static func isHubURL(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
+    }
+
+    /// True for libpq's keyword/value form: words `keyword=value` (values may be quoted), every keyword
+    /// one libpq knows, as `host=db.example.com port=5432 user=alice dbname=settings`. A path never
+    /// parses so unless each of its words is such a pair; `./host=x` never does.
+    public static func isKeywordValue(_ text: String) -> Bool {
+        guard text.contains("="), !text.hasPrefix("/"), !text.hasPrefix("."), !text.hasPrefix("~") else { return false }
+        let first = text.drop(while: { $0 == " " }).prefix(while: { $0 != "=" && $0 != " " })
+        guard !first.isEmpty, first.allSatisfy({ $0.isLetter || $0 == "_" }) else { return false }
+        return (try? PostgresConnection.validate(ConnectionString(text))) != nil
     }
 
     public var description: String {

@@ -1,4 +1,5 @@
 import CPostgres
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -20,13 +21,19 @@ package final class PostgresConnection {
     /// `user@host:port/database`, without the password.
     package let endpoint: String
 
-    /// Connects (waiting at most 10 seconds unless the string sets `connect_timeout`); a server that
-    /// cannot be reached or refuses the login is a `.connection` error.
-    package init(_ connectionString: ConnectionString) throws(PostgresError) {
+    /// Connects (waiting at most 10 seconds unless the string sets `connect_timeout`, or at most
+    /// `connectTimeout` seconds whatever it says); a server that cannot be reached or refuses the login
+    /// is a `.connection` error.
+    package init(_ connectionString: ConnectionString, connectTimeout: Int? = nil) throws(PostgresError) {
         self.connectionString = connectionString
         try Self.validate(connectionString)
-        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
-        let values = ["10", "concord", connectionString.raw]
+        // Keywords before dbname are defaults the string may override; those after it override the string.
+        var keywords = ["connect_timeout", "fallback_application_name", "dbname"]
+        var values = ["10", "concord", connectionString.raw]
+        if let connectTimeout {
+            keywords.append("connect_timeout")
+            values.append(String(max(2, connectTimeout)))
+        }
         let conn: OpaquePointer? = withCStrings(keywords) { k in
             withCStrings(values) { v in PQconnectdbParams(k, v, 1) }
         }
@@ -38,6 +45,9 @@ package final class PostgresConnection {
             PQfinish(conn)
             throw PostgresError(.connection, message: message, operation: "connect to \(connectionString)")
         }
+        // The server's notices (NOTICE: … already exists, skipping) are not errors: libpq's default
+        // processor would print them on stderr, breaking a command's one-line output.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
         handle = conn
         let host = String(cString: PQhost(conn))
         endpoint =
@@ -55,11 +65,28 @@ package final class PostgresConnection {
             if let options { PQconninfoFree(options) }
             if let message { PQfreemem(message) }
         }
-        guard options != nil else {
+        guard var option = options else {
             let reason = message.map { connectionString.scrub(String(cString: $0)) } ?? "libpq could not parse it"
             throw PostgresError(.malformedConnectionString, message: reason, operation: "read the connection string \(connectionString)")
         }
+        // libpq checks these values only when it connects, and reports them as a failed connection.
+        while let keyword = option.pointee.keyword {
+            if let value = option.pointee.val, let allowed = Self.enumerated[String(cString: keyword)], !allowed.contains(String(cString: value)) {
+                throw PostgresError(
+                    .malformedConnectionString,
+                    message: "\(String(cString: keyword))=\(connectionString.scrub(String(cString: value))) is not one of \(allowed.joined(separator: ", "))",
+                    operation: "read the connection string \(connectionString)")
+            }
+            option += 1
+        }
     }
+
+    /// The options whose values libpq takes from a fixed list.
+    private static let enumerated: [String: [String]] = [
+        "sslmode": ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"],
+        "gssencmode": ["disable", "prefer", "require"],
+        "channel_binding": ["disable", "prefer", "require"]
+    ]
 
     /// The role this connection logged in as.
     package var user: String { String(cString: PQuser(handle)) }
@@ -91,6 +118,29 @@ package final class PostgresConnection {
         let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
         defer { PQclear(result) }
         return try rows(of: result, operation: operation ?? Self.firstWords(sql))
+    }
+
+    /// Runs one statement without parameters, waiting at most `seconds` for its result; a server that
+    /// has not answered by then is a `.connectionLost` error, after which the connection is unusable.
+    package func execute(_ sql: String, within seconds: Double) throws(PostgresError) -> PostgresRows {
+        guard PQsendQueryParams(handle, sql, 0, nil, nil, nil, nil, 1) == 1 else { throw lost(Self.firstWords(sql)) }
+        let deadline = Date().addingTimeInterval(seconds)
+        var last: OpaquePointer?
+        defer { if let last { PQclear(last) } }
+        while true {
+            guard PQconsumeInput(handle) == 1 else { throw lost(Self.firstWords(sql)) }
+            while PQisBusy(handle) == 0 {
+                guard let result = PQgetResult(handle) else { return try rows(of: last, operation: Self.firstWords(sql)) }
+                if let last { PQclear(last) }
+                last = result
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                throw PostgresError(.connectionLost, message: "no answer within \(seconds) s", operation: Self.firstWords(sql))
+            }
+            var fds = [pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)]
+            _ = poll(&fds, 1, Int32(left * 1000) + 1)
+        }
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -175,11 +225,19 @@ package final class PostgresConnection {
     private func rows(of result: OpaquePointer?, operation: String) throws(PostgresError) -> PostgresRows {
         let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
-            let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
-            let message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-            let text = connectionString.scrub(message.isEmpty ? String(cString: PQerrorMessage(handle)) : message)
+            func field(_ code: Character) -> String? {
+                result.flatMap { PQresultErrorField($0, Int32(code.asciiValue!)) }.map { String(cString: $0) }
+            }
+            let sqlState = field("C")
+            // The primary message, its detail and hint; never the context, which can quote the
+            // statement that failed (and with it a password's verifier).
+            let message = field("M").map { primary in
+                primary + (field("D").map { " (\($0))" } ?? "") + (field("H").map { "; hint: \($0)" } ?? "")
+            }
+            let text = connectionString.scrub(message ?? String(cString: PQerrorMessage(handle)))
+            let detail = field("D")
             let kind: PostgresError.Kind = isAlive && sqlState != nil ? .statement : .connectionLost
-            throw PostgresError(kind, sqlState: sqlState, message: text, operation: operation)
+            throw PostgresError(kind, sqlState: sqlState, message: text, operation: operation, detail: detail)
         }
         guard let result else { throw lost(operation) }
         let (rowCount, columnCount) = (Int(PQntuples(result)), Int(PQnfields(result)))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error from PostgreSQL or libpq: what failed, the server's SQLSTATE when it sent one, and
 /// its message. Never holds a password: connection strings in it are redacted (`ConnectionString`).
 ///
@@ -28,12 +30,15 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     public let message: String
     /// What this client was doing: `"connect to alice@localhost:5432/hub"`, `"push"`.
     public let operation: String
+    /// The server's DETAIL field, when it sent one (the hub's quota trigger puts its figures there).
+    package let detail: String?
 
-    package init(_ kind: Kind, sqlState: String? = nil, message: String, operation: String) {
+    package init(_ kind: Kind, sqlState: String? = nil, message: String, operation: String, detail: String? = nil) {
         self.kind = kind
         self.sqlState = sqlState
-        self.message = message.trimmingTrailingWhitespace()
+        self.message = message.oneLine()
         self.operation = operation
+        self.detail = detail
     }
 
     public var description: String {
@@ -54,9 +59,9 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
 }
 
 extension String {
-    func trimmingTrailingWhitespace() -> String {
-        var s = Substring(self)
-        while let last = s.last, last.isWhitespace { s.removeLast() }
-        return String(s)
+    /// The text on one line: libpq's lines (a message, then hints such as "Is the server running on
+    /// that host…?") joined with "; ", each without its surrounding whitespace.
+    func oneLine() -> String {
+        split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }

@@ -44,14 +44,17 @@ package final class ReplicaCore: Sendable {
     private static let registry = Mutex<RegistryEntry?>(nil)
 
     static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
-        let directory = try StoreDirectory.prepare(path, create: options.createIfMissing)
+        let (directory, created) = try StoreDirectory.prepare(path, create: options.createIfMissing)
         return try registry.withLock { head in
             var entry = head
             while let current = entry {
                 if current.path == directory, let core = current.core, core.env.isUsableInThisProcess { return core }
                 entry = current.next
             }
-            let core = try ReplicaCore(path: directory, options: options)
+            let core: ReplicaCore
+            do { core = try ReplicaCore(path: directory, options: options) } catch {
+                throw created ? StoreDirectory.abandon(directory, after: error) : error
+            }
             // Drop this directory's stale entry and entries whose core is gone, then put the new one first.
             var kept: RegistryEntry?
             entry = head
@@ -68,6 +71,7 @@ package final class ReplicaCore: Sendable {
     }
 
     private init(path: String, options: Store.Options) throws {
+        StoreDamage.installAdvice()
         self.path = path
         self.options = options
         var envOptions = Environment.Options()

@@ -13,7 +13,7 @@ extension ReplicaTransaction {
     ///   `.policyMismatch` on a set; `.unsupportedValue` when the sum overflows.
     package func increment(suite: String, key: String, by amount: Int, start: Value?) throws -> Int {
         try checkWritable(suite: suite)
-        try Names.validateKey(key, inSuite: suite)
+        try Names.validateNewKey(key, inSuite: suite)
         let existing = try existingRow(suite: suite, key: key)
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
         func sum(_ current: Value?) throws -> (Int, startsFromDefault: Bool) {
@@ -74,6 +74,7 @@ extension ReplicaTransaction {
     package func update(suite: String, key: String, to new: Value?) throws -> Bool {
         try checkWritable(suite: suite)
         try Names.validateKey(key, inSuite: suite)
+        if new != nil { try Names.validateNewKey(key, inSuite: suite) }
         let existing = try existingRow(suite: suite, key: key)
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
         guard let new else { return try remove(suite: suite, key: key) != nil }
@@ -200,7 +201,7 @@ extension ReplicaTransaction {
     package func declare(_ policy: MergePolicy?, suite: String, key: String, isPrefix: Bool) throws -> Bool {
         try Names.validateSuite(suite)
         guard suite != ReservedSuite.name else { throw StoreError.reservedSuite(suite) }
-        if !isPrefix || !key.isEmpty { try Names.validateKey(key) }
+        if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
         let reservedKey = isPrefix ? ReservedSuite.prefixDeclaration(suite: suite, prefix: key) : ReservedSuite.keyDeclaration(suite: suite, key: key)
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)
         let current = try existing.flatMap { try record(of: $0, suite: ReservedSuite.name, key: reservedKey).value() }

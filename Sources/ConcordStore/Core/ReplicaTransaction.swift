@@ -63,7 +63,7 @@ package final class ReplicaTransaction: ReplicaRows {
     @discardableResult
     package func set(_ value: Value, suite: String, key: String) throws -> Version? {
         try checkWritable(suite: suite)
-        try Names.validateKey(key, inSuite: suite)
+        try Names.validateNewKey(key, inSuite: suite)
         let bytes = try encodeChecked(value, key: key)
         let existing = try existingRow(suite: suite, key: key)
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
@@ -131,17 +131,34 @@ package final class ReplicaTransaction: ReplicaRows {
         return bytes
     }
 
-    /// The fresh version of a local write of a key whose record has `existingHLC`, and the clock after it.
-    func nextVersion(existingHLC: UInt64?) -> (Version, clock: UInt64) {
-        let (hlc, clock) = HybridClock.localWrite(
-            nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
-            maxDriftMilliseconds: options.maxClockDriftMilliseconds)
+    /// The fresh version of a local write of `key` whose record has `existingHLC`, and the clock after
+    /// it; refuses the write when no version within `HybridClock.maxHLC` is left for it.
+    func nextVersion(suite: String, key: String, existingHLC: UInt64?) throws -> (Version, clock: UInt64) {
+        guard
+            let (hlc, clock) = HybridClock.localWrite(
+                nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
+                maxDriftMilliseconds: options.maxClockDriftMilliseconds)
+        else { throw StoreError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
         return (Version(hlc: hlc, replica: replica), clock)
     }
 
+    /// Why no version is left for a write (see `nextVersion`).
+    private func exhaustion(existingHLC: UInt64?) -> String {
+        let bound = "the greatest version any replica accepts (the end of the year 9999)"
+        if wallClockMilliseconds > HybridClock.maxMilliseconds {
+            return "the wall clock reads \(wallClockMilliseconds) ms since 1970, past \(bound): set the system clock right"
+        }
+        if let existingHLC, existingHLC >= HybridClock.maxHLC {
+            return "its stored version (hlc \(hex(existingHLC))) is at or past \(bound), so no later version exists; it came from a damaged or forged record"
+        }
+        return "the replica's clock (hlc \(hex(state.clock))) is at \(bound)"
+    }
+
+    private func hex(_ hlc: UInt64) -> String { "0x" + String(hlc, radix: 16) }
+
     /// Writes a plain record (a value, or a tombstone for nil) with a fresh version.
     func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?) throws -> Version {
-        let (version, clock) = nextVersion(existingHLC: existing?.hlc)
+        let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
@@ -159,7 +176,7 @@ package final class ReplicaTransaction: ReplicaRows {
     ) throws -> Version? {
         let current = try existing.map { try record(of: $0, suite: suite, key: key) }
         var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
-        let (version, clock) = nextVersion(existingHLC: existing?.hlc)
+        let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
         var changed = policyState.policy != policy
         do {
             if policyState.policy != policy {
@@ -186,9 +203,10 @@ package final class ReplicaTransaction: ReplicaRows {
 
     /// Stores a remote `record` that the merge decided on (the remote record, or the combination of
     /// it with the local one), journaled as coming from `peer`. `replacingSeq` is the journal seq of
-    /// the local row it replaces (read while deciding), or nil when the key is new here.
+    /// the local row it replaces (read while deciding), or nil when the key is new here. The record
+    /// passed the sync layer's gate (`RecordGate`) before the transaction began.
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
-        try Names.validateKey(key, inSuite: suite)
+        try Names.validateNewKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, record,
@@ -200,6 +218,10 @@ package final class ReplicaTransaction: ReplicaRows {
     /// migrating the same record writes the same one).
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
+        guard record.version.hlc <= HybridClock.maxHLC else {
+            throw StoreError.versionExhausted(
+                suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
+        }
         let existing = try existingRow(suite: suite, key: key)
         try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingSeq: existing?.seq)
     }
@@ -268,7 +290,7 @@ package final class ReplicaTransaction: ReplicaRows {
         }
     }
 
-    private func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingSeq: UInt64?) throws {
+    func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingSeq: UInt64?) throws {
         if let replacingSeq { try txn.delete(layout.journal, key: replacingSeq) }
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)

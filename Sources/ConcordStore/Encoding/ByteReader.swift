@@ -93,7 +93,14 @@ package struct ByteReader: Sendable {
 public struct ValueDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was wrong.
     public let reason: String
+    /// True when the bytes are plausibly a newer Concord's (a type tag or merge policy just past the
+    /// newest this build knows), not damage: upgrading would read them.
+    package let writtenByNewerConcord: Bool
     /// A decoding error saying `reason`.
-    public init(_ reason: String) { self.reason = reason }
+    public init(_ reason: String) { self.init(reason, writtenByNewerConcord: false) }
+    package init(_ reason: String, writtenByNewerConcord: Bool) {
+        self.reason = reason
+        self.writtenByNewerConcord = writtenByNewerConcord
+    }
     public var description: String { reason }
 }

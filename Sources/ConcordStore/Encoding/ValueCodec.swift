@@ -7,8 +7,10 @@ import Foundation
 ///
 /// Dates are written as the bits of `timeIntervalSinceReferenceDate`, which is what `Date` holds,
 /// so they read back `==`; the first format's dates (seconds since 1970) are still read.
-/// A `Float` is its 32 bits, a UUID its 16 bytes. A tag newer than this build knows is reported as
-/// written by a newer Concord, so an old reader fails clearly instead of guessing.
+/// A `Float` is its 32 bits, a UUID its 16 bytes. Tags are handed out in order, a few with a format
+/// (format 4 added two): a tag at most `newerTagWindow` past the newest this build knows is reported as
+/// written by a newer Concord, so an old reader fails clearly instead of guessing; any other unknown
+/// tag (0, or far past the newest) is damage.
 ///
 /// ```swift
 /// let bytes = try ValueCodec.encode(.array([.int(1), .string("two")]))
@@ -31,9 +33,12 @@ package enum ValueCodec {
         /// A UUID's 16 bytes.
         case uuid
 
-        /// The newest tag this build knows: a larger one comes from a newer Concord.
+        /// The newest tag this build knows: one a little larger comes from a newer Concord.
         static let newest = Tag.uuid
     }
+
+    /// How far past the newest known tag a tag is still taken for a newer Concord's (beyond: damage).
+    static let newerTagWindow: UInt8 = 16
 
     /// Encodes `value`; throws `StoreError.unsupportedValue` for NaN or too-deep nesting.
     package static func encode(_ value: Value, key: String = "") throws(StoreError) -> [UInt8] {
@@ -110,10 +115,12 @@ package enum ValueCodec {
         guard depth <= maxDepth else { throw ValueDecodingError("collections nested deeper than \(maxDepth) levels") }
         let raw = try r.u8()
         guard let tag = Tag(rawValue: raw) else {
-            guard raw > Tag.newest.rawValue else { throw ValueDecodingError("unknown type tag \(raw)") }
+            guard raw > Tag.newest.rawValue, raw - Tag.newest.rawValue <= newerTagWindow else {
+                throw ValueDecodingError("unknown type tag \(raw): the value's bytes are damaged")
+            }
             throw ValueDecodingError(
-                "a value of type tag \(raw), which a newer version of Concord wrote (this one reads tags up to \(Tag.newest.rawValue)): upgrade Concord to read it"
-            )
+                "a value of type tag \(raw), which a newer version of Concord wrote (this one reads tags up to \(Tag.newest.rawValue)): upgrade Concord to read it",
+                writtenByNewerConcord: true)
         }
         switch tag {
         case .string:

@@ -17,7 +17,7 @@ package struct StoreLayout: Sendable {
     package let marks: Database
 
     static let formatKey = Array("format".utf8)
-    static let replicaKey = Array("replica".utf8)
+    package static let replicaKey = Array("replica".utf8)
     static let stateKey = Array("state".utf8)
     static let createdKey = Array("created".utf8)
     /// The highest seq of a history mark this replica has pruned (the sync layer's, UInt64).

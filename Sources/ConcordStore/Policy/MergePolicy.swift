@@ -46,4 +46,11 @@ public enum MergePolicy: String, Sendable, Hashable, CaseIterable, CustomStringC
         guard let found = Self.allCases.first(where: { $0.code == code }) else { return nil }
         self = found
     }
+
+    /// Whether an unknown `code` is plausibly a policy a newer Concord added (codes are handed out in
+    /// order: one at most 8 past the newest known), rather than damage.
+    package static func isPlausiblyNewer(code: UInt8) -> Bool {
+        let newest = allCases.map(\.code).max() ?? 0
+        return code > newest && code - newest <= 8
+    }
 }

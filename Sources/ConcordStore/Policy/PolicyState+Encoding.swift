@@ -64,7 +64,11 @@ extension PolicyState {
     /// Reads a state from the rest of `r`, checking its order and (with `validateValues`) that every value decodes.
     package static func decode(_ r: inout ByteReader, validateValues: Bool = true) throws(ValueDecodingError) -> PolicyState {
         let code = try r.u8()
-        guard let policy = MergePolicy(code: code) else { throw ValueDecodingError("unknown merge policy \(code)") }
+        guard let policy = MergePolicy(code: code) else {
+            guard MergePolicy.isPlausiblyNewer(code: code) else { throw ValueDecodingError("unknown merge policy \(code): the state's bytes are damaged") }
+            throw ValueDecodingError(
+                "a merge policy of code \(code), which a newer version of Concord wrote: upgrade Concord to read it", writtenByNewerConcord: true)
+        }
         var state = PolicyState(policy: policy)
         let baseKind = try r.u8()
         switch baseKind {

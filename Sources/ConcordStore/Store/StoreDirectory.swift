@@ -1,4 +1,5 @@
 import Foundation
+import LMDB
 
 #if canImport(Glibc)
     import Glibc
@@ -7,8 +8,9 @@ import Foundation
 /// Creates a replica directory (0700) or checks that an existing one is safe to use:
 /// not writable by group or others, and its data files are regular files, not symlinks.
 enum StoreDirectory {
-    /// Returns the directory's canonical path.
-    static func prepare(_ path: String, create: Bool) throws -> String {
+    /// Returns the directory's canonical path, and whether this call created the directory.
+    static func prepare(_ path: String, create: Bool) throws -> (path: String, created: Bool) {
+        var created = false
         var info = stat()
         if lstat(path, &info) != 0 {
             guard errno == ENOENT else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
@@ -21,6 +23,7 @@ enum StoreDirectory {
                 throw StoreError.io(path: path, reason: "cannot create the store directory: \(error.localizedDescription)")
             }
             chmod(path, 0o700)
+            created = true
         } else if info.st_mode & S_IFMT == S_IFLNK {
             guard stat(path, &info) == 0 else { throw StoreError.io(path: path, reason: "a dangling symlink") }
         }
@@ -52,6 +55,24 @@ enum StoreDirectory {
         }
         guard let resolved = realpath(path, nil) else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return (String(cString: resolved), created)
+    }
+
+    /// Removes what a failed creation of the store at `path` left (its files, then the directory,
+    /// which this process created: never anything else), and explains a full disk.
+    static func abandon(_ path: String, after error: any Error) -> any Error {
+        for file in ["data.mdb", "lock.mdb", "notify"] { unlink(path + "/" + file) }
+        rmdir(path)
+        var full = FileSystemSpace.isFull(at: parent(of: path))
+        if case .storage(let code, _, _) = error as? StoreError, code == ENOSPC { full = true }
+        guard full else { return error }
+        return StoreError.storage(
+            code: ENOSPC, operation: "creating the store at \(path)",
+            message: "no space left on \(FileSystemSpace.describe(parent(of: path))); free some space and try again (nothing was left behind)")
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

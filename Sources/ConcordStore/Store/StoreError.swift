@@ -9,7 +9,7 @@ import LMDB
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A suite name outside 1–128 bytes of letters, digits, `.`, `_`, `-`.
     case invalidSuiteName(String, reason: String)
-    /// A key outside 1–256 bytes of UTF-8.
+    /// A key outside 1–256 bytes of UTF-8, or one a write may not create (holding U+0000).
     case invalidKey(String, reason: String)
     /// An encoded value larger than the store's limit.
     case valueTooLarge(key: String, bytes: Int, limit: Int)
@@ -41,6 +41,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case migrationFailed(suite: String, version: Int, key: String, reason: String)
     /// A schema that cannot be applied (a migration to a version above the schema's, twice the same version).
     case invalidSchema(suite: String, reason: String)
+    /// A write needs a version past the greatest any replica accepts (the key's record, or the clock,
+    /// is at that bound): it would wrap around to a version that loses. Nothing was written.
+    case versionExhausted(suite: String, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -70,6 +73,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
                 "suite \(quoted(suite)) is at schema version \(stored) in this replica, newer than this program's \(supported); it refuses to write values of the older shape — upgrade the program (nothing was written)"
         case .invalidSchema(let suite, let reason):
             return "the schema given for suite \(quoted(suite)) is invalid: \(reason)"
+        case .versionExhausted(let suite, let key, let reason):
+            return "cannot write key \(quoted(key)) in suite \(quoted(suite)): \(reason) (nothing was written)"
         case .migrationFailed(let suite, let version, let key, let reason):
             return "the migration of suite \(quoted(suite)) to schema version \(version) failed at key \(quoted(key)): \(reason) (nothing was migrated)"
         }

@@ -152,9 +152,10 @@ public struct Record: Hashable, Sendable {
         return Record(version: version, valueBytes: payload)
     }
 
-    /// Parses a record's whole `encoded` bytes.
-    package static func decode(_ bytes: [UInt8]) throws(ValueDecodingError) -> Record {
+    /// Parses a record's whole `encoded` bytes; its value (or policy state's values) is checked to decode
+    /// unless `validatingValue` is false (the sync layer's gate checks them, with the rest of the record).
+    package static func decode(_ bytes: [UInt8], validatingValue: Bool = true) throws(ValueDecodingError) -> Record {
         var reader = ByteReader(bytes)
-        return try decode(&reader)
+        return try decode(&reader, validateValue: validatingValue)
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 
 /// A pair of byte streams carrying sync frames: a pipe pair to a child (`ssh host sync-tool serve`),
 /// standard input and output (`serve`), or a socket. Reads wait at most `timeout` seconds for the
-/// next bytes (silence is an error); a frame over `limits.maxBytes` is refused from its header,
+/// next bytes (silence is an error), and sends as long for the peer to take the next bytes (a peer
+/// that stops reading is an error too); a frame over `limits.maxBytes` is refused from its header,
 /// before any of it is read.
 ///
 /// ```swift
@@ -22,6 +23,8 @@ package final class SyncChannel: @unchecked Sendable {
     package var limits: BundleLimits
     /// Bytes read but not yet decoded.
     private var buffer: [UInt8] = []
+    /// Why the last send failed: the stream then holds part of a frame and takes no more.
+    private var broken: SyncProtocolError?
     private var start = 0
     /// Says what to blame when the stream ends or breaks (a remote's ssh diagnostics, for example).
     package var describeFailure: @Sendable (String) -> SyncProtocolError = { SyncProtocolError(.unreachable, $0) }
@@ -44,22 +47,38 @@ package final class SyncChannel: @unchecked Sendable {
     /// Bytes buffered and not yet read as frames.
     package var hasBufferedBytes: Bool { buffer.count > start }
 
+    /// Sends `frame`. A peer that takes none of it for `timeout` seconds (it stopped reading, so the
+    /// pipe or socket stays full) fails the send, as silence fails a read: the output is non-blocking
+    /// while a frame goes out, so a full stream is waited for in `poll`, never inside `write`. After a
+    /// failed send the stream holds part of a frame, so every later send fails at once.
     package func send(_ frame: SyncFrame) throws(SyncProtocolError) {
+        if let broken { throw broken }
         let bytes = frame.encoded()
+        let flags = fcntl(output, F_GETFL)
+        let switched = flags >= 0 && flags & O_NONBLOCK == 0 && fcntl(output, F_SETFL, flags | O_NONBLOCK) == 0
+        defer { if switched { _ = fcntl(output, F_SETFL, flags) } }
         var offset = 0
         while offset < bytes.count {
-            let rest = offset == 0 ? bytes : Array(bytes[offset...])
-            let n = write(output, rest, rest.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var p = pollfd(fd: output, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&p, 1, 1000)
-                    continue
-                }
-                throw describeFailure("the connection closed while sending (\(String(cString: strerror(errno))))")
+            // At most what a pipe holds per write: a partial write then copies no more than that.
+            let part = offset == 0 && bytes.count <= Self.writeChunk ? bytes : Array(bytes[offset..<min(offset + Self.writeChunk, bytes.count)])
+            let n = write(output, part, part.count)
+            if n >= 0 {
+                offset += n
+                continue
             }
-            offset += n
+            if errno == EINTR { continue }
+            guard errno == EAGAIN else {
+                broken = describeFailure("the connection closed while sending (\(String(cString: strerror(errno))))")
+                throw broken!
+            }
+            var ready = pollfd(fd: output, events: Int16(POLLOUT), revents: 0)
+            if poll(&ready, 1, Self.milliseconds(timeout)) == 0 {
+                broken = SyncProtocolError(
+                    .timeout,
+                    "the peer stopped reading: it took none of the \(bytes.count - offset) bytes left to send for \(Self.seconds(timeout)) (the timeout): giving up on the session"
+                )
+                throw broken!
+            }
         }
     }
 
@@ -109,7 +128,7 @@ package final class SyncChannel: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while buffer.count - start < count {
             var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 1, Int32(min(timeout * 1000, Double(Int32.max))))
+            let ready = poll(&fds, 1, Self.milliseconds(timeout))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
                 throw SyncProtocolError(.timeout, "the peer sent nothing for \(Self.seconds(timeout)) (the silence timeout): giving up on the session")
@@ -131,6 +150,11 @@ package final class SyncChannel: @unchecked Sendable {
         }
         return true
     }
+
+    /// The most one `write` is handed (a pipe's capacity).
+    static let writeChunk = 64 << 10
+
+    static func milliseconds(_ seconds: Double) -> Int32 { Int32(min(seconds * 1000, Double(Int32.max))) }
 
     static func seconds(_ s: Double) -> String { s == s.rounded() ? "\(Int(s)) s" : "\(s) s" }
 }

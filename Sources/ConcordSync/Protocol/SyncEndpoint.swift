@@ -41,6 +41,12 @@ struct SessionStart {
 /// `maxBatchBytes` bytes each), read from the journal one at a time, so neither side ever holds
 /// the whole delta. Every batch is bound to this replica's current history mark.
 ///
+/// A batch must stay within what its sender announced: it ends at or before the sender's last seq as
+/// its hello or its latest `announce` frame gave it, and a batch of a round starts at or after the end
+/// of the one before. So a side announces its last seq before a batch that reaches past its previous
+/// announcement, and refuses a batch from the peer that breaks either rule (a forged range could move
+/// its cursor on a replica past changes it never received).
+///
 /// When the session start found a replica restored from an earlier state, the first exchange is a
 /// resync: everything both ways, nothing left out as an echo, every entry merged, the cursors
 /// replaced; later rounds are deltas again.
@@ -67,13 +73,21 @@ final class SyncEndpoint {
     var mayCloseBetweenBatches = false
     /// It did: the last `receiveChanges` ended with the stream, after whole batches.
     private(set) var closedBetweenBatches = false
+    /// The last seq the peer announced (its hello's, then its `announce` frames'): its batches end at or before it.
+    private var peerAnnounced: UInt64
+    /// The last seq this side announced to the peer in its sessions' rounds (its hello's at first).
+    private var announcedToPeer: UInt64
 
-    init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool, start: SessionStart) throws {
+    /// An endpoint of a session with `peer`, this side having announced `announced` as its last seq in
+    /// its hello; `start` is what the verdicts decided (a delta, or a resync).
+    init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool, announced: UInt64, start: SessionStart) throws {
         self.store = store
         self.channel = channel
         self.peer = peer.replica
         self.selection = selection
         self.dryRun = dryRun
+        peerAnnounced = peer.lastSeq
+        announcedToPeer = announced
         let me = store.replicaID
         let proven = start.mine.claims.proven
         peerHas = Dictionary(uniqueKeysWithValues: selection.scopes.map { ($0, start.resync ? 0 : proven.merged(of: me, scope: $0)) })
@@ -104,7 +118,12 @@ final class SyncEndpoint {
                 after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes, mark: mark, leaveOutEchoes: !full)
             sent.journalEntriesRead += delta.journalEntriesRead
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
+            sent.leftOut += delta.leftOut
             guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && sent.batches == 0) else { break }
+            if delta.batch.toSeq > announcedToPeer {
+                try channel.send(.announce(seq: delta.batch.toSeq))
+                announcedToPeer = delta.batch.toSeq
+            }
             try channel.send(.batch(delta.batch))
             let ack = try awaitAck()
             guard ack.toSeq == delta.batch.toSeq else {
@@ -149,6 +168,7 @@ final class SyncEndpoint {
         applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
         let mode: BatchApplier.MergeMode = resyncReceive ? .resync : .delta
         var pending = first
+        var previousEnd: UInt64?
         while true {
             guard let frame = try pending ?? nextFrame("a batch or the end of the peer's changes", mayEnd: mayCloseBetweenBatches) else {
                 closedBetweenBatches = true
@@ -162,6 +182,8 @@ final class SyncEndpoint {
                     throw SyncProtocolError(
                         .malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
                 }
+                try checkRange(batch, after: previousEnd)
+                previousEnd = batch.toSeq
                 let report: ApplyReport
                 do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as SyncError {
                     throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
@@ -173,11 +195,34 @@ final class SyncEndpoint {
             case .end:
                 resyncReceive = false
                 return total
-            case .announce:
-                announced = true
+            case .announce(let seq):
+                noteAnnouncement(seq)
             default:
                 throw SyncProtocolError(.malformed, "the peer sent an unexpected frame while sending its changes")
             }
+        }
+    }
+
+    /// The peer's last seq is `seq` (an `announce` frame): its batches may reach it, and it has changes.
+    func noteAnnouncement(_ seq: UInt64) {
+        announced = true
+        peerAnnounced = max(peerAnnounced, seq)
+    }
+
+    /// Refuses a batch that ends past the last seq its sender announced, or starts before the end of
+    /// the batch before it in the round (`previousEnd`).
+    private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(SyncProtocolError) {
+        guard batch.toSeq <= peerAnnounced else {
+            throw SyncProtocolError(
+                .malformed,
+                "the peer's batch of \(batch.source) ends at seq \(batch.toSeq), past the last seq it announced (\(peerAnnounced)); a batch carries only what its sender has, so nothing of it was merged"
+            )
+        }
+        if let previousEnd, batch.fromSeq < previousEnd {
+            throw SyncProtocolError(
+                .malformed,
+                "the peer's batch of \(batch.source) starts at seq \(batch.fromSeq), before the end of its previous batch (\(previousEnd)); the batches of a round follow one another, so nothing of it was merged"
+            )
         }
     }
 
@@ -185,7 +230,7 @@ final class SyncEndpoint {
         while true {
             switch try expectFrame("an acknowledgement") {
             case .ack(let ack): return ack
-            case .announce: announced = true
+            case .announce(let seq): noteAnnouncement(seq)
             default: throw SyncProtocolError(.malformed, "the peer sent something else where an acknowledgement belongs")
             }
         }
@@ -229,6 +274,8 @@ public struct SentChanges: Sendable, Equatable {
     public var maxSkewMilliseconds: UInt64 = 0
     /// Journal entries read on this side to build the batches.
     public var journalEntriesRead = 0
+    /// Records this side holds from before the gate's rules, left out of the batches (see `RecordGate`).
+    public var leftOut: [RefusedRecord] = []
 
     /// Nothing sent yet.
     public init() {}
@@ -253,5 +300,6 @@ public struct SentChanges: Sendable, Equatable {
         skewedVersions += other.skewedVersions
         maxSkewMilliseconds = max(maxSkewMilliseconds, other.maxSkewMilliseconds)
         journalEntriesRead += other.journalEntriesRead
+        leftOut += other.leftOut
     }
 }

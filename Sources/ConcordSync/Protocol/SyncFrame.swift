@@ -19,7 +19,9 @@ package enum SyncFrame: Sendable, Equatable {
     case ack(SyncAck)
     /// The sender has no more batches this round.
     case end
-    /// The serving side committed a change of its own (in a live session): pull.
+    /// The sender's last journal seq is now `seq`: it sends this before a batch reaching past what it
+    /// announced before (its hello's last seq at first), and a live server sends it after a commit of
+    /// its own (pull). A batch may not end past the last seq its sender announced.
     case announce(seq: UInt64)
     /// The sender gives up, saying why; it closes the stream next.
     case failure(SyncProtocolError)
@@ -82,7 +84,7 @@ package enum SyncFrame: Sendable, Equatable {
         }
         switch kind {
         case .hello: return .hello(try SyncHello.decode(payload, limits: limits))
-        case .batch: return .batch(try bundle(payload, limits: limits, what: "a batch").batch)
+        case .batch: return .batch(try bundle(payload, limits: limits, refusal: "a batch was refused, so nothing of it was merged").batch)
         default: break
         }
         guard payload.count >= 4 else { throw SyncProtocolError(.malformed, "a \(kind) frame of \(payload.count) bytes is too short to hold its checksum") }
@@ -113,10 +115,10 @@ package enum SyncFrame: Sendable, Equatable {
         }
     }
 
-    /// A bundle carried in a frame, validated by the bundle decoder.
-    static func bundle(_ bytes: [UInt8], limits: BundleLimits, what: String) throws(SyncProtocolError) -> SyncBundle {
+    /// A bundle carried in a frame, validated by the bundle decoder; `refusal` begins the message when it is not sound.
+    static func bundle(_ bytes: [UInt8], limits: BundleLimits, refusal: String) throws(SyncProtocolError) -> SyncBundle {
         do { return try SyncBundle.decode(bytes, limits: limits) } catch {
-            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(what) was refused: \(error.message)")
+            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(refusal): \(error.message)")
         }
     }
 }
@@ -129,10 +131,15 @@ package enum SyncFrame: Sendable, Equatable {
 package struct SyncHello: Sendable, Equatable {
     /// The first bytes of a hello's payload.
     static let magic: [UInt8] = Array("CONCORDP".utf8)
-    /// The protocol version this Concord speaks, the only one it accepts. Version 2 binds cursors to
-    /// history marks: the hello's knowledge carries them, acknowledgements carry the receiver's mark, and
-    /// each side sends a verdict on the other's claims after the hellos.
-    package static let currentVersion: UInt16 = 2
+    /// The protocol version this Concord speaks, and the newest it accepts. Version 2: a batch ends at
+    /// or before the last seq its sender announced (its hello's, raised by `announce` frames). Version 3
+    /// binds cursors to history marks: the hello's knowledge carries them, acknowledgements carry the
+    /// receiver's mark, and each side sends a verdict on the other's claims after the hellos.
+    package static let currentVersion: UInt16 = 3
+    /// The oldest version accepted: a version-1 peer sends batches past what its hello announced, which
+    /// this side refuses (they could move its cursors past changes it never received), and a version-2
+    /// peer cannot prove its cursors (it would skip what a replica restored from a backup hands out again).
+    package static let minimumVersion: UInt16 = 3
 
     package var version = SyncHello.currentVersion
     /// The sender's replica.
@@ -141,7 +148,7 @@ package struct SyncHello: Sendable, Equatable {
     package let selection: SyncSelection
     /// What the sender has merged of every replica it knows (its `received` cursors).
     package let knowledge: PeerKnowledge
-    /// The sender's last journal seq.
+    /// The sender's last journal seq: its batches end at or before it, until it announces a later one.
     package let lastSeq: UInt64
     /// The sender's wall clock, in milliseconds since 1970.
     package var milliseconds: UInt64 = 0
@@ -185,17 +192,17 @@ package struct SyncHello: Sendable, Equatable {
                 .newerVersion, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
         }
         guard version >= 1 else { throw SyncProtocolError(.malformed, "sync protocol version 0 does not exist") }
-        guard version == currentVersion else {
+        guard version >= minimumVersion else {
             throw SyncProtocolError(
                 .olderVersion,
-                "the peer speaks sync protocol version \(version), older than this side's \(currentVersion) (it cannot prove its cursors): upgrade Concord on the peer's side"
+                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks): upgrade Concord where version \(version) runs"
             )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
             throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
         }
         guard flags & ~15 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
-        let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, what: "the hello")
+        let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, refusal: "the hello was refused")
         guard bundle.batch.entries.isEmpty else { throw SyncProtocolError(.malformed, "the hello carries entries; a hello describes its sender only") }
         var hello = SyncHello(replica: bundle.batch.source, selection: bundle.batch.selection, knowledge: bundle.batch.knowledge, lastSeq: bundle.batch.toSeq)
         hello.version = version

@@ -107,7 +107,9 @@ package final class SyncRelay {
                 sent.add(ack)
             case .end:
                 return sent
-            case .announce:
+            case .announce(let seq):
+                // The sender's last seq, ahead of a batch that reaches it: the far side must hear it first.
+                try to.channel.send(.announce(seq: seq))
                 from.announced = true
             default:
                 throw SyncProtocolError(.malformed, "a remote sent an unexpected frame while sending its changes")

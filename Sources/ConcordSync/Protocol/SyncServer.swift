@@ -66,7 +66,8 @@ package struct SyncServer {
         try channel.send(.hello(hello))
         if opening.relay { client = try introduction(channel, after: opening, selection: selection) }
         let start = try SessionStart.exchange(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun)
-        let endpoint = try SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun, start: start)
+        let endpoint = try SyncEndpoint(
+            store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun, announced: hello.lastSeq, start: start)
         endpoint.mayCloseBetweenBatches = opening.relay
         let clientID = client.replica
         let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
@@ -91,9 +92,11 @@ package struct SyncServer {
                 let received = try endpoint.receiveChanges(first: frame, refuse: readOnly ? Self.readOnlyRefusal : nil)
                 if endpoint.closedBetweenBatches { return }
                 _ = try endpoint.sendChanges(atLeastOne: received.entries > 0 || resyncing)
+            case .announce(let seq):
+                endpoint.noteAnnouncement(seq) // the client's last seq, before batches that reach it
             case .failure(let error):
                 throw SyncProtocolError(error.kind, "the client: " + error.message)
-            case .hello, .ack, .announce, .verdict:
+            case .hello, .ack, .verdict:
                 throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
             }
         }

@@ -56,7 +56,8 @@ package final class SyncSession {
         // Each side checks the other's claims about its history before anything is sent or skipped.
         let start = try SessionStart.exchange(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun)
         historyResync = start.historyResync(me: store.replicaID, peer: peer.replica)
-        endpoint = try SyncEndpoint(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun, start: start)
+        endpoint = try SyncEndpoint(
+            store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun, announced: hello.lastSeq, start: start)
     }
 
     package var selection: SyncSelection { peer.selection }
@@ -82,7 +83,9 @@ package final class SyncSession {
         case .timeout: return .timeout
         case .stream:
             switch try endpoint.expectFrame("an announcement") {
-            case .announce: return .announced
+            case .announce(let seq):
+                endpoint.noteAnnouncement(seq)
+                return .announced
             default: throw SyncProtocolError(.malformed, "the peer sent something other than an announcement between rounds")
             }
         }

@@ -57,6 +57,9 @@ struct ExportCommand: Command {
             io.out(
                 "exported \(report.entries) changes (seq \(report.fromSeq)...\(report.toSeq)) of \(store.directory) (\(store.replicaID)) to \(out), \(report.bytes) bytes"
             )
+            if !report.leftOut.isEmpty {
+                io.out(RefusedRecord.line(report.leftOut, noun: "change", verb: "left out") + " (stored here before the rules they break)")
+            }
             return .ok
         }
     }

@@ -33,7 +33,7 @@ struct ImportCommand: Command {
                 report = planned
             } else {
                 let store = try Arguments.openStore(dir, create: !dryRun)
-                report = try BundleExchange.importBundle(at: file, into: store, dryRun: dryRun)
+                report = try BundleExchange.importBundle(bundle, from: file, into: store, dryRun: dryRun)
             }
             let pending = dryRun && report.recordsChanged > 0
             let source = report.source

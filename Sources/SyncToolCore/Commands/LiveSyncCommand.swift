@@ -1,4 +1,5 @@
 import Concord
+import ConcordHub
 import ConcordSync
 import Foundation
 import Synchronization
@@ -8,8 +9,9 @@ import Synchronization
 #endif
 
 /// `sync-tool sync A B --watch`: a `LiveSync` until SIGINT or SIGTERM, one line (or JSON object) per
-/// round, then a summary and exit 0. `local` is a directory and `other` a directory or a remote, or
-/// both are remotes, relayed through this process (then its lines say "in B" and "in A").
+/// round, then a summary and exit 0. `local` is a directory and `other` a directory, a remote or a
+/// hub's URL, or both are remotes, relayed through this process (then its lines say "in B" and "in A").
+/// A hub's rounds also carry its report's figures (hub rows changed, pages, a full resync, skew).
 struct LiveSyncCommand {
     let local: String
     let other: String
@@ -21,11 +23,13 @@ struct LiveSyncCommand {
     var localIsA = true
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        try HubCommandSupport.mappingErrors {
             let json = json
             let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
             let names = localIsA ? ["A", "B"] : ["B", "A"]
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
+            // A hub round's full report, set by the peer just before the loop reports the round.
+            let hubReport = Mutex<HubSyncReport?>(nil)
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
                 switch event {
                 case .connected: io.err("connected")
@@ -40,9 +44,16 @@ struct LiveSyncCommand {
                         t.conflicts += round.conflicts.count + round.remoteConflicts
                         return t.rounds
                     }
-                    let resync = SyncCommandSupport.Resync(round.historyResync, entries: round.entriesSent) { id in
-                        round.replicas.firstIndex(of: id).map { names[$0] } ?? "replica \(id)"
+                    let hub = hubReport.withLock { report in
+                        defer { report = nil }
+                        return report
                     }
+                    // A hub round names the hub as a hub-sync line does; other rounds name A and B.
+                    let resync =
+                        hub.map(HubSyncCommand.resync)
+                        ?? SyncCommandSupport.Resync(round.historyResync, entries: round.entriesSent) { id in
+                            round.replicas.firstIndex(of: id).map { names[$0] } ?? "replica \(id)"
+                        }
                     if json {
                         io.out(
                             ValueText.object(
@@ -50,13 +61,14 @@ struct LiveSyncCommand {
                                     ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
                                     ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
                                     ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
-                                ] + resync.jsonFields))
+                                ] + (hub.map(HubSyncCommand.fields) ?? []) + resync.jsonFields))
                     } else {
                         if let line = resync.line { io.out(line) }
                         io.out(
                             "round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts"
                         )
                         for c in round.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
+                        for line in hub.map(HubSyncCommand.notes) ?? [] { io.out("  " + line) }
                     }
                 }
             }
@@ -74,6 +86,31 @@ struct LiveSyncCommand {
                     return try RelayLivePeer(a: first, b: second, selection: selection)
                 }
                 title = "live sync \(a) <-> \(b), relayed through this machine"
+            } else if HubSyncCommand.isHub(other) {
+                // Like a one-off hub sync, a watch creates the replica it is given.
+                let (store, url, selection) = (try Arguments.openStore(local, create: true), other, selection)
+                let onReport: @Sendable (HubSyncReport) -> Void = { report in hubReport.withLock { $0 = report } }
+                // The first session opens here: a hub that refuses live sync for good (a transaction
+                // pooler, a missing account) ends the command with its exit code instead of retrying
+                // forever; one that cannot be reached yet is retried like any broken session.
+                let opened: HubLivePeer?
+                do {
+                    opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+                } catch let error as HubError where error.isUnreachable {
+                    io.err("cannot reach the hub yet: \(error); retrying")
+                    opened = nil
+                }
+                let first = Mutex<HubLivePeer?>(opened)
+                live = try LiveSync(store: store, heartbeat: heartbeat, onEvent: onEvent) {
+                    if let peer = first.withLock({ p in
+                        defer { p = nil }
+                        return p
+                    }) {
+                        return peer
+                    }
+                    return try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+                }
+                title = "live sync \(store.directory) <-> \(ConnectionString(other))"
             } else if RemoteAddress.isRemote(other) {
                 let store = try Arguments.openStore(local, create: options.create)
                 live = try LiveSync(store: store, remote: other, options: options, selection: selection, heartbeat: heartbeat, onEvent: onEvent)

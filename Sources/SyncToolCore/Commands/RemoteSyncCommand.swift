@@ -42,7 +42,8 @@ struct RemoteSyncCommand {
                             ("records_changed_a", String(changedA)), ("records_changed_b", String(changedB)),
                             ("records_changed", String(report.recordsChanged)),
                             ("conflicts", String(conflicts)), ("clock_skew_warnings", String(skewed)),
-                            ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead))
+                            ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead)),
+                            ("left_out", String(report.sent.leftOut.count))
                         ] + resync.jsonFields))
             } else {
                 let verb = dryRun ? "would change" : "changed"
@@ -57,6 +58,11 @@ struct RemoteSyncCommand {
                 io.out(
                     "conflicts: \(conflicts)" + (report.sent.conflicts > 0 ? " (\(report.sent.conflicts) found on the remote side: see its conflict log)" : ""))
                 for c in report.received.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
+                if !report.sent.leftOut.isEmpty {
+                    io.out(
+                        "\(remoteIsA ? "B" : "A"): " + RefusedRecord.line(report.sent.leftOut, noun: "change", verb: "left out")
+                            + " (stored there before the rules they break)")
+                }
                 if skewed > 0 {
                     io.out(
                         "clock skew warning: \(skewed) versions were ahead of the receiving side's clock by more than the allowed drift (merged anyway; check the writers' clocks)"

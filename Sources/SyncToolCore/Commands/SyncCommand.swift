@@ -8,7 +8,7 @@ struct SyncCommand: Command {
         name: "sync", abstract: "Sync two replicas both ways (each a directory or [user@]host:PATH over ssh), or a replica with a hub (postgresql://…).",
         positionals: [
             .init(name: "A", help: "One replica: a directory, or [user@]host:PATH / ssh://[user@]host[:port]/PATH."),
-            .init(name: "B", help: "The other replica (a directory or a remote), or a hub's libpq URI (postgresql://USER@HOST/DB).")
+            .init(name: "B", help: "The other replica (a directory or a remote), or a hub: postgresql://USER@HOST/DB or 'host=… user=… dbname=…'.")
         ],
         options: [
             .init(name: "suite", valueName: "SUITE", help: "Sync only this suite (repeat for more; default: every suite).", repeating: true),
@@ -35,11 +35,15 @@ struct SyncCommand: Command {
             remotes, this machine relays: each far side is introduced to the other's replica and the \
             batches and acknowledgements pass through unchanged (nothing is stored here).
 
-            With a hub URL, the account is the role the URL logs in as; the password comes from the URL, \
-            ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached or refuses the login.
+            B is a hub when it is a postgresql:// or postgres:// URI, or libpq keyword=value pairs \
+            ('host=db port=5432 user=alice dbname=settings': every word a pair with a keyword libpq knows) \
+            and no file or directory of that name exists; write ./NAME for a directory whose name looks so. \
+            The account is the role the connection logs in as; the password comes from the string, \
+            ~/.pgpass or PGPASSWORD (never printed). Exit 5 when the hub cannot be reached, refuses the login \
+            or its certificate does not verify, 6 when it refuses a push over the account's quota.
 
-            With --watch (A and B each a directory or a remote), one line (or JSON object) per round; on \
-            SIGINT or SIGTERM a summary, exit 0.
+            With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
+            object) per round; on SIGINT or SIGTERM a summary, exit 0.
             """)
 
     let dirA, dirB: String
@@ -63,17 +67,17 @@ struct SyncCommand: Command {
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
-        if RemoteAddress.isRemote(dirA) && ConnectionString.isHubURL(dirB) {
+        if RemoteAddress.isRemote(dirA) && HubSyncCommand.isHub(dirB) {
             throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
         }
-        for side in [dirA, dirB] where RemoteAddress.isRemote(side) {
+        for side in [dirA, dirB] where RemoteAddress.isRemote(side) && !HubSyncCommand.isHub(side) {
             do { _ = try RemoteAddress.parse(side) } catch { throw CLIError.invalid(error.message) }
         }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        if ConnectionString.isHubURL(dirB) {
-            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json, watch: watch).run(io)
+        if HubSyncCommand.isHub(dirB) && !watch {
+            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json).run(io)
         }
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
@@ -112,6 +116,7 @@ struct SyncCommand: Command {
                             ("records_changed", String(report.recordsChanged)),
                             ("conflicts", String(conflicts.count)),
                             ("clock_skew_warnings", String(report.skewedVersions)),
+                            ("left_out_a", String(report.aToB.refused.count)), ("left_out_b", String(report.bToA.refused.count)),
                             ("journal_entries_read", String(report.journalEntriesRead))
                         ] + resync.jsonFields))
             } else {
@@ -122,6 +127,9 @@ struct SyncCommand: Command {
                 io.out("B -> A: \(sentBA) changes sent, \(report.bToA.recordsChanged) records \(verb) in A")
                 io.out("conflicts: \(conflicts.count)")
                 for c in conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
+                for (report, from) in [(report.aToB, "A"), (report.bToA, "B")] where !report.refused.isEmpty {
+                    io.out("\(from): " + RefusedRecord.line(report.refused, noun: "change", verb: "left out") + " (stored there before the rules they break)")
+                }
                 for (report, from, into) in [(report.aToB, "A", "B"), (report.bToA, "B", "A")] where report.skewedVersions > 0 {
                     io.out(
                         "clock skew warning: \(report.skewedVersions) versions from \(from) were up to \(report.maxSkewMilliseconds / 1000) s ahead of \(into)'s clock (merged anyway; check \(from)'s system clock)"
@@ -170,7 +178,7 @@ enum SyncCommandSupport {
     }
 
     /// Runs `body`, reporting a bad bundle or an impossible sync as invalid input (exit 3).
-    static func mappingErrors(_ body: () throws -> ExitCode) throws -> ExitCode {
+    static func mappingErrors<R>(_ body: () throws -> R) throws -> R {
         do { return try body() } catch let error as BundleError {
             throw CLIError(.invalidInput, error.description)
         } catch let error as SyncError {

@@ -3,7 +3,8 @@ import Foundation
 
 /// Workload 8: sync. Merging a batch of changes from another replica (one durable write transaction,
 /// re-journaled, cursors updated) into an empty replica and into a large one, in changes per second;
-/// and a 100-change delta pulled into a large replica, in milliseconds including the durable commit.
+/// what the gate every record from outside passes (`RecordGate`) costs of that, per change; and a
+/// 100-change delta pulled into a large replica, in milliseconds including the durable commit.
 /// The side-by-side baseline is an in-memory CRDT merge of the same number of map changes: Yjs's Rust
 /// core through `pycrdt` (PyPI), run by the python `make bench` installs it for (`BENCH_PYTHON`; else python3 when it has pycrdt).
 enum SyncMergeWorkload: Workload {
@@ -39,6 +40,7 @@ enum SyncMergeWorkload: Workload {
         let emptyScenario = "\(grouped(n)) changes into an empty replica"
         figures.append(Figure(workload: name, scenario: emptyScenario, subject: concordName, metric: "merge", unit: .operationsPerSecond, samples: intoEmpty))
         figures.append(crdtFigure(scenario: emptyScenario, changes: n, runs: runs, context))
+        figures += try gateFigures(source: source, scenario: emptyScenario, merges: intoEmpty, context)
 
         // 2. Into a large replica (its own keys, so every change is new there).
         context.progress("\(name): building a \(grouped(big))-key replica")
@@ -104,6 +106,33 @@ enum SyncMergeWorkload: Workload {
                 "a 100-change delta into a large replica under 5 ms, durable commit included",
                 value: delta.map { $0 / 1000 }, limit: 5, strictly: true
             ) { String(format: "%.2f ms", $0) }
+        ]
+    }
+
+    static let gateName = "the gate alone (RecordGate)"
+
+    /// The gate's cost per change beside the whole merge's (both in ns per change, from the same run): the
+    /// source's reader checking what it sends (values already decoded with the journal) and the target's
+    /// check of the batch (values decoded), over the batch the merges pulled.
+    private static func gateFigures(source: Store, scenario: String, merges: [Double], _ context: BenchContext) throws -> [Figure] {
+        let batch = try DeltaReader.read(from: source, for: nil, alreadyMerged: .none).batch
+        let gate = RecordGate(store: source)
+        var perChange: [Double] = []
+        for _ in 0..<context.pick(quick: 3, full: 7) {
+            let started = BenchClock.now()
+            for entry in batch.entries {
+                if gate.refusal(suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, decodingValues: false) != nil {
+                    throw BenchError("the gate refused a sound change")
+                }
+            }
+            try gate.check(batch)
+            perChange.append(Double(BenchClock.now() - started) / Double(batch.entries.count))
+        }
+        return [
+            Figure(
+                workload: name, scenario: scenario, subject: concordName, metric: "per change", unit: .nanosecondsPerOperation,
+                samples: merges.map { 1e9 / $0 }),
+            Figure(workload: name, scenario: scenario, subject: gateName, metric: "per change", unit: .nanosecondsPerOperation, samples: perChange)
         ]
     }
 

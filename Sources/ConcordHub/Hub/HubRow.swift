@@ -1,0 +1,74 @@
+import ConcordStore
+import ConcordSync
+
+/// One row of the hub's `records` table as this client reads it back: its fields as the server sent
+/// them, and — through the gate every record from outside passes (`RecordGate`) — the remote entry it
+/// makes, or why it is refused. Any role with the account's login can write these rows, so nothing in
+/// them is trusted: a bad row is refused and named, never merged.
+///
+/// ```swift
+/// switch HubRow(seq: 7, suite: Array("app".utf8), key: Array("k".utf8), version: v, value: bytes, policy: false).entry(gate: gate) {
+/// case .success(let entry): print(entry.record)
+/// case .failure(let refused): print(refused)   // app/"k" (seq 7): its value does not decode: …
+/// }
+/// ```
+package struct HubRow: Sendable, Equatable {
+    package var seq: Int64
+    /// The suite and key columns' bytes (text, as the server holds it).
+    package var suite: [UInt8]
+    package var key: [UInt8]
+    /// 24 bytes: the hlc big-endian, then the writer's replica id.
+    package var version: [UInt8]
+    /// The value's bytes, a policy record's state when `policy`, or nil for a tombstone.
+    package var value: [UInt8]?
+    package var policy: Bool
+
+    package init(seq: Int64, suite: [UInt8], key: [UInt8], version: [UInt8], value: [UInt8]?, policy: Bool) {
+        self.seq = seq
+        self.suite = suite
+        self.key = key
+        self.version = version
+        self.value = value
+        self.policy = policy
+    }
+
+    /// Reads columns seq, suite, key, version, value, policy of `row`, starting at column `from`.
+    init(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws {
+        self.init(
+            seq: try rows.int64(row, c), suite: try rows.bytes(row, c + 1), key: try rows.bytes(row, c + 2),
+            version: try rows.bytes(row, c + 3), value: rows.optionalBytes(row, c + 4), policy: try rows.bool(row, c + 5))
+    }
+
+    /// The row's version, when its bytes are one.
+    package var parsedVersion: Version? {
+        guard version.count == 24 else { return nil }
+        return Version(hlc: version.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }, replica: ReplicaID(bytes: Array(version.suffix(16)))!)
+    }
+
+    /// The remote entry this row makes, or why the gate refuses it.
+    package func entry(gate: RecordGate) -> Result<RemoteEntry, RefusedRecord> {
+        let suiteName = String(validating: suite, as: UTF8.self)
+        let keyName = String(validating: key, as: UTF8.self)
+        let shownSuite = suiteName ?? String(decoding: suite, as: UTF8.self)
+        let shownKey = keyName ?? String(decoding: key, as: UTF8.self)
+        let at = UInt64(max(0, seq))
+        func refused(_ problem: RefusedRecord.Problem, _ reason: String) -> Result<RemoteEntry, RefusedRecord> {
+            .failure(RefusedRecord(suite: shownSuite, key: shownKey, seq: at, problem: problem, reason: reason))
+        }
+        guard seq > 0 else { return refused(.undecodable, "seq \(seq) is not a seq the hub hands out") }
+        guard let suiteName else { return refused(.suiteName, "its suite name is not UTF-8") }
+        guard let keyName else { return refused(.key, "its key is not UTF-8") }
+        guard version.count == 24 else { return refused(.version, "its version is \(version.count) bytes, not 24") }
+        guard !policy || value != nil else { return refused(.undecodable, "it is a policy record without a state") }
+        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : 0]
+        encoded += version
+        if let value { encoded += value }
+        let record: Record
+        do { record = try Record.decode(encoded, validatingValue: false) } catch {
+            return error.writtenByNewerConcord
+                ? refused(.writtenByNewerConcord, "its policy state: \(error)") : refused(.undecodable, "its record does not decode: \(error)")
+        }
+        if let problem = gate.refusal(suite: suiteName, key: keyName, seq: at, record: record) { return .failure(problem) }
+        return .success(RemoteEntry(seq: at, suite: suiteName, key: keyName, record: record))
+    }
+}

@@ -167,6 +167,18 @@ struct HostileServeTests {
         #expect(check.status == 0, "\(check.stderr)")
     }
 
+    @Test("a batch bound to a history mark covering a seq past what its sender announced is refused (exit 3), nothing of it merged")
+    func markPastAnnounced() throws {
+        let (before, cursors) = try snapshot()
+        let entry = try Self.entry("prefs", "k", .int(1), by: stranger)
+        let marked = RemoteBatch(
+            source: stranger, selection: .all, fromSeq: 0, toSeq: 1, entries: [entry], knowledge: .none, mark: HistoryMark.random(seq: 1 << 62))
+        let result = try serve([Self.hello(stranger, lastSeq: 1), Self.verdict, .batch(marked), .end])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("history mark covering seq \(1 << 62), past the last seq it announced (1)"), "\(result.stderr)")
+        try expectUnchangedAndSyncing(before, cursors)
+    }
+
     @Test("a version-1 peer, which cannot announce, is refused at the handshake and told to upgrade (exit 3)")
     func protocolVersionOne() throws {
         let (before, cursors) = try snapshot()

@@ -120,9 +120,11 @@ final class SyncEndpoint {
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
             sent.leftOut += delta.leftOut
             guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && sent.batches == 0) else { break }
-            if delta.batch.toSeq > announcedToPeer {
-                try channel.send(.announce(seq: delta.batch.toSeq))
-                announcedToPeer = delta.batch.toSeq
+            // The batch's mark covers a seq this replica holds: announced too, as the peer checks it.
+            let reach = max(delta.batch.toSeq, delta.batch.mark?.seq ?? 0)
+            if reach > announcedToPeer {
+                try channel.send(.announce(seq: reach))
+                announcedToPeer = reach
             }
             try channel.send(.batch(delta.batch))
             let ack = try awaitAck()
@@ -209,13 +211,19 @@ final class SyncEndpoint {
         peerAnnounced = max(peerAnnounced, seq)
     }
 
-    /// Refuses a batch that ends past the last seq its sender announced, or starts before the end of
-    /// the batch before it in the round (`previousEnd`).
+    /// Refuses a batch that ends past the last seq its sender announced (or whose history mark covers
+    /// a seq past it), or starts before the end of the batch before it in the round (`previousEnd`).
     private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(SyncProtocolError) {
         guard batch.toSeq <= peerAnnounced else {
             throw SyncProtocolError(
                 .malformed,
                 "the peer's batch of \(batch.source) ends at seq \(batch.toSeq), past the last seq it announced (\(peerAnnounced)); a batch carries only what its sender has, so nothing of it was merged"
+            )
+        }
+        if let mark = batch.mark, mark.seq > peerAnnounced {
+            throw SyncProtocolError(
+                .malformed,
+                "the peer's batch of \(batch.source) is bound to a history mark covering seq \(mark.seq), past the last seq it announced (\(peerAnnounced)); a mark covers only what its sender has, so nothing of it was merged"
             )
         }
         if let previousEnd, batch.fromSeq < previousEnd {

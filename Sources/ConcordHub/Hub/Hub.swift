@@ -125,19 +125,18 @@ public final class Hub {
         return (last, mark, UInt64(max(0, try rows.int64(row, c + 2))))
     }
 
-    /// Of `marks` (what a device's cursors on the hub are bound to), those the account holds.
-    func holds(_ marks: [HistoryMark]) throws -> Set<HistoryMark> {
-        guard !marks.isEmpty else { return [] }
+    /// Of `marks` (what a device's cursors on the hub are bound to), those the account holds, each
+    /// with the seq it was written at.
+    func marks(_ marks: [HistoryMark]) throws -> [[UInt8]: UInt64] {
+        guard !marks.isEmpty else { return [:] }
         let rows = try HubError.wrapping {
             try db.execute(
                 "SELECT mark, seq FROM concord_hub.marks WHERE account = $1 AND mark = ANY($2::bytea[])",
                 [.text(account), .byteaArray(marks.map(\.id))], operation: "look up the device's marks of the hub")
         }
-        var out = Set<HistoryMark>()
+        var out: [[UInt8]: UInt64] = [:]
         for row in 0..<rows.count {
-            try HubError.wrapping {
-                if let mark = HistoryMark(id: try rows.bytes(row, 0), seq: UInt64(max(0, try rows.int64(row, 1)))) { out.insert(mark) }
-            }
+            try HubError.wrapping { out[try rows.bytes(row, 0)] = UInt64(max(0, try rows.int64(row, 1))) }
         }
         return out
     }

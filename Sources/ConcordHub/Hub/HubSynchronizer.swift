@@ -164,9 +164,14 @@ public struct HubSynchronizer: Sendable {
         var device = try store.beginContact(with: hub.replicaID, claims: onDevice.knowledge, selection: selection, dryRun: dryRun)
         let mine = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
         let (last, _, pruned) = try hub.accountHistory()
-        let held = try hub.holds(mine.compactMap(\.mark))
+        let held = try hub.marks(mine.compactMap(\.mark))
         var check = ContactCheck()
-        check.claims = ClaimsCheck.of(mine, holds: { held.contains($0) }, lastSeq: last, prunedThrough: pruned).check
+        // A pull binds the cursor to the account's newest mark as covering the account's last seq; seqs
+        // handed out without a push (rows written through the account's login) follow that mark, so the
+        // hub holds a claimed mark when it has that id from a seq at or below the claim, and reaches it.
+        check.claims =
+            ClaimsCheck.of(mine, holds: { m in held[m.id].map { $0 <= m.seq && m.seq <= last } ?? false }, lastSeq: last, prunedThrough: pruned)
+            .check
         check.unfinished = selection.scopes.contains { onDevice.reset.contains($0) } || onDevice.reset.contains(.allSuites)
         if onDevice.predatesMarks { device.predatesMarks = true }
         if !dryRun {

@@ -91,11 +91,11 @@ public enum BundleExchange {
             causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
             (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))
         }
-        let mark = try store.currentMark(givingTo: target, scopes: selection.scopes)
+        let read = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync)
+        let delta = read.bound(to: try store.currentMark(givingTo: target, scopes: selection.scopes))
         let (live, pruned, disproven) = try store.read { r in
             (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))
         }
-        let delta = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection, mark: mark, leaveOutEchoes: !resync)
         let bundle = SyncBundle(
             batch: delta.batch, createdMilliseconds: store.options.wallClock(), liveMarks: live, marksPrunedThrough: pruned,
             disprovenMarks: disproven.sorted { $0.encoded.lexicographicallyPrecedes($1.encoded) })

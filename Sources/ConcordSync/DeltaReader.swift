@@ -16,6 +16,18 @@ package struct Delta: Sendable {
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
     package var leftOut: [RefusedRecord] = []
+
+    /// This delta with its batch bound to `mark`, committed after the read and before the batch is sent
+    /// (it covers at least the batch's end: seqs only grow). Reading first means a store whose journal
+    /// cannot be read writes nothing, not even a mark.
+    package func bound(to mark: HistoryMark?) -> Delta {
+        guard let mark else { return self }
+        precondition(mark.seq >= batch.toSeq, "a mark covers the batch it binds")
+        let b = batch
+        let marked = RemoteBatch(
+            source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: b.entries, knowledge: b.knowledge, mark: mark)
+        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut)
+    }
 }
 
 /// Reads the changes one replica has that another has not merged (see the architecture document, "Delta sync").
@@ -23,8 +35,9 @@ package struct Delta: Sendable {
 /// The read is one snapshot of the source: its entries after the target's cursor, its last seq and
 /// its cursors, so the batch is consistent even while other processes write. Its cost grows with the
 /// number of entries after the cursor, not with the size of the store. With a history mark (see
-/// `Store.currentMark`), the batch ends at the mark's seq and carries the mark: the target binds its
-/// cursor to it.
+/// `Store.currentMark`), the batch ends at or before the mark's seq and carries the mark: the target
+/// binds its cursor to it. A sender reads a delta first, then takes its mark (`Delta.bound(to:)`),
+/// and later parts of the same delta with that mark.
 ///
 /// Entries the target is known to hold already are left out (still counted as read): plain records
 /// the source received from the target, where the source's cursor on the target proves the target
@@ -40,8 +53,8 @@ package struct Delta: Sendable {
 ///
 /// ```swift
 /// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
-/// let mark = try laptop.currentMark(givingTo: phone.replicaID, scopes: [.allSuites])
-/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged, mark: mark)
+/// let read = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// let delta = read.bound(to: try laptop.currentMark(givingTo: phone.replicaID, scopes: [.allSuites]))
 /// ```
 package enum DeltaReader {
     /// Reads `source`'s entries of `selection` that `target` has not merged, according to `alreadyMerged`
@@ -51,7 +64,7 @@ package enum DeltaReader {
     /// With `after`, the read starts after that seq instead (the next part of a delta read in parts);
     /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
     /// entry), so a large delta travels as several batches, each ending where the next begins. With
-    /// `mark`, it stops at the mark's seq (the mark was committed before this snapshot).
+    /// `mark`, it stops at the mark's seq (a later part of a delta whose first part was bound to it).
     package static func read(
         from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
         selection: SyncSelection = .all, after: UInt64? = nil,

@@ -40,7 +40,7 @@ package struct RemoteBatch: Hashable, Sendable {
     package let entries: [RemoteEntry]
     /// The source's cursors when the batch was read (`PeerKnowledge(received:)`).
     package let knowledge: PeerKnowledge
-    /// The source's history mark covering `toSeq`, committed before the batch was read: the receiver
+    /// The source's history mark covering `toSeq`, committed before the batch is sent: the receiver
     /// binds its cursor to it (nil: a batch that proves nothing, such as a bundle of an older format).
     package let mark: HistoryMark?
 

@@ -65,14 +65,15 @@ public struct Synchronizer: Sendable {
             if checkB.forcesResync { try a.resetCursors(on: b.replicaID) }
         }
         let history = HistoryResync(checkA.causes(me: a.replicaID, peer: b.replicaID) + checkB.causes(me: b.replicaID, peer: a.replicaID))
-        let markA = dryRun ? nil : try a.currentMark(givingTo: b.replicaID, scopes: scopes)
-        let markB = dryRun ? nil : try b.currentMark(givingTo: a.replicaID, scopes: scopes)
-        let fromA = try DeltaReader.read(
+        // Both deltas are read before either mark is written: a replica whose journal cannot be read
+        // is left as it was.
+        let readA = try DeltaReader.read(
             from: a, for: b.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try b.peerCursors()), selection: selection,
-            mark: markA, leaveOutEchoes: !resync)
-        let fromB = try DeltaReader.read(
-            from: b, for: a.replicaID, alreadyMerged: resync ? .none : fromA.batch.knowledge, selection: selection,
-            mark: markB, leaveOutEchoes: !resync)
+            leaveOutEchoes: !resync)
+        let readB = try DeltaReader.read(
+            from: b, for: a.replicaID, alreadyMerged: resync ? .none : readA.batch.knowledge, selection: selection, leaveOutEchoes: !resync)
+        let fromA = readA.bound(to: dryRun ? nil : try a.currentMark(givingTo: b.replicaID, scopes: scopes))
+        let fromB = readB.bound(to: dryRun ? nil : try b.currentMark(givingTo: a.replicaID, scopes: scopes))
         let intoB = applier(b)
         let intoA = applier(a)
         var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
@@ -144,10 +145,10 @@ public struct Synchronizer: Sendable {
             if checkSource.forcesResync { try target.resetCursors(on: source.replicaID) }
             if checkTarget.forcesResync { try source.resetCursors(on: target.replicaID) }
         }
-        let mark = dryRun ? nil : try source.currentMark(givingTo: target.replicaID, scopes: selection.scopes)
         let delta = try DeltaReader.read(
             from: source, for: target.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try target.peerCursors()),
-            selection: selection, mark: mark, leaveOutEchoes: !resync)
+            selection: selection, leaveOutEchoes: !resync
+        ).bound(to: dryRun ? nil : try source.currentMark(givingTo: target.replicaID, scopes: selection.scopes))
         let applier = applier(target)
         var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
         report.refused = delta.leftOut

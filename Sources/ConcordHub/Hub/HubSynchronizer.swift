@@ -188,9 +188,8 @@ public struct HubSynchronizer: Sendable {
     private func pushStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubSyncReport {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
-        let mark = dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes)
-        let delta = try DeltaReader.read(
-            from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, mark: mark, leaveOutEchoes: !full)
+        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full)
+            .bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
         report.dryRun = dryRun
         report.pushed = delta.batch.entries.count

@@ -111,11 +111,15 @@ final class SyncEndpoint {
         var sent = SentChanges()
         var after: UInt64?
         let full = resyncSend
-        let mark = dryRun ? nil : try store.currentMark(givingTo: peer, scopes: selection.scopes)
+        // The first part is read before the mark is taken (a replica whose journal cannot be read writes
+        // nothing); the later parts stop at that mark.
+        var mark: HistoryMark?
         while true {
-            let delta = try DeltaReader.read(
+            let read = try DeltaReader.read(
                 from: store, for: peer, alreadyMerged: full ? .none : peerKnowledge, selection: selection,
                 after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes, mark: mark, leaveOutEchoes: !full)
+            if mark == nil && !dryRun { mark = try store.currentMark(givingTo: peer, scopes: selection.scopes) }
+            let delta = read.bound(to: mark)
             sent.journalEntriesRead += delta.journalEntriesRead
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
             sent.leftOut += delta.leftOut

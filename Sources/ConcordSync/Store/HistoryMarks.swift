@@ -209,8 +209,9 @@ extension ReplicaTransaction {
 
 extension Store {
     /// The mark covering everything this replica holds now: the newest one, or (when entries were
-    /// written after it) a new one, committed durably before this returns, so a batch read afterwards
-    /// and clamped to it holds only history the mark covers. With `givingTo`, that peer's rows for
+    /// written after it) a new one, committed durably before this returns, so a batch read before it
+    /// (whose end it covers) goes out bound to a mark a restored copy of this replica cannot hold
+    /// unless it holds that history. With `givingTo`, that peer's rows for
     /// `scopes` record that it is given the mark. Nothing is written when the newest mark covers the
     /// last seq and was recorded as given already.
     package func currentMark(givingTo peer: ReplicaID? = nil, scopes: [SyncScope] = []) throws -> HistoryMark {

@@ -188,6 +188,7 @@ public struct HubSynchronizer: Sendable {
     private func pushStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubSyncReport {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
+        let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
         let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full)
             .bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
@@ -206,10 +207,18 @@ public struct HubSynchronizer: Sendable {
             // real push, or once the skipped entries cost `cursorLag` reads.
             let cursors = try store.peerCursors()
             var conflicts: [Conflict] = []
-            let outcome = try HubPush.push(
-                delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }, replacing: full || unbound
-            ) { meetings in
-                conflicts = try logConflicts(meetings, store: store, hub: hub)
+            let outcome: HubPush.Outcome
+            do {
+                outcome = try HubPush.push(
+                    delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }, replacing: full || unbound
+                ) { meetings in
+                    conflicts = try logConflicts(meetings, store: store, hub: hub)
+                }
+            } catch let error as HubError {
+                // Refused whole by the account's limits: the hub holds nothing of the push, nor the mark it
+                // was bound to, so the device's rows on the hub go back to what they were.
+                if case .overQuota = error, !rows.isEmpty { try store.write { w in try w.restorePeerCursors(rows) } }
+                throw error
             }
             report.hubRowsChanged = outcome.rowsChanged
             report.pushConflicts = conflicts

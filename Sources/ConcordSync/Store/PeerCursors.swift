@@ -312,6 +312,11 @@ extension ReplicaTransaction {
         return try changePeerCursor(peer: peer, scope: scope, change)
     }
 
+    /// Puts `cursors` back as they were read (rows of one peer, before a change the peer then refused).
+    package func restorePeerCursors(_ cursors: [PeerCursor]) throws {
+        for cursor in cursors { try txn.put(layout.peers, cursor.key, cursor.encoded) }
+    }
+
     /// Resets every cursor on `peer` after its history was found not to be the one they were bound to
     /// (or they predate marks): nothing merged either way, no echo left out until the peer is known to
     /// have merged this replica's history through its last seq now. Returns how many cursors changed.

@@ -142,13 +142,53 @@ struct HubRollbackTests {
             if !received { usleep(10_000) }
         }
         #expect(received, "device 2 received Z live")
-        child.kill(SIGKILL) // the hub's --watch does not stop on SIGINT yet (issue 18, part 4): not this test's concern
-        child.wait(timeout: 30)
+        child.kill(SIGINT)
+        #expect(child.wait(timeout: 30).status == 0, "\(child.errorOutput)")
         try sync("d1")
         try sync("d3")
         let r = try records(["d1", "d2", "d3"])
         #expect(r[0] == r[1] && r[1] == r[2])
         #expect(r[0].count == 21)
+    }
+
+    @Test(
+        "live sync across a hub restored to far fewer seqs than it had handed out: after the round that finds it, another device's push (a seq below what the device had pulled) still wakes it"
+    )
+    func liveDeviceWakesForReissuedSeqs() throws {
+        for i in 1...3 { try set("d1", "k\(i)", "1") }
+        try sync("d1")
+        try sync("d2")
+        try fx.server.dump(database: fx.database, to: fx.path("hub.dump"))
+        // Thirty pushes of one key: the hub hands out 30 seqs that d1's journal holds as one entry.
+        for i in 1...30 {
+            try set("d1", "often", "\(i)")
+            try sync("d1")
+        }
+        // A heartbeat far longer than the test: only announcements and local commits start a round.
+        let child = try ChildProcess("sync-tool", ["sync", fx.path("d2"), url, "--watch", "--json", "--heartbeat", "600"])
+        defer { child.kill(SIGKILL) }
+        #expect(child.waitForLine(timeout: 60) { $0.contains("\"round\":") }, "\(child.output)\(child.errorOutput)")
+        try fx.server.restore(database: fx.database, from: fx.path("hub.dump"))
+        try sync("d1") // finds the restore and pushes its four keys again: the hub is far below seq 33
+        try set("d2", "local", "2") // a local commit starts d2's round, which finds the restore too
+        let found = child.waitForLine(timeout: 60) { $0.contains("\"history_resync\":\"B (the hub) was restored from an earlier state") }
+        #expect(found, "\(child.output)\(child.errorOutput)")
+        try set("d1", "after", "1")
+        try sync("d1")
+        var received = false
+        let deadline = Date().addingTimeInterval(60)
+        while !received && Date() < deadline {
+            received = try run("sync-tool", ["get", fx.path("d2"), "app", "after"]).stdout == "1\n"
+            if !received { usleep(20_000) }
+        }
+        #expect(received, "d1's push woke d2, whose heartbeat is ten minutes away: \(child.output)")
+        child.kill(SIGINT)
+        #expect(child.wait(timeout: 30).status == 0, "\(child.errorOutput)")
+        try sync("d1")
+        try sync("d2")
+        let r = try records(["d1", "d2"])
+        #expect(r[0] == r[1])
+        #expect(r[0].count == 6, "k1…k3, often, local, after")
     }
 
     @Test("a hub of schema 3 with devices that synced under it: hub init upgrades it; each device resends everything once, says so, then syncs deltas")

@@ -10,8 +10,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin/sync-tool" check "$tmp/r" >/dev/null
 echo "smoke: sync-tool ok"
 
-echo "stress-test: 20 s, 3 replicas x 3 processes, 2 SIGKILLs per second"
-if ! "$bin/stress-test" --seconds 20 --kill-rate 2 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress.json" 2> "$tmp/stress.err"; then
+echo "stress-test: 20 s, 3 replicas x 3 processes, 2 SIGKILLs per second, a replica restored from its backup every few seconds"
+if ! "$bin/stress-test" --seconds 20 --kill-rate 2 --restore-rate 0.3 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress.json" 2> "$tmp/stress.err"; then
   cat "$tmp/stress.err" "$tmp/stress.json"
   echo "stress-test: FAILED"
   exit 1
@@ -19,8 +19,8 @@ fi
 cat "$tmp/stress.json"
 echo "stress-test: ok"
 
-echo "stress-test --hub: 15 s, 3 replicas syncing through a PostgreSQL hub, 2 SIGKILLs per second (mid-push and mid-pull)"
-if ! "$bin/stress-test" --hub --seconds 15 --kill-rate 2 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-hub.json" 2> "$tmp/stress-hub.err"; then
+echo "stress-test --hub: 15 s, 3 replicas syncing through a PostgreSQL hub, 2 SIGKILLs per second (mid-push and mid-pull), replicas restored from backups"
+if ! "$bin/stress-test" --hub --seconds 15 --kill-rate 2 --restore-rate 0.3 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-hub.json" 2> "$tmp/stress-hub.err"; then
   cat "$tmp/stress-hub.err" "$tmp/stress-hub.json"
   echo "stress-test --hub: FAILED"
   exit 1
@@ -28,8 +28,8 @@ fi
 cat "$tmp/stress-hub.json"
 echo "stress-test --hub: ok"
 
-echo "stress-test --transport ssh: 15 s, every sync's second replica over a local sshd, 2 SIGKILLs per second (far serves too)"
-if ! "$bin/stress-test" --transport ssh --seconds 15 --kill-rate 2 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-ssh.json" 2> "$tmp/stress-ssh.err"; then
+echo "stress-test --transport ssh: 15 s, every sync's second replica over a local sshd, 2 SIGKILLs per second (far serves too), replicas restored from backups"
+if ! "$bin/stress-test" --transport ssh --seconds 15 --kill-rate 2 --restore-rate 0.3 --seed "${STRESS_SEED:-1}" --json > "$tmp/stress-ssh.json" 2> "$tmp/stress-ssh.err"; then
   cat "$tmp/stress-ssh.err" "$tmp/stress-ssh.json"
   echo "stress-test --transport ssh: FAILED"
   exit 1

@@ -37,6 +37,15 @@ public struct ApplyReport: Sendable, Equatable {
     public var targetSeqBefore: UInt64 = 0
     /// The target's last journal seq when the merge ended (see `targetSeqBefore`).
     public var targetSeqAfter: UInt64 = 0
+    /// The target's history mark after the merge (nil for a dry run): a sender that learns it knows a
+    /// state of the target that holds what it sent.
+    package var markAfter: HistoryMark?
+    /// Set when this merge was part of a resync: a replica was found restored from an earlier state
+    /// (or cursors could not be proven), so everything was sent.
+    public var historyResync: HistoryResync?
+    /// A bundle older than what the target had merged of its source: every entry was merged and the
+    /// cursor stayed.
+    package var olderThanCursor = false
     /// The source's records this merge left out because the gate (`RecordGate`) refused them: rows of
     /// a hub page (the sound rows merged), or records a source replica holds from before the gate
     /// (its reader left them out). A bundle or a peer's batch holding one is refused whole instead.
@@ -65,5 +74,7 @@ extension ApplyReport {
         refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
         targetSeqAfter = other.targetSeqAfter
+        markAfter = other.markAfter ?? markAfter
+        historyResync = historyResync ?? other.historyResync
     }
 }

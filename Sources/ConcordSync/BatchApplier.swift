@@ -18,6 +18,16 @@ import ConcordStore
 /// let report = try applier.apply(batch)
 /// ```
 package struct BatchApplier: Sendable {
+    /// How a merge uses the cursor on the batch's source.
+    package enum MergeMode: Sendable, Equatable {
+        /// Entries at or before the cursor are skipped; the cursor moves forward.
+        case delta
+        /// Every entry is merged; a batch from the start of the source's journal replaces the cursor.
+        case resync
+        /// Every entry is merged; the cursor stays as it is.
+        case ignoringCursor
+    }
+
     package let store: Store
     /// The furthest ahead of the wall clock a merged version may push the clock (default: the store's option).
     package var maxClockDriftMilliseconds: UInt64
@@ -29,15 +39,27 @@ package struct BatchApplier: Sendable {
 
     /// Merges `batch` into the store and returns what changed. `acknowledged` adds facts about how far
     /// the source has merged this replica that are newer than the batch's own knowledge (a sync that has
-    /// just merged this replica's changes into the source); they move cursors only, never the conflict rule.
+    /// just merged this replica's changes into the source), each with the source's mark after that merge
+    /// when known; they move cursors only, never the conflict rule.
+    ///
+    /// The batch's knowledge of this replica counts only where it is proven (bound to a mark this
+    /// replica holds): a replica restored from an earlier state finds its peers' claims about it false.
+    /// With `mode` `.resync`, every entry is merged whatever the cursor on the source says, and a batch
+    /// from the start of the source's journal replaces the cursor rather than moving it forward (see the
+    /// architecture document, "Trust and time"); with `.ignoringCursor`, every entry is merged and the
+    /// cursor is left as it is (a bundle older than what this replica merged of its source). The caller has checked this replica's cursors on the
+    /// source (reset them when the source went back in time). In the same transaction, this replica's
+    /// mark after the merge is written when the merge journaled something (`ApplyReport.markAfter`), and
+    /// recorded as given to the source.
     @discardableResult
-    package func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none) throws -> ApplyReport {
+    package func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none, mode: MergeMode = .delta) throws -> ApplyReport {
         try check(batch)
         let drift = maxClockDriftMilliseconds
         return try store.write { w in
             let cursors = try w.peerCursors()
             let now = w.wallClockMilliseconds
-            var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, now: now, drift: drift)
+            let knowledge = try w.check(batch.knowledge).proven
+            var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, knowledge: knowledge, mode: mode, now: now, drift: drift)
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
             var stored: [String: [String]] = [:]
@@ -55,24 +77,56 @@ package struct BatchApplier: Sendable {
             for (suite, keys) in stored.sorted(by: { $0.key < $1.key }) {
                 if let schema = w.schemas.entry(suite: suite) { report.recordsMigrated += try schema.migrateIncoming(w, suite, keys) }
             }
-            for scope in batch.selection.scopes where cursors.received(from: batch.source, scope: scope) >= batch.fromSeq {
-                try w.advancePeerCursor(peer: batch.source, scope: scope, received: batch.toSeq, acknowledged: nil)
+            let scopes = batch.selection.scopes
+            // A resync batch from the start of the source's journal replaces the cursor; a later part of
+            // it (or any batch without a gap) moves the cursor on.
+            let replaces = mode == .resync && batch.fromSeq == 0
+            let before = report.targetSeqBefore
+            for scope in scopes where mode != .ignoringCursor && (replaces || cursors.received(from: batch.source, scope: scope) >= batch.fromSeq) {
+                var change = CursorChange()
+                change.sinceIfNew = before
+                change.received = (batch.toSeq, batch.mark, replaces)
+                try w.changePeerCursor(peer: batch.source, scope: scope, change)
             }
-            for item in batch.knowledge.items + acknowledged.items where item.replica == w.replica {
-                try w.advancePeerCursor(peer: batch.source, scope: item.scope, received: nil, acknowledged: item.seq)
+            if mode != .ignoringCursor, !report.cursorAdvanced, let newer = batch.mark {
+                // A batch after a gap: the cursor stays, but the newer mark (from a state that held the
+                // cursor's own, which the caller checked) binds it.
+                for scope in scopes where cursors.cursor(peer: batch.source, scope: scope)?.mark != nil {
+                    var change = CursorChange()
+                    change.received = (0, newer, false)
+                    try w.changePeerCursor(peer: batch.source, scope: scope, change)
+                }
             }
+            // What the source provably merged of this replica is what it says (its cursors are the truth
+            // about it); with the batch's mark, that proves a state of the source holding it.
+            for item in knowledge.items {
+                var change = CursorChange()
+                change.sinceIfNew = before
+                change.acknowledged = (item.seq, true)
+                if let mark = batch.mark { change.proof = (item.seq, mark) }
+                try w.changePeerCursor(peer: batch.source, scope: item.scope, change)
+            }
+            for item in acknowledged.items where item.replica == w.replica {
+                var change = CursorChange()
+                change.sinceIfNew = before
+                change.acknowledged = (item.seq, false)
+                if let mark = item.mark { change.proof = (item.seq, mark) }
+                try w.changePeerCursor(peer: batch.source, scope: item.scope, change)
+            }
+            report.markAfter = try w.markHistory(givingTo: batch.source, scopes: scopes)
             report.targetSeqAfter = w.lastSeq
             return report
         }
     }
 
     /// What `apply` would do, computed in a read-only snapshot: nothing is written.
-    package func plan(_ batch: RemoteBatch) throws -> ApplyReport {
+    package func plan(_ batch: RemoteBatch, mode: MergeMode = .delta) throws -> ApplyReport {
         try check(batch)
         let now = store.options.wallClock()
         let drift = maxClockDriftMilliseconds
         return try store.read { r in
-            var report = try Self.decide(batch, rows: r, cursors: try r.peerCursors(), now: now, drift: drift).report
+            let knowledge = try r.check(batch.knowledge).proven
+            var report = try Self.decide(batch, rows: r, cursors: try r.peerCursors(), knowledge: knowledge, mode: mode, now: now, drift: drift).report
             (report.targetSeqBefore, report.targetSeqAfter) = (r.lastSeq, r.lastSeq)
             return report
         }
@@ -102,14 +156,15 @@ package struct BatchApplier: Sendable {
 
     /// The merge decisions for `batch` against the replica seen through `rows`. Pure apart from reading.
     static func decide(
-        _ batch: RemoteBatch, rows: some ReplicaRows, cursors: PeerCursorTable,
+        _ batch: RemoteBatch, rows: some ReplicaRows, cursors: PeerCursorTable, knowledge: PeerKnowledge, mode: MergeMode,
         now: UInt64, drift: UInt64
     ) throws -> (report: ApplyReport, decisions: [Decision]) {
         let target = rows.replica
         let source = batch.source
         var report = ApplyReport(source: source, target: target)
         report.entries = batch.entries.count
-        for scope in batch.selection.scopes where cursors.received(from: source, scope: scope) < batch.fromSeq {
+        for scope in batch.selection.scopes
+        where mode == .ignoringCursor || !(mode == .resync && batch.fromSeq == 0) && cursors.received(from: source, scope: scope) < batch.fromSeq {
             report.cursorAdvanced = false
         }
         let bound = HybridClock.bound(nowMilliseconds: now, maxDriftMilliseconds: drift)
@@ -117,7 +172,7 @@ package struct BatchApplier: Sendable {
         decisions.reserveCapacity(batch.entries.count)
         for entry in batch.entries {
             guard batch.selection.includes(entry.suite) else { continue }
-            guard entry.seq > cursors.received(from: source, suite: entry.suite) else {
+            guard mode != .delta || entry.seq > cursors.received(from: source, suite: entry.suite) else {
                 report.alreadyMerged += 1
                 continue
             }
@@ -141,7 +196,7 @@ package struct BatchApplier: Sendable {
             if changed { report.recordsChanged += 1 }
             var conflict: Conflict?
             if let lost = RecordMerge.overwrite(local.record, remote),
-                try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, target: target, rows: rows)
+                try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, knowledge: knowledge, target: target, rows: rows)
             {
                 let localSource = try rows.journalSource(seq: local.seq) ?? .sync(peer: target)
                 let localLost = lost.loser == (local.record.isPlain ? local.record : local.record.state?.baseRecord)
@@ -159,13 +214,13 @@ package struct BatchApplier: Sendable {
     }
 
     /// A local record the source had not seen when it read the batch (stored here after the
-    /// source's cursor on this replica) was written concurrently with the source's record. Not
-    /// concurrent: a local record the source wrote or sent, or a remote record this replica wrote.
+    /// source's proven cursor on this replica, `knowledge`) was written concurrently with the source's
+    /// record. Not concurrent: a local record the source wrote or sent, or a remote record this replica wrote.
     static func isConcurrent(
-        local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch,
+        local: StoredRecord, remote: Record, entry: RemoteEntry, batch: RemoteBatch, knowledge: PeerKnowledge,
         target: ReplicaID, rows: some ReplicaRows
     ) throws -> Bool {
-        guard local.seq > batch.knowledge.merged(of: target, suite: entry.suite) else { return false }
+        guard local.seq > knowledge.merged(of: target, suite: entry.suite) else { return false }
         guard local.record.version.replica != batch.source, remote.version.replica != target else { return false }
         return try rows.journalSource(seq: local.seq) != .sync(peer: batch.source)
     }

@@ -66,15 +66,37 @@ extension SyncBundle {
         }
         let selection = suites.isEmpty ? SyncSelection.all : SyncSelection(checked: suites.sorted())
 
+        let marked = version >= 5 // format 5 binds the batch and the knowledge to history marks
+        var mark: HistoryMark?
+        var liveMarks: [HistoryMark] = []
+        var prunedThrough: UInt64 = 0
+        var disproven: [HistoryMark] = []
+        if marked {
+            mark = try r.mark("the batch's mark")
+            if let mark, mark.seq < toSeq {
+                throw BundleError(.malformed, "the batch's mark covers seq \(mark.seq), before its last seq \(toSeq)")
+            }
+            let liveCount = Int(try r.u16("the live mark count"))
+            prunedThrough = try r.u64("the pruned seq")
+            try r.checkCount(liveCount, minimumEach: HistoryMark.size, what: "live marks")
+            for i in 0..<liveCount { liveMarks.append(try r.markBytes("live mark \(i + 1)")) }
+            let disprovenCount = Int(try r.u16("the disproven mark count"))
+            try r.checkCount(disprovenCount, minimumEach: HistoryMark.size, what: "disproven marks")
+            for i in 0..<disprovenCount { disproven.append(try r.markBytes("disproven mark \(i + 1)")) }
+        }
         let knowledgeCount = Int(try r.u32("the knowledge count"))
-        try r.checkCount(knowledgeCount, minimumEach: minimumKnowledgeItemSize, what: "knowledge items")
+        try r.checkCount(knowledgeCount, minimumEach: minimumKnowledgeItemSize + (marked ? 1 : 0), what: "knowledge items")
         var items: [PeerKnowledge.Item] = []
         for i in 0..<knowledgeCount {
             let replica = ReplicaID(bytes: try r.take(16, "knowledge item \(i + 1)"))!
             let scopeName = try r.string(width: 1, "knowledge item \(i + 1)")
             if !scopeName.isEmpty { try validSuite(scopeName, "the scope of knowledge item \(i + 1)") }
-            items.append(
-                PeerKnowledge.Item(replica: replica, scope: scopeName.isEmpty ? .allSuites : .suite(scopeName), seq: try r.u64("knowledge item \(i + 1)")))
+            let seq = try r.u64("knowledge item \(i + 1)")
+            let itemMark = marked ? try r.mark("the mark of knowledge item \(i + 1)") : nil
+            if let itemMark, itemMark.seq < seq {
+                throw BundleError(.malformed, "knowledge item \(i + 1) claims seq \(seq) with a mark covering only seq \(itemMark.seq)")
+            }
+            items.append(PeerKnowledge.Item(replica: replica, scope: scopeName.isEmpty ? .allSuites : .suite(scopeName), seq: seq, mark: itemMark))
         }
 
         let entryCount = try r.u64("the entry count")
@@ -122,8 +144,8 @@ extension SyncBundle {
         guard r.remaining == 0 else { throw BundleError(.malformed, "\(r.remaining) unexpected bytes after the last entry") }
         let batch = RemoteBatch(
             source: source, selection: selection, fromSeq: fromSeq, toSeq: toSeq,
-            entries: entries, knowledge: PeerKnowledge(items: items))
-        return SyncBundle(batch: batch, createdMilliseconds: created)
+            entries: entries, knowledge: PeerKnowledge(items: items), mark: mark)
+        return SyncBundle(batch: batch, createdMilliseconds: created, liveMarks: liveMarks, marksPrunedThrough: prunedThrough, disprovenMarks: disproven)
     }
 
     private static func validSuite(_ name: String, _ what: String) throws(BundleError) {
@@ -183,6 +205,22 @@ struct BundleReader {
     private mutating func read<T>(_ width: Int, _ what: String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T) throws(BundleError) -> T {
         guard width <= remaining else { throw BundleError(.malformed, "\(what) needs \(width) bytes but only \(remaining) remain") }
         do { return try body(&reader) } catch { throw BundleError(.malformed, "\(what): \(error)") }
+    }
+
+    /// A history mark: its seq and 16 bytes.
+    mutating func markBytes(_ what: String) throws(BundleError) -> HistoryMark {
+        let seq = try u64(what)
+        return HistoryMark(id: try take(16, what), seq: seq)!
+    }
+
+    /// A history mark preceded by a presence byte (0: none, 1: a mark follows).
+    mutating func mark(_ what: String) throws(BundleError) -> HistoryMark? {
+        let present = try read(1, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }
+        switch present {
+        case 0: return nil
+        case 1: return try markBytes(what)
+        default: throw BundleError(.malformed, "\(what) has a presence byte of \(present)")
+        }
     }
 
     /// Refuses a count that the remaining bytes cannot hold (before anything is allocated for it).

@@ -39,6 +39,9 @@ public struct BundleExportReport: Sendable, Equatable {
     public let journalEntriesRead: Int
     /// Records left out because the gate refuses them (stored before its rules; see `RecordGate`).
     public let leftOut: [RefusedRecord]
+    /// Set when the export holds everything because one of the two replicas went back in time (with
+    /// `ExportStart.receivedBy`, where both are at hand to check each other's claims).
+    public var historyResync: HistoryResync?
 }
 
 /// Syncing through files: export a replica's changes to a bundle, import a bundle into a replica.
@@ -53,30 +56,50 @@ public struct BundleExportReport: Sendable, Equatable {
 /// let report = try BundleExchange.importBundle(at: "/media/usb/changes.concord", into: phone)
 /// ```
 public enum BundleExchange {
-    /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`.
+    /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`: bound to
+    /// the store's current mark, and carrying every mark the store holds, so the importer can check its
+    /// cursor on the store (see the architecture document, "Trust and time").
     package static func makeBundle(from store: Store, since start: ExportStart, selection: SyncSelection = .all) throws -> (
-        bundle: SyncBundle, journalEntriesRead: Int
+        bundle: SyncBundle, journalEntriesRead: Int, historyResync: HistoryResync?
     ) {
-        let (bundle, delta) = try bundleAndDelta(from: store, since: start, selection: selection)
-        return (bundle, delta.journalEntriesRead)
+        let (bundle, delta, historyResync) = try bundleAndDelta(from: store, since: start, selection: selection)
+        return (bundle, delta.journalEntriesRead, historyResync)
     }
 
-    /// The bundle of `store`'s changes after `start`, and the delta it was read as (what it cost, what was left out).
-    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (bundle: SyncBundle, delta: Delta) {
-        let target: ReplicaID?
-        let merged: PeerKnowledge
+    /// The bundle of `store`'s changes after `start`, the delta it was read as (what it cost, what was
+    /// left out), and what the two replicas' checks of each other found (with `ExportStart.receivedBy`).
+    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (
+        bundle: SyncBundle, delta: Delta, historyResync: HistoryResync?
+    ) {
+        var target: ReplicaID?
+        var merged = PeerKnowledge.none
+        var resync = false
+        var causes: [HistoryResync.Cause] = []
         switch start {
         case .beginning:
-            (target, merged) = (nil, .none)
+            break
         case .acknowledgedBy(let peer):
             guard peer != store.replicaID else { throw SyncError.sameReplica(peer, store.directory) }
             (target, merged) = (peer, PeerKnowledge(acknowledgedBy: peer, in: try store.peerCursors(), owner: store.replicaID))
         case .receivedBy(let peer):
             guard peer.replicaID != store.replicaID else { throw SyncError.sameReplica(peer.replicaID, peer.directory) }
-            (target, merged) = (peer.replicaID, PeerKnowledge(received: try peer.peerCursors()))
+            // Both replicas are at hand: each checks the other's claims about it, as a sync does.
+            let mine = try store.beginContact(with: peer.replicaID, claims: PeerKnowledge(received: try peer.peerCursors()), selection: selection, dryRun: true)
+            let theirs = try peer.beginContact(
+                with: store.replicaID, claims: PeerKnowledge(received: try store.peerCursors()), selection: selection, dryRun: true)
+            resync = mine.forcesResync || theirs.forcesResync
+            causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
+            (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))
         }
-        let delta = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection)
-        return (SyncBundle(batch: delta.batch, createdMilliseconds: store.options.wallClock()), delta)
+        let read = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync)
+        let delta = read.bound(to: try store.currentMark(givingTo: target, scopes: selection.scopes))
+        let (live, pruned, disproven) = try store.read { r in
+            (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))
+        }
+        let bundle = SyncBundle(
+            batch: delta.batch, createdMilliseconds: store.options.wallClock(), liveMarks: live, marksPrunedThrough: pruned,
+            disprovenMarks: disproven.sorted { $0.encoded.lexicographicallyPrecedes($1.encoded) })
+        return (bundle, delta, HistoryResync(causes))
     }
 
     /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
@@ -96,12 +119,14 @@ public enum BundleExchange {
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
-        let (bundle, delta) = try bundleAndDelta(from: store, since: start, selection: selection)
+        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection)
         let bytes = bundle.encoded()
         try write(bytes, to: path)
-        return BundleExportReport(
+        var report = BundleExportReport(
             entries: bundle.batch.entries.count, bytes: bytes.count,
             fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: delta.journalEntriesRead, leftOut: delta.leftOut)
+        report.historyResync = history
+        return report
     }
 
     /// Writes `bytes` to a temporary file beside `path`, flushes it to disk and renames it over `path`,
@@ -172,6 +197,11 @@ public enum BundleExchange {
     /// Validates the whole bundle at `path`, then merges it into `store` in one write transaction
     /// (or, with `dryRun`, reports what it would change and writes nothing).
     ///
+    /// Before merging, the store checks the bundle's claims about it and its own cursors on the bundle's
+    /// source against the marks the bundle lists (see the architecture document, "Trust and time"). When
+    /// either replica went back in time, every entry of the bundle is merged whatever the cursor says,
+    /// the cursors on a restored source are reset, and the report's `historyResync` says so.
+    ///
     /// ```swift
     /// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
     /// print(report.recordsChanged, "changed,", report.conflicts.count, "conflicts")
@@ -182,7 +212,7 @@ public enum BundleExchange {
     ///   - store: The replica to merge it into.
     ///   - dryRun: When true, nothing is written; the report says what would change.
     ///   - limits: The largest bundle accepted (bytes, entries, a value's bytes).
-    /// - Returns: What the merge changed: records, conflicts, clock skew.
+    /// - Returns: What the merge changed: records, conflicts, clock skew, and whether it was a resync.
     /// - Throws: `BundleError` when the bundle is unreadable, truncated, damaged, oversized, of a
     ///   newer format, or from `store` itself — nothing is imported then; `StoreError` when the
     ///   replica cannot be written.
@@ -193,10 +223,41 @@ public enum BundleExchange {
 
     /// Merges a bundle already read and validated (from the file at `path`: a pipe is read only once).
     package static func importBundle(_ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false) throws -> ApplyReport {
-        guard bundle.batch.source != store.replicaID else {
+        let source = bundle.batch.source
+        guard source != store.replicaID else {
             throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
         }
+        let mine = try store.beginContact(with: source, claims: bundle.batch.knowledge, selection: bundle.batch.selection, dryRun: dryRun)
+        var theirs = ContactCheck()
+        let (claims, older) = bundle.check(try store.peerCursors().cursors.filter { $0.peer == source })
+        theirs.claims = claims
+        let resync = mine.forcesResync || theirs.forcesResync
+        if theirs.forcesResync && !dryRun { try store.resetCursors(on: source) }
+        // When this replica went back in time, the bundle may have left out its own writes as echoes (its
+        // source believes it holds them), and a bundle older than what this replica merged of its source
+        // (or from a source restored and not yet past that point) proves nothing: in both, every entry is
+        // merged and the cursor stays. A restored source's cursors were reset: the batch replaces them.
+        let mode: BatchApplier.MergeMode = mine.forcesResync || (older && !resync) ? .ignoringCursor : resync ? .resync : .delta
         let applier = BatchApplier(store: store)
-        return dryRun ? try applier.plan(bundle.batch) : try applier.apply(bundle.batch)
+        var report = dryRun ? try applier.plan(bundle.batch, mode: mode) : try applier.apply(bundle.batch, mode: mode)
+        report.historyResync = HistoryResync(mine.causes(me: store.replicaID, peer: source) + theirs.causes(me: source, peer: store.replicaID))
+        report.olderThanCursor = older && !resync
+        return report
+    }
+}
+
+extension SyncBundle {
+    /// Checks `cursors` (a replica's cursors on this bundle's source) against the marks the source held
+    /// when it made the bundle, and the claims it found false. `older` is true when a cursor is bound to
+    /// a mark newer than the bundle's (the bundle is older than what the replica merged, or its source
+    /// went back and has not yet written past that point). A bundle of a format before marks proves and
+    /// disproves nothing.
+    package func check(_ cursors: [PeerCursor]) -> (claims: ClaimsCheck, older: Bool) {
+        guard let newest = batch.mark else { return (ClaimsCheck(), false) }
+        let live = Set(liveMarks)
+        let (check, older) = ClaimsCheck.of(
+            cursors, holds: { live.contains($0) }, lastSeq: newest.seq, prunedThrough: marksPrunedThrough,
+            disproven: Set(disprovenMarks), mayBeOlder: true)
+        return (check, older)
     }
 }

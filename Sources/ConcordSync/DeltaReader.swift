@@ -16,19 +16,36 @@ package struct Delta: Sendable {
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
     package var leftOut: [RefusedRecord] = []
+
+    /// This delta with its batch bound to `mark`, committed after the read and before the batch is sent
+    /// (it covers at least the batch's end: seqs only grow). Reading first means a store whose journal
+    /// cannot be read writes nothing, not even a mark.
+    package func bound(to mark: HistoryMark?) -> Delta {
+        guard let mark else { return self }
+        precondition(mark.seq >= batch.toSeq, "a mark covers the batch it binds")
+        let b = batch
+        let marked = RemoteBatch(
+            source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: b.entries, knowledge: b.knowledge, mark: mark)
+        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut)
+    }
 }
 
 /// Reads the changes one replica has that another has not merged (see the architecture document, "Delta sync").
 ///
 /// The read is one snapshot of the source: its entries after the target's cursor, its last seq and
 /// its cursors, so the batch is consistent even while other processes write. Its cost grows with the
-/// number of entries after the cursor, not with the size of the store.
+/// number of entries after the cursor, not with the size of the store. With a history mark (see
+/// `Store.currentMark`), the batch ends at or before the mark's seq and carries the mark: the target
+/// binds its cursor to it. A sender reads a delta first, then takes its mark (`Delta.bound(to:)`),
+/// and later parts of the same delta with that mark.
 ///
 /// Entries the target is known to hold already are left out (still counted as read): plain records
-/// the source received from the target, and those the target wrote itself that reached the source
-/// by a sync — the target's record for that key is that version or newer. A policy record may be a
-/// combination holding changes the target lacks, and a schema migration may have moved a record the
-/// target wrote to another key: those are always sent (merging them again changes nothing).
+/// the source received from the target, where the source's cursor on the target proves the target
+/// holds what it sent (see `PeerCursor.echoSafe`). A record the target wrote that reached the
+/// source through a third replica is sent: the target may have been restored from a backup taken
+/// before it. A policy record may be a combination holding changes the target lacks, and a schema
+/// migration may have moved a record the target wrote to another key: those are always sent (merging
+/// them again changes nothing).
 ///
 /// Entries the gate (`RecordGate`) refuses — a record stored before its rules, such as a key holding
 /// U+0000 or a version past the bound — are left out and listed (`Delta.leftOut`), so a replica that
@@ -36,27 +53,31 @@ package struct Delta: Sendable {
 ///
 /// ```swift
 /// let merged = PeerKnowledge(received: try phone.peerCursors())   // what the phone has merged
-/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// let read = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
+/// let delta = read.bound(to: try laptop.currentMark(givingTo: phone.replicaID, scopes: [.allSuites]))
 /// ```
 package enum DeltaReader {
     /// Reads `source`'s entries of `selection` that `target` has not merged, according to `alreadyMerged`
     /// (what is known about how far `target` merged `source`). With `target` nil (a bundle for anyone),
-    /// no entry is left out for the target's sake.
+    /// no entry is left out for the target's sake; with `leaveOutEchoes` false neither (a resync).
     ///
     /// With `after`, the read starts after that seq instead (the next part of a delta read in parts);
     /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
-    /// entry), so a large delta travels as several batches, each ending where the next begins.
+    /// entry), so a large delta travels as several batches, each ending where the next begins. With
+    /// `mark`, it stops at the mark's seq (a later part of a delta whose first part was bound to it).
     package static func read(
         from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
         selection: SyncSelection = .all, after: UInt64? = nil,
-        maxEntries: Int = .max, maxBytes: Int = .max
+        maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true
     ) throws -> Delta {
         let sourceID = source.replicaID
         let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
         let gate = RecordGate(store: source)
         return try source.read { r in
-            let knowledge = PeerKnowledge(received: try r.peerCursors())
-            var last = r.lastSeq
+            let cursors = try r.peerCursors()
+            let knowledge = PeerKnowledge(received: cursors)
+            let end = min(r.lastSeq, mark?.seq ?? .max)
+            var last = end
             var entries: [RemoteEntry] = []
             var leftOut: [RefusedRecord] = []
             var soundSuite: String?
@@ -64,6 +85,7 @@ package enum DeltaReader {
             var bytes = 0
             var complete = true
             try r.scanJournal(after: start) { entry in
+                guard entry.seq <= end else { return false }
                 if entries.count >= maxEntries || bytes >= maxBytes {
                     complete = false
                     return false
@@ -72,11 +94,13 @@ package enum DeltaReader {
                 read += 1
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
-                // A plain record the target sent, or wrote and that came here by a sync, is one it holds (or
-                // something newer). A policy record may combine it with changes the target lacks, and a
+                // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
+                // (see `PeerCursor.echoSafe`). A policy record may combine it with changes the target lacks, and a
                 // migration here may have moved or rewritten a record the target wrote: those always go.
-                if let target, entry.record.isPlain, case .sync(let peer) = entry.source {
-                    if peer == target || entry.record.version.replica == target { return true }
+                if let target, leaveOutEchoes, entry.record.isPlain, case .sync(let peer) = entry.source, peer == target,
+                    cursors.mayLeaveOutEcho(to: target, suite: entry.suite, seq: entry.seq)
+                {
+                    return true
                 }
                 let known = entry.suite == soundSuite
                 if let refused = gate.refusal(
@@ -92,10 +116,10 @@ package enum DeltaReader {
                     + (entry.record.isPlain ? Record.headerSize + (entry.record.valueBytes?.count ?? 0) : entry.record.encoded.count)
                 return true
             }
-            if complete { last = r.lastSeq }
+            if complete { last = end }
             let batch = RemoteBatch(
                 source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
-                entries: entries, knowledge: knowledge)
+                entries: entries, knowledge: knowledge, mark: mark)
             return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut)
         }
     }

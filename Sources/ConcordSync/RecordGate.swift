@@ -1,7 +1,7 @@
 import ConcordStore
 
 /// The one check every record from outside passes before it may touch a write transaction (see the
-/// architecture document, "Trust"). Every merge goes through `BatchApplier`, which runs it over the
+/// architecture document, "Trust and time"). Every merge goes through `BatchApplier`, which runs it over the
 /// whole batch first, so no transport can skip it: another replica's journal read by a directory sync,
 /// a bundle, a `serve` batch (either side's), a relayed batch (the receiving server checks it), a live
 /// round, a hub page. The bundle decoder runs it on each entry it parses (so a bad bundle is refused

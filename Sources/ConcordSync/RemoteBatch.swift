@@ -40,13 +40,20 @@ package struct RemoteBatch: Hashable, Sendable {
     package let entries: [RemoteEntry]
     /// The source's cursors when the batch was read (`PeerKnowledge(received:)`).
     package let knowledge: PeerKnowledge
+    /// The source's history mark covering `toSeq`, committed before the batch is sent: the receiver
+    /// binds its cursor to it (nil: a batch that proves nothing, such as a bundle of an older format).
+    package let mark: HistoryMark?
 
-    package init(source: ReplicaID, selection: SyncSelection, fromSeq: UInt64, toSeq: UInt64, entries: [RemoteEntry], knowledge: PeerKnowledge) {
+    package init(
+        source: ReplicaID, selection: SyncSelection, fromSeq: UInt64, toSeq: UInt64, entries: [RemoteEntry], knowledge: PeerKnowledge,
+        mark: HistoryMark? = nil
+    ) {
         self.source = source
         self.selection = selection
         self.fromSeq = fromSeq
         self.toSeq = toSeq
         self.entries = entries
         self.knowledge = knowledge
+        self.mark = mark
     }
 }

@@ -15,6 +15,9 @@ public struct SyncReport: Sendable, Equatable {
     public let journalEntriesRead: Int
     /// True when nothing was written.
     public let dryRun: Bool
+    /// Set when the replicas resent everything both ways: one was found restored from an earlier state
+    /// (or their cursors could not be proven). Nil for a delta.
+    public var historyResync: HistoryResync?
 
     /// A report of the two merges of a sync.
     public init(aToB: ApplyReport, bToA: ApplyReport, journalEntriesRead: Int, dryRun: Bool) {

@@ -33,6 +33,11 @@ public struct Synchronizer: Sendable {
     /// Sends each replica the changes it lacks, so both hold the same records for the selected suites.
     /// With `dryRun`, computes the same report and writes nothing.
     ///
+    /// Each replica first checks the other's cursors on it against its history marks (see the
+    /// architecture document, "Trust and time"). When one of them went back in time — restored from a
+    /// backup or a snapshot, or a copy of a replica that kept running — both resend everything, the
+    /// cursors on it are replaced, and the report's `historyResync` says which replica and why.
+    ///
     /// ```swift
     /// let report = try Synchronizer().sync(phone, watch)
     /// ```
@@ -42,34 +47,75 @@ public struct Synchronizer: Sendable {
     ///   - b: The other replica.
     ///   - dryRun: When true, nothing is written to either replica.
     /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock
-    ///   skew, and the records a side's reader left out (`refused`: stored there before the gate's rules).
+    ///   skew, the records a side's reader left out (`refused`: stored there before the gate's rules),
+    ///   and `historyResync` when the replicas resent everything.
     /// - Throws: `SyncError.sameReplica` when both are one replica (a copy of a directory, say);
     ///   `StoreError` when a replica cannot be read or written. Each direction is merged whole or
     ///   not at all, and the next sync finishes what an interrupted one left.
     @discardableResult
     public func sync(_ a: Store, _ b: Store, dryRun: Bool = false) throws -> SyncReport {
         guard a.replicaID != b.replicaID else { throw SyncError.sameReplica(a.replicaID, a.directory) }
-        let fromA = try DeltaReader.read(from: a, for: b.replicaID, alreadyMerged: PeerKnowledge(received: try b.peerCursors()), selection: selection)
-        let fromB = try DeltaReader.read(from: b, for: a.replicaID, alreadyMerged: fromA.batch.knowledge, selection: selection)
+        let scopes = selection.scopes
+        // Each side checks the other's claims about its history, before anything is read or skipped.
+        let checkA = try a.beginContact(with: b.replicaID, claims: PeerKnowledge(received: try b.peerCursors()), selection: selection, dryRun: dryRun)
+        let checkB = try b.beginContact(with: a.replicaID, claims: PeerKnowledge(received: try a.peerCursors()), selection: selection, dryRun: dryRun)
+        let resync = checkA.forcesResync || checkB.forcesResync
+        if resync && !dryRun {
+            if checkA.forcesResync { try b.resetCursors(on: a.replicaID) }
+            if checkB.forcesResync { try a.resetCursors(on: b.replicaID) }
+        }
+        let history = HistoryResync(checkA.causes(me: a.replicaID, peer: b.replicaID) + checkB.causes(me: b.replicaID, peer: a.replicaID))
+        // Both deltas are read before either mark is written: a replica whose journal cannot be read
+        // is left as it was.
+        let readA = try DeltaReader.read(
+            from: a, for: b.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try b.peerCursors()), selection: selection,
+            leaveOutEchoes: !resync)
+        let readB = try DeltaReader.read(
+            from: b, for: a.replicaID, alreadyMerged: resync ? .none : readA.batch.knowledge, selection: selection, leaveOutEchoes: !resync)
+        let fromA = readA.bound(to: dryRun ? nil : try a.currentMark(givingTo: b.replicaID, scopes: scopes))
+        let fromB = readB.bound(to: dryRun ? nil : try b.currentMark(givingTo: a.replicaID, scopes: scopes))
         let intoB = applier(b)
         let intoA = applier(a)
-        var aToB = dryRun ? try intoB.plan(fromA.batch) : try intoB.apply(fromA.batch)
+        var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
         aToB.refused = fromA.leftOut
-        // B has now merged A through the end of A's batch: A records that with B's batch.
-        let merged = PeerKnowledge(items: aToB.cursorAdvanced ? selection.scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq) } : [])
+        // B has now merged A through the end of A's batch, as B's mark after the merge holds it: A
+        // records that with B's batch.
+        let merged = PeerKnowledge(
+            items: aToB.cursorAdvanced ? scopes.map { .init(replica: a.replicaID, scope: $0, seq: fromA.batch.toSeq, mark: aToB.markAfter) } : [])
         // If nothing was written to B between its snapshot and the merge, B's entries after the snapshot
         // are only A's changes re-journaled (or combined with B's snapshot, which A merges too): A's
-        // cursor on B may skip them rather than read them next time — unless B's schema migrated what
-        // it received, which A has not seen.
+        // cursor on B may skip them rather than read them next time — bound to B's mark after the merge,
+        // which covers them — unless B's schema migrated what it received, which A has not seen.
         var batchB = fromB.batch
-        if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq, aToB.recordsMigrated == 0 {
+        if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq, aToB.recordsMigrated == 0,
+            let after = aToB.markAfter, after.seq == aToB.targetSeqAfter
+        {
             batchB = RemoteBatch(
                 source: batchB.source, selection: batchB.selection, fromSeq: batchB.fromSeq, toSeq: aToB.targetSeqAfter,
-                entries: batchB.entries, knowledge: batchB.knowledge)
+                entries: batchB.entries, knowledge: batchB.knowledge, mark: after)
         }
-        var bToA = dryRun ? try intoA.plan(batchB) : try intoA.apply(batchB, acknowledged: merged)
+        var bToA =
+            dryRun ? try intoA.plan(batchB, mode: resync ? .resync : .delta) : try intoA.apply(batchB, acknowledged: merged, mode: resync ? .resync : .delta)
         bToA.refused = fromB.leftOut
-        return SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
+        if !dryRun, bToA.cursorAdvanced, let after = bToA.markAfter {
+            // A has merged B through B's batch, as A's mark after the merge holds it. B learns it now when
+            // its cursor on A still waits for that proof (a first sync, or after a resync); otherwise the
+            // next sync tells it.
+            let waiting = try b.read { r in try scopes.contains { scope in try r.peerCursors().cursor(peer: a.replicaID, scope: scope)?.echoSafe != true } }
+            if waiting {
+                try b.write { w in
+                    for scope in scopes {
+                        var change = CursorChange()
+                        change.acknowledged = (batchB.toSeq, false)
+                        change.proof = (batchB.toSeq, after)
+                        try w.changePeerCursor(peer: a.replicaID, scope: scope, change)
+                    }
+                }
+            }
+        }
+        var report = SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
+        report.historyResync = history
+        return report
     }
 
     /// Merges into `target` the changes of `source` it lacks (one direction only).
@@ -88,11 +134,26 @@ public struct Synchronizer: Sendable {
     @discardableResult
     public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> (report: ApplyReport, journalEntriesRead: Int) {
         guard source.replicaID != target.replicaID else { throw SyncError.sameReplica(source.replicaID, source.directory) }
+        // Each side checks the other's claims about it: the source's cursors on a restored target
+        // would leave out the writes the target lost.
+        let checkSource = try source.beginContact(
+            with: target.replicaID, claims: PeerKnowledge(received: try target.peerCursors()), selection: selection, dryRun: dryRun)
+        let checkTarget = try target.beginContact(
+            with: source.replicaID, claims: PeerKnowledge(received: try source.peerCursors()), selection: selection, dryRun: dryRun)
+        let resync = checkSource.forcesResync || checkTarget.forcesResync
+        if resync && !dryRun {
+            if checkSource.forcesResync { try target.resetCursors(on: source.replicaID) }
+            if checkTarget.forcesResync { try source.resetCursors(on: target.replicaID) }
+        }
         let delta = try DeltaReader.read(
-            from: source, for: target.replicaID, alreadyMerged: PeerKnowledge(received: try target.peerCursors()), selection: selection)
+            from: source, for: target.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try target.peerCursors()),
+            selection: selection, leaveOutEchoes: !resync
+        ).bound(to: dryRun ? nil : try source.currentMark(givingTo: target.replicaID, scopes: selection.scopes))
         let applier = applier(target)
-        var report = dryRun ? try applier.plan(delta.batch) : try applier.apply(delta.batch)
+        var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
         report.refused = delta.leftOut
+        report.historyResync = HistoryResync(
+            checkSource.causes(me: source.replicaID, peer: target.replicaID) + checkTarget.causes(me: target.replicaID, peer: source.replicaID))
         return (report, delta.journalEntriesRead)
     }
 

@@ -166,4 +166,99 @@ struct HubFailoverTests {
         for store in stores { #expect(try contents(store) == expected) }
         #expect(events.values.contains("live0 disconnected") && events.values.contains("live1 disconnected"))
     }
+
+    @Test(
+        "asynchronous standby that stops receiving: a push the primary acknowledged is lost by the failover; the first device that meets the promoted standby finds it, every device converges, and the lost push is back on the hub"
+    )
+    func asynchronousStandbyLosesAPushThatComesBack() throws {
+        let primary = try ScratchPostgres()
+        defer { primary.destroy() }
+        let fx = try HubFixture(server: primary)
+        let alice = try fx.account("alice")
+        let standby = try primary.makeStandby(synchronous: false)
+        defer { standby.destroy() }
+        let url = ScratchPostgres.multiHostURL([primary, standby], database: fx.database, user: alice.name, password: alice.password)
+        func sync(_ device: String, _ extra: [String] = []) throws -> ProcessResult {
+            let result = try run("sync-tool", ["sync", fx.path(device), url] + extra)
+            #expect(result.status == 0, "sync \(device): \(result.stderr)")
+            return result
+        }
+        func set(_ device: String, _ key: String, _ value: String) throws {
+            let result = try run("sync-tool", ["set", fx.path(device), "app", key, value])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let restoredLine = "B (the hub) was restored from an earlier state"
+
+        // Three devices write and sync; the standby replays all of it.
+        for i in 1...3 {
+            for device in ["d1", "d2", "d3"] {
+                try set(device, "\(device)-\(i)", "\(i)")
+                _ = try sync(device)
+            }
+        }
+        for device in ["d1", "d2", "d3"] { _ = try sync(device) }
+        let written = try primary.psql(["SELECT pg_current_wal_lsn()"], database: fx.database).trimmingCharacters(in: .whitespacesAndNewlines)
+        let caughtUp = Date().addingTimeInterval(60)
+        while try standby.psql(["SELECT pg_last_wal_replay_lsn() >= '\(written)'::pg_lsn"]).trimmingCharacters(in: .whitespacesAndNewlines) != "t",
+            Date() < caughtUp
+        {
+            usleep(20_000)
+        }
+
+        // The standby stops receiving: asynchronous, it is not waited for, and falls behind.
+        try standby.psql(["ALTER SYSTEM SET primary_conninfo = ''", "SELECT pg_reload_conf()"])
+        let detached = Date().addingTimeInterval(60)
+        while try primary.psql(["SELECT count(*) FROM pg_stat_replication"]).trimmingCharacters(in: .whitespacesAndNewlines) != "0", Date() < detached {
+            usleep(20_000)
+        }
+        // Device 1 pushes, the primary acknowledges it, device 2 pulls it; device 1 pushes once more.
+        try set("d1", "lost", "acknowledged by the primary")
+        let pushed = try json(try sync("d1", ["--json"]))
+        #expect(pushed["pushed"] as? Int == 1 && pushed["hub_rows_changed"] as? Int == 1, "\(pushed)")
+        let pulled = try json(try sync("d2", ["--json"]))
+        #expect(pulled["records_changed"] as? Int == 1, "\(pulled)")
+        try set("d1", "lost2", "acknowledged too, pulled by no one")
+        let pushedAgain = try json(try sync("d1", ["--json"]))
+        #expect(pushedAgain["hub_rows_changed"] as? Int == 1, "\(pushedAgain)")
+        let onStandby = try standby.psql(["SELECT count(*) FROM concord_hub.records WHERE key LIKE 'lost%'"], database: fx.database)
+        #expect(onStandby.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "the standby never received the pushes")
+
+        // Failover: the primary dies, the standby is promoted; the hub has gone back in time.
+        primary.stop(.immediate)
+        try standby.promote()
+        func onHub(_ key: String) throws -> Bool {
+            try standby.psql(["SELECT count(*) FROM concord_hub.records WHERE key = '\(key)'"], database: fx.database)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        // Device 2 pulled seqs the promoted hub lacks: the first sync that meets it finds it, and its full
+        // push brings back what it holds of the lost history.
+        let second = try sync("d2")
+        #expect(second.lines.filter { $0.hasPrefix(restoredLine) && $0.contains("resending everything both ways") }.count == 1, "\(second.stdout)")
+        #expect(try onHub("lost"), "the push device 1 lost is back on the hub, from device 2")
+        // Device 1's cursor on the hub never moved past its own pushes, and the hub's cursor on it went
+        // back with the hub: whether or not it finds the restore, its push brings back what only it holds.
+        _ = try sync("d1")
+        #expect(try onHub("lost2"), "the push only device 1 held is back on the hub")
+        // Device 3 synced before the lost pushes: its claims hold, and it pushes Z with seqs the lost
+        // history had handed out already.
+        try set("d3", "Z", "3")
+        let third = try sync("d3")
+        #expect(!third.stdout.contains("restored"), "device 3's cursors are true of the promoted hub: \(third.stdout)")
+
+        // Everyone converges; the next syncs are deltas and say nothing of a restore.
+        for device in ["d2", "d1", "d3"] { _ = try sync(device) }
+        for device in ["d3", "d2", "d1"] {
+            let again = try sync(device)
+            #expect(!again.stdout.contains("restored"), "\(device): \(again.stdout)")
+        }
+        let records = try ["d1", "d2", "d3"].map { try contents(try fx.store($0)) }
+        #expect(records[0] == records[1] && records[1] == records[2], "every device holds the same records and versions")
+        #expect(records[0].count == 9 + 3, "d1-1 … d3-3, lost, lost2 and Z")
+        for key in ["lost", "lost2", "Z"] { #expect(records[0][SuiteKey(suite: "app", key: key)] != nil, "\(key) everywhere") }
+    }
+
+    func json(_ result: ProcessResult) throws -> [String: Any] {
+        let line = try #require(result.lines.last, "no output; stderr: \(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
 }

@@ -10,7 +10,11 @@ enum BundleFixtureRecipes {
     static let peer = ReplicaID(bytes: [UInt8](repeating: 0x22, count: 16))!
     static let created: UInt64 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 
-    /// A small, well-formed bundle: two values and a tombstone in suite "prefs".
+    /// The source's history mark the valid bundle is bound to, and the peer's mark its knowledge names.
+    static let mark = HistoryMark(id: [UInt8](repeating: 0x33, count: 16), seq: 5)!
+    static let peerMark = HistoryMark(id: [UInt8](repeating: 0x44, count: 16), seq: 9)!
+
+    /// A small, well-formed bundle: two values and a tombstone in suite "prefs", bound to `mark`.
     static func valid() -> SyncBundle {
         func version(_ n: UInt64) -> Version { Version(hlc: (created + n) << 16, replica: source) }
         let entries = [
@@ -20,15 +24,50 @@ enum BundleFixtureRecipes {
         ]
         let batch = RemoteBatch(
             source: source, selection: .all, fromSeq: 0, toSeq: 5, entries: entries,
-            knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7)]))
-        return SyncBundle(batch: batch, createdMilliseconds: created)
+            knowledge: PeerKnowledge(items: [.init(replica: peer, scope: .allSuites, seq: 7, mark: peerMark)]), mark: mark)
+        return SyncBundle(batch: batch, createdMilliseconds: created, liveMarks: [mark])
+    }
+
+    /// The valid bundle's contents as releases before history marks wrote them (formats 1 to 4 share
+    /// this layout; the version field says what its records may hold).
+    static func legacyEncoded(_ bundle: SyncBundle, version: UInt16) -> [UInt8] {
+        let batch = bundle.batch
+        var w = ByteWriter()
+        w.append(SyncBundle.magic)
+        w.u16(version)
+        w.u16(0)
+        w.u64(0)
+        w.append(batch.source.bytes)
+        w.u64(batch.fromSeq)
+        w.u64(batch.toSeq)
+        w.u64(bundle.createdMilliseconds)
+        w.u16(UInt16(batch.selection.suites?.count ?? 0))
+        for s in batch.selection.suites ?? [] { w.string(s, lengthBytes: 1) }
+        w.u32(UInt32(batch.knowledge.items.count))
+        for item in batch.knowledge.items {
+            w.append(item.replica.bytes)
+            w.string(item.scope.suiteName ?? "", lengthBytes: 1)
+            w.u64(item.seq)
+        }
+        w.u64(UInt64(batch.entries.count))
+        for e in batch.entries {
+            w.u64(e.seq)
+            w.string(e.suite, lengthBytes: 1)
+            w.string(e.key, lengthBytes: 2)
+            w.u32(UInt32(e.record.encoded.count))
+            w.append(e.record.encoded)
+        }
+        w.patchU64(UInt64(w.count + 4), at: 12)
+        w.u32(CRC32.checksum(w.bytes))
+        return w.bytes
     }
 
     /// Offsets in the valid bundle: the version field, and the entry count.
     static let versionOffset = 8
     static var entryCountOffset: Int {
-        // header 68, suite count 2, knowledge count 4, one knowledge item 16 + 1 + 8
-        8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + (16 + 1 + 8)
+        // header 60, suite count 2, mark 1 + 24, live marks 2 + 8 + 24, disproven marks 2,
+        // knowledge count 4, one knowledge item 16 + 1 + 8 + 1 + 24
+        8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + (1 + 24) + (2 + 8 + 24) + 2 + 4 + (16 + 1 + 8 + 1 + 24)
     }
 
     /// Rewrites the trailing CRC-32, so a deliberate change passes the checksum and meets the check it targets.
@@ -46,21 +85,20 @@ enum BundleFixtureRecipes {
         flipped[good.count - 12] ^= 0x04 // one bit inside the last record
         var magic = good
         magic[0] = UInt8(ascii: "D") // "DONCORDB"
-        var first = good
-        first[versionOffset + 1] = 1 // format version 1: what the first release wrote
-        var second = good
-        second[versionOffset + 1] = 2 // format version 2: exact dates, no policy records
-        var third = good
-        third[versionOffset + 1] = 3 // format version 3: policy records, no floats or UUIDs
+        let first = legacyEncoded(valid(), version: 1) // what the first release wrote
+        let second = legacyEncoded(valid(), version: 2) // exact dates, no policy records
+        let third = legacyEncoded(valid(), version: 3) // policy records, no floats or UUIDs
+        let fourth = legacyEncoded(valid(), version: 4) // floats and UUIDs, no history marks
         var newer = good
         newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1) // a format newer than this Concord reads
         var huge = good
         for i in 0..<8 { huge[entryCountOffset + i] = [0, 0, 1, 0, 0, 0, 0, 0][i] } // 2^40 entries
         return [
             ("valid.bundle", good, nil),
-            ("valid-format1.bundle", resealed(first), nil),
-            ("valid-format2.bundle", resealed(second), nil),
-            ("valid-format3.bundle", resealed(third), nil),
+            ("valid-format1.bundle", first, nil),
+            ("valid-format2.bundle", second, nil),
+            ("valid-format3.bundle", third, nil),
+            ("valid-format4.bundle", fourth, nil),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .wrongMagic),

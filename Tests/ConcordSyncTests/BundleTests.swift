@@ -211,7 +211,7 @@ import Testing
         let a = try Replicas.open(tmp.path("a"))
         let b = try Replicas.open(tmp.path("b"))
         try a.suite("s").set(1, forKey: "first")
-        let (one, _) = try BundleExchange.makeBundle(from: a, since: .beginning)
+        let one = try BundleExchange.makeBundle(from: a, since: .beginning).bundle
         try a.suite("s").set(2, forKey: "second")
         // A bundle of only what came after the first (as if the first were lost in the mail).
         let later = RemoteBatch(

@@ -84,8 +84,10 @@ import Testing
         clock.advance(1)
         try b.suite("one").set(2, forKey: "k")
         try b.suite("two").set(2, forKey: "k")
-        // The same batch from A, planned twice then applied twice: the second apply skips it (cursor).
-        let delta = try DeltaReader.read(from: a, for: b.replicaID, alreadyMerged: PeerKnowledge(received: try b.peerCursors()))
+        // The same batch from A, planned twice then applied twice: the second apply skips it (the cursor,
+        // bound to A's mark).
+        let mark = try a.currentMark(givingTo: b.replicaID, scopes: [.allSuites])
+        let delta = try DeltaReader.read(from: a, for: b.replicaID, alreadyMerged: PeerKnowledge(received: try b.peerCursors()), mark: mark)
         let applier = BatchApplier(store: b)
         #expect(try applier.plan(delta.batch).conflicts.count == 2)
         #expect(try applier.apply(delta.batch).conflicts.count == 2)

@@ -71,7 +71,7 @@ import Testing
             #expect(try c.collectTombstones().collected == 0)
         }
         // B returns: it sends A everything it has (a bundle, as if by mail), and syncs with C.
-        let (bundle, _) = try BundleExchange.makeBundle(from: b, since: .beginning)
+        let bundle = try BundleExchange.makeBundle(from: b, since: .beginning).bundle
         let imported = try BatchApplier(store: a).apply(bundle.batch)
         #expect(imported.recordsChanged == 0, "B's old value loses to A's tombstone")
         try Synchronizer().sync(b, c)

@@ -77,19 +77,38 @@ import Testing
         #expect(Invocation(["check", watch]).status == 0)
     }
 
-    @Test func upgradedReplicasKeepTheirCursorsAndSyncOnlyWhatWasPending() throws {
+    /// Cursors written before history marks cannot be proven: nothing ties them to the history they
+    /// were merged from (a replica restored before the upgrade would look the same). The first sync after
+    /// the upgrade resends everything both ways, once, and says so; from then on the cursors are bound and
+    /// a sync sends only what is pending.
+    @Test func upgradedReplicasResendEverythingOnceThenSyncOnlyWhatIsPending() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let phone = try Self.copy("phone", into: tmp)
         let watch = try Self.copy("watch", into: tmp)
-        // The fixture's last step wrote ui/accent on the phone after the last sync: exactly that is pending.
+        func json(_ run: Invocation) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data((run.out.last ?? "").utf8)) as? [String: Any], "\(run.out) \(run.err)")
+        }
+        let entries = { (dir: String) in try Store(path: dir).journalEntries(after: 0).count }
+        let (phoneEntries, watchEntries) = (try entries(phone), try entries(watch))
         let plan = Invocation(["sync", phone, watch, "--dry-run", "--json"])
         #expect(plan.status == 10)
-        let fields = try #require(try JSONSerialization.jsonObject(with: Data((plan.out.first ?? "").utf8)) as? [String: Any])
-        #expect(fields["sent_a_to_b"] as? Int == 1, "only the change made after the last sync: \(plan.out)")
-        #expect(fields["sent_b_to_a"] as? Int == 0, "the phone's cursor on the watch survived: \(plan.out)")
-        #expect(Invocation(["sync", phone, watch]).status == 0)
+        let fields = try json(plan)
+        #expect(fields["sent_a_to_b"] as? Int == phoneEntries, "everything the phone holds: \(plan.out)")
+        #expect(fields["sent_b_to_a"] as? Int == watchEntries, "everything the watch holds: \(plan.out)")
+        let said = try #require(fields["history_resync"] as? String, "\(plan.out)")
+        #expect(said.contains("predate history marks") && said.contains("would resend everything both ways once"), "\(said)")
+        #expect(fields["restored"] as? [String] == [], "an upgrade is not a rollback")
+        let synced = Invocation(["sync", phone, watch])
+        #expect(synced.status == 0)
+        #expect(synced.out.contains { $0.contains("predate history marks") && $0.contains("resending everything both ways once") }, "\(synced.out)")
         #expect(Invocation(["get", watch, "ui", "accent"]).out == ["blue"])
+        // Bound now: a sync finds nothing to resend, and a new change is all that travels.
+        let quiet = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
+        #expect(quiet["in_sync"] as? Bool == true && quiet["history_resync"] is NSNull, "\(quiet)")
+        #expect(Invocation(["set", phone, "ui", "accent", "green"]).status == 0)
+        let pending = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
+        #expect(pending["sent_a_to_b"] as? Int == 1 && pending["sent_b_to_a"] as? Int == 0, "only the change made since: \(pending)")
         // A date written by the first format (seconds since 1970) still reads, and is rewritten in the exact form.
         let store = try Store(path: phone)
         let date = try #require(try store.suite("prefs").get("lastOpened", as: Date.self))

@@ -35,8 +35,15 @@ struct HostileServeTests {
         return .hello(hello)
     }
 
-    static func batch(_ source: ReplicaID, _ entries: [RemoteEntry], from: UInt64 = 0, to: UInt64 = 1) -> SyncFrame {
-        .batch(RemoteBatch(source: source, selection: .all, fromSeq: from, toSeq: to, entries: entries, knowledge: .none))
+    /// The client's verdict on the server's claims after the hellos (a stranger's: nothing to check).
+    static let verdict = SyncFrame.verdict(SyncVerdict(ContactCheck()))
+
+    /// A batch of `source`; `marked` binds it to a history mark covering its last seq, as an honest sender's is.
+    static func batch(_ source: ReplicaID, _ entries: [RemoteEntry], from: UInt64 = 0, to: UInt64 = 1, marked: Bool = false) -> SyncFrame {
+        .batch(
+            RemoteBatch(
+                source: source, selection: .all, fromSeq: from, toSeq: to, entries: entries, knowledge: .none,
+                mark: marked ? HistoryMark.random(seq: to) : nil))
     }
 
     static func entry(_ suite: String, _ key: String, _ value: Value, hlc: UInt64 = HybridClock.wallMilliseconds() << 16, seq: UInt64 = 1, by: ReplicaID)
@@ -85,7 +92,7 @@ struct HostileServeTests {
         for (what, entry, words) in cases {
             for overSSH in [false, true] {
                 let sound = try Self.entry("prefs", "sound", .string("fine"), seq: 2, by: stranger)
-                let result = try serve([Self.hello(stranger, lastSeq: 2), Self.batch(stranger, [entry, sound], to: 2), .end], overSSH: overSSH)
+                let result = try serve([Self.hello(stranger, lastSeq: 2), Self.verdict, Self.batch(stranger, [entry, sound], to: 2), .end], overSSH: overSSH)
                 #expect(result.status == 3, "\(what)\(overSSH ? " over ssh" : ""): \(result.stderr)")
                 #expect(result.stderr.contains(words) && result.stderr.contains("nothing of it was merged"), "\(what): \(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
@@ -103,7 +110,7 @@ struct HostileServeTests {
         }
         entries.append(("20 MiB value", try Self.entry("prefs", "huge", .data(Data(repeating: 7, count: 20 << 20)), by: stranger)))
         for (what, entry) in entries {
-            let result = try serve([Self.hello(stranger, lastSeq: 1), Self.batch(stranger, [entry]), .end])
+            let result = try serve([Self.hello(stranger, lastSeq: 1), Self.verdict, Self.batch(stranger, [entry]), .end])
             #expect(result.status == 3, "\(what): \(result.stderr)")
             #expect(result.stderr.contains(what.hasPrefix("20") ? "over the limit" : "invalid suite name"), "\(what): \(result.stderr)")
         }
@@ -124,7 +131,9 @@ struct HostileServeTests {
         #expect(cursor >= 3, "the server has merged the phone's three changes")
         for overSSH in [false, true] {
             // It announces the phone's real last seq (or claims nothing new): the batch reaches past it.
-            let forged = [Self.hello(phone.replicaID, lastSeq: try phone.lastSeq()), Self.batch(phone.replicaID, [], from: 0, to: 1 << 62), .end]
+            let forged = [
+                Self.hello(phone.replicaID, lastSeq: try phone.lastSeq()), Self.verdict, Self.batch(phone.replicaID, [], from: 0, to: 1 << 62), .end
+            ]
             let result = try serve(forged, overSSH: overSSH)
             #expect(result.status == 3, "\(result.stderr)")
             #expect(result.stderr.contains("past the last seq it announced"), "\(result.stderr)")
@@ -145,7 +154,8 @@ struct HostileServeTests {
         let first = try Self.entry("prefs", "first", .string("one"), seq: 1, by: stranger)
         let second = try Self.entry("prefs", "second", .string("two"), seq: 4, by: stranger)
         let result = try serve([
-            Self.hello(stranger, lastSeq: 6), Self.batch(stranger, [first], from: 0, to: 3), Self.batch(stranger, [second], from: 2, to: 6), .end
+            Self.hello(stranger, lastSeq: 6), Self.verdict, Self.batch(stranger, [first], from: 0, to: 3, marked: true),
+            Self.batch(stranger, [second], from: 2, to: 6, marked: true), .end
         ])
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("before the end of its previous batch"), "\(result.stderr)")
@@ -155,6 +165,18 @@ struct HostileServeTests {
         #expect(try store.peerCursors().received(from: stranger, scope: .allSuites) == 3)
         let check = try run("sync-tool", ["check", served])
         #expect(check.status == 0, "\(check.stderr)")
+    }
+
+    @Test("a batch bound to a history mark covering a seq past what its sender announced is refused (exit 3), nothing of it merged")
+    func markPastAnnounced() throws {
+        let (before, cursors) = try snapshot()
+        let entry = try Self.entry("prefs", "k", .int(1), by: stranger)
+        let marked = RemoteBatch(
+            source: stranger, selection: .all, fromSeq: 0, toSeq: 1, entries: [entry], knowledge: .none, mark: HistoryMark.random(seq: 1 << 62))
+        let result = try serve([Self.hello(stranger, lastSeq: 1), Self.verdict, .batch(marked), .end])
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("history mark covering seq \(1 << 62), past the last seq it announced (1)"), "\(result.stderr)")
+        try expectUnchangedAndSyncing(before, cursors)
     }
 
     @Test("a version-1 peer, which cannot announce, is refused at the handshake and told to upgrade (exit 3)")
@@ -174,7 +196,7 @@ struct HostileServeTests {
         relay.relay = true
         let entry = try Self.entry("prefs", "theme", .string("pinned"), hlc: .max, by: stranger)
         for overSSH in [false, true] {
-            let result = try serve([.hello(relay), Self.hello(stranger, lastSeq: 1), Self.batch(stranger, [entry])], overSSH: overSSH)
+            let result = try serve([.hello(relay), Self.hello(stranger, lastSeq: 1), Self.verdict, Self.batch(stranger, [entry])], overSSH: overSSH)
             #expect(result.status == 3, "\(result.stderr)")
             #expect(result.stderr.contains("past the greatest any clock produces"), "\(result.stderr)")
         }

@@ -26,6 +26,8 @@ struct ServeFrameTests {
     }
 
     var hello: [UInt8] { SyncFrame.hello(SyncHello(replica: source.replicaID, selection: .all, knowledge: .none, lastSeq: try! source.lastSeq())).encoded() }
+    /// The client's verdict on the server's claims after the hellos (here: nothing to check).
+    var verdict: [UInt8] { SyncFrame.verdict(SyncVerdict(ContactCheck())).encoded() }
     var batch: [UInt8] {
         let delta = try! DeltaReader.read(from: source, for: nil, alreadyMerged: .none)
         return SyncFrame.batch(delta.batch).encoded()
@@ -47,7 +49,7 @@ struct ServeFrameTests {
 
     @Test("well-formed frames are merged (the control for the cases below); a stream that ends where an acknowledgement is due exits 5")
     func control() throws {
-        let result = try serve(hello + batch + SyncFrame.end.encoded())
+        let result = try serve(hello + verdict + batch + SyncFrame.end.encoded())
         #expect(try targetKeys().sorted() == ["size", "theme"])
         #expect(result.status == 5)
         #expect(result.stderr.contains("closed while waiting for an acknowledgement"), "\(result.stderr)")
@@ -61,7 +63,7 @@ struct ServeFrameTests {
 
     @Test("a relay introduces the replica it relays for; its batch is merged as that replica's, and it may close after whole batches (exit 0)")
     func relayIntroduction() throws {
-        let result = try serve(relayHello + hello + batch)
+        let result = try serve(relayHello + hello + verdict + batch)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try targetKeys().sorted() == ["size", "theme"])
         #expect(try Store(path: target).peerCursors().peers == [source.replicaID])
@@ -78,7 +80,7 @@ struct ServeFrameTests {
     @Test("a batch cut short: exit 3, 'ended in the middle of a frame', nothing merged")
     func truncated() throws {
         let whole = batch
-        let result = try serve(hello + Array(whole[..<(whole.count - 7)]))
+        let result = try serve(hello + verdict + Array(whole[..<(whole.count - 7)]))
         #expect(result.status == 3)
         #expect(result.stderr.contains("ended in the middle of a frame"), "\(result.stderr)")
         #expect(try targetKeys().isEmpty)
@@ -88,7 +90,7 @@ struct ServeFrameTests {
     func corrupted() throws {
         var damaged = batch
         damaged[damaged.count / 2] ^= 0x40
-        let result = try serve(hello + damaged + SyncFrame.end.encoded())
+        let result = try serve(hello + verdict + damaged + SyncFrame.end.encoded())
         #expect(result.status == 3)
         #expect(result.stderr.contains("checksum"), "\(result.stderr)")
         #expect(try targetKeys().isEmpty)
@@ -97,7 +99,7 @@ struct ServeFrameTests {
     @Test("a frame declaring 2 GiB: refused from its header, exit 3, nothing merged")
     func oversized() throws {
         let header: [UInt8] = [2, 0x80, 0, 0, 0]
-        let result = try serve(hello + header + Array(repeating: 0, count: 64))
+        let result = try serve(hello + verdict + header + Array(repeating: 0, count: 64))
         #expect(result.status == 3)
         #expect(result.stderr.contains("over the limit"), "\(result.stderr)")
         #expect(try targetKeys().isEmpty)
@@ -116,9 +118,22 @@ struct ServeFrameTests {
         #expect(try targetKeys().isEmpty)
     }
 
+    @Test("a batch where the client's verdict on the cursors belongs, and a hello of the older protocol: refused, exit 3, nothing merged")
+    func missingVerdictAndOlderVersion() throws {
+        let skipped = try serve(hello + batch + SyncFrame.end.encoded())
+        #expect(skipped.status == 3)
+        #expect(skipped.stderr.contains("where its verdict on the cursors belongs"), "\(skipped.stderr)")
+        var older = SyncHello(replica: source.replicaID, selection: .all, knowledge: .none, lastSeq: 0)
+        older.version = SyncHello.currentVersion - 1
+        let result = try serve(SyncFrame.hello(older).encoded() + verdict + batch)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("the oldest this side accepts"), "\(result.stderr)")
+        #expect(try targetKeys().isEmpty)
+    }
+
     @Test("a read-only server refuses a batch (exit 3, nothing merged) but sends its own changes")
     func readOnly() throws {
-        let result = try serve(hello + batch + SyncFrame.end.encoded(), ["--read-only"])
+        let result = try serve(hello + verdict + batch + SyncFrame.end.encoded(), ["--read-only"])
         #expect(result.status == 3)
         #expect(result.stderr.contains("read-only"), "\(result.stderr)")
         #expect(try targetKeys().isEmpty)
@@ -157,6 +172,7 @@ struct ServeFrameTests {
         }
         let serve = try LocalServe(target: target, arguments: ["--timeout", "1"])
         try serve.channel.send(.hello(SyncHello(replica: source.replicaID, selection: .all, knowledge: .none, lastSeq: 0)))
+        try serve.channel.send(.verdict(SyncVerdict(ContactCheck())))
         try serve.channel.send(.end) // nothing from this side: the server sends its changes, and nobody reads them
         let status = serve.waitForExit()
         #expect(status == 5, "exit 5, not a hang (-1): \(serve.errors)")

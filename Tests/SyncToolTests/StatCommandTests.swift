@@ -83,7 +83,7 @@ struct StatCommandTests {
         let byName = Dictionary(uniqueKeysWithValues: databases.map { ($0["name"] as? String ?? "", $0) })
         #expect(byName["records"]?["entries"] as? Int == records["Entries"])
         #expect(byName["freelist"]?["entries"] as? Int == free["Entries"])
-        #expect(Set(byName.keys) == ["records", "journal", "meta", "peers", "conflicts", "freelist"])
+        #expect(Set(byName.keys) == ["records", "journal", "meta", "peers", "conflicts", "marks", "freelist"])
 
         #expect(try stat([dir, "--top", "1"])["largest_suites"].flatMap { ($0 as? [Any])?.count } == 1)
         let text = Invocation(["stat", dir]).out

@@ -168,6 +168,39 @@ public final class ScratchPostgres: @unchecked Sendable {
     /// The server's log so far.
     public var log: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
 
+    // MARK: - Dumps
+
+    /// `pg_dump` of `database` (custom format) into `file`, as an operator takes a backup.
+    public func dump(database: String, to file: String) throws {
+        try runClient("pg_dump", ["--format=custom", "--file=" + file, url(database: database)])
+    }
+
+    /// Restores `database` from a `dump`: `pg_restore --clean` drops what it holds and recreates
+    /// everything as it was when the dump was taken (the roles, which live outside any database, stay).
+    public func restore(database: String, from file: String) throws {
+        try runClient("pg_restore", ["--clean", "--if-exists", "--single-transaction", "--dbname=" + url(database: database), file])
+    }
+
+    /// Runs a PostgreSQL client program of this server's version to completion; throws with its output when it fails.
+    private func runClient(_ name: String, _ arguments: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: bin + "/" + name)
+        p.arguments = arguments
+        let output = directory + "/\(name).log"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        p.standardOutput = handle
+        p.standardError = handle
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        try? handle.close()
+        guard p.terminationStatus == 0 else {
+            let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(name) failed (exit \(p.terminationStatus)): \(said.suffix(2000))")
+        }
+    }
+
     // MARK: - Replication
 
     /// A streaming-replication standby of this server: a base backup taken with `pg_basebackup -R`

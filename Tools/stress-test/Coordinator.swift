@@ -30,6 +30,8 @@ final class Coordinator {
     var farKills = 0
     /// Syncs that exited 5 (connection dropped): at most one per far serve killed.
     var unexplainedDrops = 0
+    /// With `--restore-rate`: the backups taken and the restores made (see `RestoreFault`).
+    var restoreFault = RestoreFault()
 
     struct WorkerProcess {
         let id: Int
@@ -84,6 +86,7 @@ final class Coordinator {
         progress("started \(workers.count) workers on \(replicas.count) replicas in \(root) (seed \(options.seed))")
         let started = Date()
         var nextKill = started.addingTimeInterval(nextInterval(rate: options.killRate))
+        var nextRestore = started.addingTimeInterval(nextInterval(rate: options.restoreRate))
         var nextSync = started
         var nextProgress = started.addingTimeInterval(1)
         while Date().timeIntervalSince(started) < options.seconds {
@@ -97,9 +100,16 @@ final class Coordinator {
                 try killSomething()
                 nextKill = now.addingTimeInterval(nextInterval(rate: options.killRate))
             }
+            if options.restoreRate > 0, now >= nextRestore {
+                try restoreFaultEvent()
+                nextRestore = Date().addingTimeInterval(nextInterval(rate: options.restoreRate))
+            }
             try restartDeadWorkers()
             if now >= nextProgress {
-                progress(String(format: "t=%.0fs kills=%d (far serves %d) syncs=%d", now.timeIntervalSince(started), kills, farKills, syncRuns))
+                progress(
+                    String(
+                        format: "t=%.0fs kills=%d (far serves %d) syncs=%d restores=%d", now.timeIntervalSince(started), kills, farKills, syncRuns,
+                        restoreFault.restores))
                 nextProgress = now.addingTimeInterval(1)
             }
             usleep(5_000)
@@ -125,6 +135,7 @@ final class Coordinator {
             kills: kills, syncs: syncRuns, checks: result)
         summary.addLatencies(checker.operations)
         summary.addSyncLatencies(syncLatencies, failures: syncFailures)
+        summary.restores = restoreFault
         if !options.keep && options.directory == nil { try? FileManager.default.removeItem(atPath: root) }
         return summary
     }
@@ -196,7 +207,7 @@ final class Coordinator {
     }
 
     /// The arguments of a sync between two directories, the second reached over ssh with `--transport ssh`.
-    private func syncArguments(_ a: String, _ b: String) -> [String] {
+    func syncArguments(_ a: String, _ b: String) -> [String] {
         guard let ssh else { return ["sync", path(a), path(b)] }
         return ["sync", path(a), ssh.address(path(b)), "--rsh", ssh.rsh, "--remote-command", binDirectory + "/sync-tool"]
     }
@@ -224,7 +235,7 @@ final class Coordinator {
         }
     }
 
-    private func record(_ s: SyncProcess) {
+    func record(_ s: SyncProcess) {
         if s.process.terminationReason == .exit {
             if s.process.terminationStatus == 0 {
                 syncLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - s.started) / 1000)
@@ -260,7 +271,7 @@ final class Coordinator {
         }
     }
 
-    private func waitOrKill(_ p: Process, seconds: Double) {
+    func waitOrKill(_ p: Process, seconds: Double) {
         let deadline = Date().addingTimeInterval(seconds)
         while p.isRunning && Date() < deadline { usleep(2_000) }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
@@ -273,7 +284,7 @@ final class Coordinator {
         return -log(u) / rate
     }
 
-    private func progress(_ line: String) {
+    func progress(_ line: String) {
         FileHandle.standardError.write(Data(("stress-test: " + line + "\n").utf8))
     }
 }

@@ -7,6 +7,7 @@ struct StressOptions {
     var seconds = 20.0
     var seed: UInt64 = 1
     var killRate = 0.0
+    var restoreRate = 0.0
     var json = false
     var mix = OperationMix.standard
     var keep = false
@@ -16,7 +17,7 @@ struct StressOptions {
     var transport = "local"
 
     static let help = """
-        Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--json]
+        Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--restore-rate PER_SECOND] [--json]
                            [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh]
 
         Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
@@ -31,6 +32,10 @@ struct StressOptions {
           --seconds S            how long the workers run (default 20)
           --seed N               seed for every choice the run makes (default 1)
           --kill-rate R          SIGKILLs per second of random workers and syncs (default 0)
+          --restore-rate R       replicas restored from an earlier backup per second (default 0): each event
+                                 backs a replica up, or restores the one backed up before in place of it
+                                 (after a sync that puts what it acknowledged elsewhere); the first sync
+                                 after a restore must say so, and nothing may be lost
           --mix LIST             operation weights, e.g. set=50,delete=10,incr=20,reset=1,claim=10
           --dir PATH             where to put the replicas (default: a new temporary directory)
           --keep                 keep the replica directories afterwards
@@ -66,6 +71,7 @@ struct StressOptions {
             case "--seconds": o.seconds = try number("--seconds", min: 0.1)
             case "--seed": o.seed = try number("--seed", min: 0)
             case "--kill-rate": o.killRate = try number("--kill-rate", min: 0.0)
+            case "--restore-rate": o.restoreRate = try number("--restore-rate", min: 0.0)
             case "--mix": o.mix = try OperationMix.parse(try value("--mix"))
             case "--dir": o.directory = try value("--dir")
             case "--keep": o.keep = true

@@ -17,6 +17,7 @@ struct StressSummary {
     let checks: CheckResults
     var kinds: [String: KindStats] = [:]
     var syncFailures: [String] = []
+    var restores = RestoreFault()
 
     init(seconds: Double, seed: UInt64, replicas: Int, processes: Int, kills: Int, syncs: Int, checks: CheckResults) {
         self.seconds = seconds
@@ -28,7 +29,7 @@ struct StressSummary {
         self.checks = checks
     }
 
-    var ok: Bool { checks.ok && syncFailures.isEmpty }
+    var ok: Bool { checks.ok && syncFailures.isEmpty && restores.undetected.isEmpty }
 
     mutating func addLatencies(_ operations: [LoggedOperation]) {
         for (kind, ops) in Dictionary(grouping: operations, by: { $0.kind.rawValue }) {
@@ -68,7 +69,12 @@ struct StressSummary {
         out += line("replicas failing check", checks.damagedReplicas)
         out += line("conflict-log entries inconsistent with the records (of \(checks.conflicts) logged)", checks.inconsistentConflicts)
         out += line("failed syncs", syncFailures.count)
-        for d in checks.details + syncFailures.prefix(10) { out += "    \(d)\n" }
+        if restores.restores > 0 || restores.backupsTaken > 0 {
+            out +=
+                "  restores from a backup: \(restores.restores) of \(restores.backupsTaken) backups (\(restores.detected) found by the first sync, \(restores.unchanged) with nothing to find)\n"
+            out += line("restores the first sync did not find", restores.undetected.count)
+        }
+        for d in checks.details + syncFailures.prefix(10) + restores.undetected.prefix(5) { out += "    \(d)\n" }
         out += ok ? "OK: every invariant held\n" : "FAILED\n"
         return out
     }
@@ -82,7 +88,9 @@ struct StressSummary {
             "\"double_counted\":\(checks.doubleCounted)", "\"exclusive_violations\":\(checks.exclusiveViolations)",
             "\"global_counter\":\(checks.globalCounter)", "\"global_increments\":\(checks.globalIncrements)",
             "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"conflicts_logged\":\(checks.conflicts)",
-            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)"
+            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)",
+            "\"backups\":\(restores.backupsTaken)", "\"restores\":\(restores.restores)", "\"restores_found\":\(restores.detected)",
+            "\"restores_unchanged\":\(restores.unchanged)", "\"restores_not_found\":\(restores.undetected.count)"
         ]
         let kindFields = kinds.keys.sorted().map { kind -> String in
             let k = kinds[kind]!
@@ -90,7 +98,7 @@ struct StressSummary {
                 "\"\(kind)\":{\"count\":\(k.count),\"ops_per_second\":\(String(format: "%.1f", Double(k.count) / seconds)),\"p50_us\":\(String(format: "%.1f", k.p50)),\"p99_us\":\(String(format: "%.1f", k.p99))}"
         }
         fields.append("\"operations\":{\(kindFields.joined(separator: ","))}")
-        let details = (checks.details + syncFailures).map {
+        let details = (checks.details + syncFailures + restores.undetected).map {
             "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
         }
         fields.append("\"details\":[\(details.joined(separator: ","))]")

@@ -4,8 +4,8 @@ import Foundation
 /// Roles for the tests of the gate every record from outside passes (issue 18). Returns nil for a role it does not know.
 ///
 /// - `hostile-serve MODE serve DIR [OPTIONS…]`: stands in for `sync-tool serve` at the far end of a
-///   client's ssh connection (run through `--remote-command`) and answers the client's round with a
-///   batch no honest server sends, then waits for the client's answer. MODE: `max-hlc` (a record
+///   client's ssh connection (run through `--remote-command`), exchanges verdicts on the cursors as an
+///   honest server does, and answers the client's round with a batch no honest server sends, then waits for the client's answer. MODE: `max-hlc` (a record
 ///   whose hlc is 0xFFFF_FFFF_FFFF_FFFF), `nul-key` (a key holding U+0000), `past-announced` (an empty
 ///   batch whose range ends at 2^62, past the last seq its hello announced). Frames go to standard
 ///   output; a line for the test to standard error.
@@ -25,6 +25,9 @@ enum GateRoles {
         hello.version = client.version // whatever the client speaks: the test is about what it then accepts
         hello.milliseconds = HybridClock.wallMilliseconds()
         try channel.send(.hello(hello))
+        // Verdicts on each other's cursors: this side claims nothing about the client, and finds nothing to check.
+        try channel.send(.verdict(SyncVerdict(ContactCheck())))
+        guard case .verdict? = try channel.receive() else { return 3 }
         // The client's part of the round: acknowledge its batches until its end.
         while let frame = try channel.receive() {
             if case .batch(let batch) = frame {

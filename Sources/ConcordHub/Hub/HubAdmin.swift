@@ -89,11 +89,17 @@ public final class HubAdmin {
                 } catch let error as PostgresError where error.sqlState == "42710" {
                     throw HubError.roleExists(name) // created by someone else in the meantime
                 }
+                // The account's history starts with a mark of its own (seq 0), so a device's first pull is
+                // bound to one even before anything is pushed.
                 try db.execute(
                     """
-                    INSERT INTO concord_hub.accounts (name, label, max_keys, max_bytes)
-                    SELECT $1, $2, CASE WHEN $3 THEN $4::bigint ELSE m.default_max_keys END, CASE WHEN $5 THEN $6::bigint ELSE m.default_max_bytes END
-                    FROM concord_hub.meta m
+                    WITH a AS (
+                      INSERT INTO concord_hub.accounts (name, label, max_keys, max_bytes, mark)
+                      SELECT $1, $2, CASE WHEN $3 THEN $4::bigint ELSE m.default_max_keys END, CASE WHEN $5 THEN $6::bigint ELSE m.default_max_bytes END,
+                        uuid_send(gen_random_uuid())
+                      FROM concord_hub.meta m
+                      RETURNING name, mark, last_seq)
+                    INSERT INTO concord_hub.marks (account, mark, seq) SELECT name, mark, last_seq FROM a
                     """,
                     [
                         .text(name), label.map(PostgresValue.text) ?? .null, .bool(maxKeys != nil), maxKeys?.column ?? .null,

@@ -7,9 +7,13 @@ import Foundation
 /// hub's replica id, merged locally by `BatchApplier` in one write transaction (re-journaled for
 /// the device's other peers, conflicts logged, the cursor moved), exactly as a peer's batch is.
 ///
-/// Rows the device pushed itself (or wrote) are left out, as a peer leaves out what it received from
-/// the target. The batch carries the hub's cursor on the device (read in the same snapshot), the
-/// line between local records the hub had seen and concurrent ones.
+/// Rows the device pushed itself are left out, as a peer leaves out what it received from the target,
+/// while the hub's cursor on the device is echo-safe (the device provably holds what it pushed; a row
+/// the device wrote that another device pushed always comes: the device may have been restored from
+/// a backup taken before it). The batch carries the hub's cursor on the device (read in the same
+/// snapshot), the line between local records the hub had seen and concurrent ones, and the account's
+/// history mark, which the device binds its cursor to. In a resync (the architecture document, "Trust
+/// and time") every row comes, and the first page replaces the device's cursor.
 ///
 /// A device whose cursor is behind the account's tombstone-collection horizon may have missed
 /// deletes whose tombstones are gone: before the delta it gets a tombstone for every key it holds
@@ -28,6 +32,14 @@ struct HubPull {
     let selection: SyncSelection
     let applier: BatchApplier
     let pageSize: Int
+    /// Everything, whatever the device's cursor on the hub says (a replica was found restored).
+    var resync = false
+    /// Whether a device behind the tombstone horizon gets tombstones for keys the hub no longer lists
+    /// (false when the hub went back in time: it lost those keys, it did not collect them).
+    var horizonTombstones = true
+    /// The device's cursor on the hub waits for a proof that the hub merged its history: merge a page
+    /// (it carries the hub's cursor on the device) even when nothing is new.
+    var needsProof = false
 
     struct Outcome {
         var report: ApplyReport
@@ -46,36 +58,39 @@ struct HubPull {
         return try HubError.wrapping {
             try db.transaction(.snapshot) {
                 let account = try db.execute(
-                    "SELECT last_seq, horizon_seq FROM concord_hub.accounts WHERE name = $1",
+                    "SELECT last_seq, mark, marks_pruned, horizon_seq FROM concord_hub.accounts WHERE name = $1",
                     [.text(hub.account)], operation: "read the account")
                 guard account.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
-                let last = UInt64(max(0, try account.int64(0, 0)))
-                let horizon = UInt64(max(0, try account.int64(0, 1)))
-                let knowledge = try hub.knowledge(of: store.replicaID)
+                let (last, mark, _) = try Hub.history(account, 0)
+                let horizon = UInt64(max(0, try account.int64(0, 3)))
+                let deviceCursors = try hub.deviceCursors(store.replicaID)
+                let knowledge = deviceCursors.knowledge
                 let cursors = try store.peerCursors()
-                let start = selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
+                let start = resync ? 0 : selection.scopes.map { cursors.received(from: hub.replicaID, scope: $0) }.min() ?? 0
                 var outcome = Outcome(report: ApplyReport(source: hub.replicaID, target: store.replicaID), last: last)
-                let behind = selection.scopes.contains { cursors.received(from: hub.replicaID, scope: $0) < horizon }
+                let behind = horizonTombstones && selection.scopes.contains { cursors.received(from: hub.replicaID, scope: $0) < horizon }
                 if behind {
                     outcome.resync = true
                     let tombstones = try resyncTombstones(cursors: cursors, knowledge: knowledge, horizon: horizon, last: last)
                     if !tombstones.isEmpty {
                         let batch = RemoteBatch(
                             source: hub.replicaID, selection: selection, fromSeq: start, toSeq: start,
-                            entries: tombstones, knowledge: knowledge)
+                            entries: tombstones, knowledge: knowledge, mark: mark)
                         add(try merge(batch, dryRun: dryRun), to: &outcome)
                     }
                 }
                 // With nothing to pull, a write only to record how far the hub merged this device
                 // (which local tombstone collection waits for) is made once it lags far or long.
                 let now = UInt64(Date().timeIntervalSince1970 * 1000)
-                var acknowledged = selection.scopes.contains { scope in
-                    let known = knowledge.merged(of: store.replicaID, scope: scope)
-                    let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
-                    let recorded = cursor?.acknowledged ?? 0
-                    return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
-                }
-                guard start < last || acknowledged else { return outcome }
+                var acknowledged =
+                    needsProof
+                    || selection.scopes.contains { scope in
+                        let known = knowledge.merged(of: store.replicaID, scope: scope)
+                        let cursor = cursors.cursor(peer: hub.replicaID, scope: scope)
+                        let recorded = cursor?.acknowledged ?? 0
+                        return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
+                    }
+                guard start < last || acknowledged || resync else { return outcome }
                 // Pages that hold only this device's own pushes change nothing here: they are merged
                 // (a write transaction, to move the cursor past them) only with the next page that
                 // has changes, or once they add up to `cursorLag` rows — not after every push.
@@ -117,9 +132,11 @@ struct HubPull {
                             }
                             continue
                         }
-                        // A plain row this device pushed or wrote is one it holds (or newer); a policy row may
-                        // combine it with other devices' changes, so it always comes.
-                        if entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes || entry.record.version.replica == store.replicaID {
+                        // A plain row this device pushed is one it holds (or newer) while the hub's cursor on it is
+                        // echo-safe; a policy row may combine it with other devices' changes, so it always comes.
+                        if !resync, entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes,
+                            deviceCursors.mayLeaveOutOwn(seq: entry.seq, selection: selection)
+                        {
                             skipped += 1
                             continue
                         }
@@ -127,22 +144,24 @@ struct HubPull {
                     }
                     outcome.rowsRead += rows.count
                     let to = rows.count == pageSize ? UInt64(max(0, try rows.int64(rows.count - 1, 0))) : last
-                    if !entries.isEmpty || skipped >= HubSynchronizer.cursorLag || acknowledged || damagedSince {
+                    if !entries.isEmpty || skipped >= HubSynchronizer.cursorLag || acknowledged || damagedSince || resync {
                         let end = min(to, hold ?? .max)
                         let batch = RemoteBatch(
-                            source: hub.replicaID, selection: selection, fromSeq: min(merged, end), toSeq: end, entries: entries, knowledge: knowledge)
+                            source: hub.replicaID, selection: selection, fromSeq: min(merged, end), toSeq: end, entries: entries, knowledge: knowledge,
+                            mark: mark)
                         add(try merge(batch, dryRun: dryRun), to: &outcome)
                         (merged, skipped, acknowledged, damagedSince) = (to, 0, false, false)
                     }
                     from = to
-                } while from < last
+                } while from < last || (resync && outcome.pages == 0)
                 return outcome
             }
         }
     }
 
     private func merge(_ batch: RemoteBatch, dryRun: Bool) throws -> ApplyReport {
-        dryRun ? try applier.plan(batch) : try applier.apply(batch)
+        let mode: BatchApplier.MergeMode = resync ? .resync : .delta
+        return dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode)
     }
 
     private func add(_ page: ApplyReport, to outcome: inout Outcome) {

@@ -14,9 +14,15 @@ import ConcordSync
 ///    a replica logs the losers of the batches it merges (logging twice keeps one entry, so a retried
 ///    push is harmless);
 /// 3. writes every row the merge changed in one statement, each taking its reserved seq;
-/// 4. moves the hub's cursor on the device (`devices.pushed`) to the batch's end;
+/// 4. moves the hub's cursor on the device (`devices.pushed`) to the batch's end, bound to the device's
+///    mark the batch carries (in a resync, replaces it);
 /// 5. NOTIFYs the account's channel when a row changed, with the account's last seq and nothing
 ///    else (no device id); live devices wake on the commit.
+///
+/// A push that hands out seqs also writes a new history mark of the account (`accounts.mark`, a row of
+/// `marks`) in step 1, so a hub restored from a dump lacks the marks of the pushes it lost (see the
+/// architecture document, "Trust and time"); old marks are pruned now and then, except those a device
+/// holds (`devices.hub_mark`).
 ///
 /// ```swift
 /// let outcome = try HubPush.push(delta.batch, to: hub)
@@ -29,7 +35,12 @@ package enum HubPush {
         package var lastSeq: UInt64 = 0
         /// Concurrent writes met on the hub.
         package var meetings: [Meeting] = []
+        /// The account's history mark after the push.
+        package var mark: HistoryMark?
     }
+
+    /// Marks an account keeps besides those its devices hold.
+    static let keptMarks = 32
 
     /// A pushed record met a hub row the device had not seen, and the merge discards a whole value
     /// one of them wrote (last writer wins; combined changes, like two devices' increments, are no meeting).
@@ -55,12 +66,12 @@ package enum HubPush {
     /// is how far the device has merged the hub for that suite; `beforeCommit` gets the concurrent
     /// writes met, while the transaction is still open.
     package static func push(
-        _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64,
+        _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64, replacing: Bool = false,
         beforeCommit: ([Meeting]) throws -> Void = { _ in }
     ) throws -> Outcome {
         try HubError.wrapping {
             try hub.db.transaction {
-                let outcome = try pushInOpenTransaction(batch, to: hub, pulled: pulled)
+                let outcome = try pushInOpenTransaction(batch, to: hub, pulled: pulled, replacing: replacing)
                 if !outcome.meetings.isEmpty { try beforeCommit(outcome.meetings) }
                 return outcome
             }
@@ -69,17 +80,27 @@ package enum HubPush {
 
     /// The statements of a push, for a caller that holds the transaction (tests hold it open to
     /// show how concurrent pushes queue on the counter row).
-    package static func pushInOpenTransaction(_ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64 = { _ in .max }) throws -> Outcome {
+    /// `replacing` (a resync) sets the hub's cursor on the device to the batch's end even when it was further.
+    package static func pushInOpenTransaction(
+        _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64 = { _ in .max }, replacing: Bool = false
+    ) throws -> Outcome {
         let db = hub.db
         var outcome = Outcome()
+        var seqBefore: Int64? // the account's last seq before this push (a new cursor's `since`)
         if !batch.entries.isEmpty {
             let n = Int64(batch.entries.count)
+            let mark = HistoryMark.random(seq: 0).id
             let counter = try db.execute(
                 """
-                UPDATE concord_hub.accounts SET last_seq = last_seq + $2 WHERE name = $1 RETURNING last_seq - $2
-                """, [.text(hub.account), .int8(n)], operation: "reserve seqs")
+                WITH c AS (UPDATE concord_hub.accounts SET last_seq = last_seq + $2, mark = $3 WHERE name = $1 RETURNING last_seq),
+                m AS (INSERT INTO concord_hub.marks (account, mark, seq) SELECT $1, $3, last_seq FROM c)
+                SELECT last_seq - $2 FROM c
+                """, [.text(hub.account), .int8(n), .bytea(mark)], operation: "reserve seqs")
             guard counter.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
             let base = try counter.int64(0, 0)
+            seqBefore = base
+            outcome.mark = HistoryMark(id: mark, seq: UInt64(base + n))
+            if (base + n) / Int64(keptMarks) != base / Int64(keptMarks) { try pruneMarks(hub) }
             let plan = try merges(batch, on: hub, pulled: pulled)
             outcome.meetings = plan.meetings
             if !plan.writes.isEmpty {
@@ -96,20 +117,52 @@ package enum HubPush {
             }
             outcome.lastSeq = UInt64(base + n)
         }
-        // The NOTIFY (when a row changed) rides in the same statement: one round trip less.
-        try db.execute(
+        // The NOTIFY (when a row changed) rides in the same statement: one round trip less. The cursor is
+        // bound to the device's mark when the mark covers where it ends up; the account's mark comes back.
+        let moved = try db.execute(
             """
-            WITH announced AS (SELECT pg_notify($5, $6) WHERE $7)
-            INSERT INTO concord_hub.devices AS d (account, device, scope, pushed)
-            SELECT $1, $2, s, $4 FROM unnest($3::text[]) AS s LEFT JOIN announced ON true
-            ON CONFLICT (account, device, scope) DO UPDATE SET pushed = greatest(d.pushed, EXCLUDED.pushed), last_seen = now()
+            WITH announced AS (SELECT pg_notify($5, $6) WHERE $7),
+            moved AS (
+              INSERT INTO concord_hub.devices AS d (account, device, scope, pushed, mark, mark_seq, since)
+              SELECT $1, $2, s, $4, $8, $9, coalesce($11, (SELECT last_seq FROM concord_hub.accounts WHERE name = $1))
+              FROM unnest($3::text[]) AS s LEFT JOIN announced ON true
+              ON CONFLICT (account, device, scope) DO UPDATE SET
+                pushed = CASE WHEN $10 THEN EXCLUDED.pushed ELSE greatest(d.pushed, EXCLUDED.pushed) END,
+                mark = CASE WHEN EXCLUDED.mark_seq >= (CASE WHEN $10 THEN EXCLUDED.pushed ELSE greatest(d.pushed, EXCLUDED.pushed) END)
+                  THEN EXCLUDED.mark ELSE d.mark END,
+                mark_seq = CASE WHEN EXCLUDED.mark_seq >= (CASE WHEN $10 THEN EXCLUDED.pushed ELSE greatest(d.pushed, EXCLUDED.pushed) END)
+                  THEN EXCLUDED.mark_seq ELSE d.mark_seq END,
+                found_restored = false, last_seen = now()
+              RETURNING 1)
+            SELECT a.last_seq, a.mark, a.marks_pruned FROM concord_hub.accounts a WHERE a.name = $1 AND EXISTS (SELECT 1 FROM moved)
             """,
             [
                 .text(hub.account), .bytea(batch.source.bytes), .textArray(batch.selection.scopes.map(\.hubColumn)),
                 .int8(Int64(clamping: batch.toSeq)), .text(hub.channel), .text(String(outcome.lastSeq)),
-                .bool(outcome.rowsChanged > 0)
+                .bool(outcome.rowsChanged > 0), batch.mark.map { .bytea($0.id) } ?? .null,
+                batch.mark.map { .int8(Int64(clamping: $0.seq)) } ?? .null, .bool(replacing), seqBefore.map { .int8($0) } ?? .null
             ], operation: "move the hub's cursor on the device")
+        if outcome.mark == nil, moved.count == 1 {
+            let history = try Hub.history(moved, 0)
+            (outcome.mark, outcome.lastSeq) = (history.mark, history.lastSeq)
+        }
         return outcome
+    }
+
+    /// Drops the account's marks that are neither among its newest `keptMarks` nor held by a device,
+    /// and records the highest seq dropped (a device bound to a pruned mark cannot prove its cursor,
+    /// which costs a full resync, never data). Runs inside a push, which holds the counter row.
+    static func pruneMarks(_ hub: Hub) throws {
+        try hub.db.execute(
+            """
+            WITH cutoff AS (SELECT seq FROM concord_hub.marks WHERE account = $1 ORDER BY seq DESC OFFSET $2 LIMIT 1),
+            dropped AS (
+              DELETE FROM concord_hub.marks x USING cutoff WHERE x.account = $1 AND x.seq <= cutoff.seq
+                AND NOT EXISTS (SELECT 1 FROM concord_hub.devices d WHERE d.account = $1 AND d.hub_mark = x.mark)
+              RETURNING x.seq)
+            UPDATE concord_hub.accounts SET marks_pruned = greatest(marks_pruned, (SELECT max(seq) FROM dropped))
+            WHERE name = $1 AND EXISTS (SELECT 1 FROM dropped)
+            """, [.text(hub.account), .int8(Int64(keptMarks))], operation: "prune the account's history marks")
     }
 
     /// What pushing `batch` does to the hub: for each entry, the hub's row merged with the pushed record

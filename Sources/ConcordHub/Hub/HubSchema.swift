@@ -11,12 +11,15 @@
 ///   replica id, so byte order is version order), the value bytes (NULL for a tombstone; a policy
 ///   record's state when `policy` is true: a counter, max, min or set, merged in Swift by the push),
 ///   the seq of its last change, and the device that pushed it.
-/// - `devices`: how far the hub has merged each device's journal, per sync scope.
+/// - `devices`: how far the hub has merged each device's journal, per sync scope, bound to the device's
+///   history mark, and the hub's mark the device holds (version 4).
+/// - `marks`: the account's history marks, one per push that changed its seqs (version 4:
+///   `HubSchema+Marks.swift`).
 ///
 /// `records` and `devices` may be hash-partitioned by account (`HubPartitioning`); every migration
 /// applies to either layout.
 enum HubSchema {
-    static let version = 3
+    static let version = 4
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -79,7 +82,8 @@ enum HubSchema {
             "ALTER TABLE concord_hub.records ADD COLUMN policy boolean NOT NULL DEFAULT false",
             "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
         ],
-        accountsMigration
+        accountsMigration,
+        marksMigration
     ]
 
     /// Creates or upgrades the schema, then (with `partitions`) lays `records` and `devices` out in that

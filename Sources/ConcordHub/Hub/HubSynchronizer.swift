@@ -26,6 +26,10 @@ public struct HubSyncReport: Sendable, Equatable {
     public var resync = false
     /// Journal entries read on the device to find what to push.
     public var journalEntriesRead = 0
+    /// Set when the device and the hub resent everything: one of them was found restored from an
+    /// earlier state (a hub from a dump or a standby that missed commits, a device from a backup), or
+    /// their cursors could not be proven. Nil for a delta.
+    public var historyResync: HistoryResync?
     /// True when nothing was written, on either side.
     public var dryRun = false
     /// The account's last seq the pull read up to (every change up to it is merged here).
@@ -68,6 +72,12 @@ public struct HubSynchronizer: Sendable {
 
     /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere.
     ///
+    /// First the device checks the hub's cursors on it against its own history marks, and its cursors
+    /// on the hub against the hub's marks (see the architecture document, "Trust and time"). A hub
+    /// restored from a dump (or a standby that missed commits): the device pushes everything, then
+    /// pulls everything. A device restored from a backup: it pulls what it lacks (its own lost pushes
+    /// included), then pushes everything. `historyResync` says which and why.
+    ///
     /// ```swift
     /// let report = try HubSynchronizer().sync(store, hub)
     /// print(report.pushed, "pushed,", report.pulled.recordsChanged, "pulled")
@@ -77,18 +87,31 @@ public struct HubSynchronizer: Sendable {
     ///   - store: The device's replica.
     ///   - hub: The hub session of the device's account.
     ///   - dryRun: When true, nothing is written to the store or the hub.
-    /// - Returns: What was pushed and pulled, the pages read, conflicts, and whether a full resync ran.
+    /// - Returns: What was pushed and pulled, the pages read, conflicts, whether a full resync ran.
     /// - Throws: `HubError` when the hub fails or cannot be reached (a push is all or nothing; pulled
     ///   pages already merged stay merged, and the next sync goes on from there), `StoreError` when
     ///   the replica cannot be written.
     @discardableResult
     public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
-        var report = try push(store, hub, dryRun: dryRun)
-        let pulled = try pull(store, hub, dryRun: dryRun)
-        report.pulled = pulled.pulled
+        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        let start = try begin(store, hub, dryRun: dryRun)
+        var report: HubSyncReport
+        let pulled: HubPull.Outcome
+        if start.deviceRestored && !start.hubRestored {
+            // The device went back: first what it lacks (its own lost pushes come too, the hub's cursor on
+            // it being reset), so its full push then cannot bring back keys deleted meanwhile.
+            pulled = try pullStep(store, hub, start, dryRun: dryRun)
+            report = try pushStep(store, hub, start, dryRun: dryRun)
+        } else {
+            report = try pushStep(store, hub, start, dryRun: dryRun)
+            pulled = try pullStep(store, hub, start, dryRun: dryRun)
+        }
+        if !dryRun { try finish(store, hub, start, pulled) }
+        report.pulled = pulled.report
         report.pages = pulled.pages
         report.resync = pulled.resync
-        report.hubLastSeq = pulled.hubLastSeq
+        report.historyResync = start.historyResync
+        report.hubLastSeq = pulled.last
         return report
     }
 
@@ -96,31 +119,137 @@ public struct HubSynchronizer: Sendable {
     @discardableResult
     public func push(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
         guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
-        let knowledge = try hub.knowledge(of: store.replicaID)
-        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection)
+        let start = try begin(store, hub, dryRun: dryRun)
+        var report = try pushStep(store, hub, start, dryRun: dryRun)
+        report.historyResync = start.historyResync
+        return report
+    }
+
+    /// Merges into the device the account's changes it lacks (one direction).
+    @discardableResult
+    public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        let start = try begin(store, hub, dryRun: dryRun)
+        let outcome = try pullStep(store, hub, start, dryRun: dryRun)
+        if !dryRun { try finish(store, hub, start, outcome) }
+        var report = HubSyncReport(pulled: outcome.report)
+        report.pages = outcome.pages
+        report.resync = outcome.resync
+        report.dryRun = dryRun
+        report.historyResync = start.historyResync
+        report.hubLastSeq = outcome.last
+        return report
+    }
+
+    /// What the start of a sync found: each side's claims about the other checked, cursors reset where
+    /// a side went back in time.
+    struct Start {
+        /// The hub's claims about the device, checked by the device.
+        let device: ContactCheck
+        /// The device's claims about the hub, checked against the hub's marks.
+        let hub: ContactCheck
+        /// The hub's cursors on the device (after any reset).
+        let onDevice: HubDeviceCursors
+        var deviceRestored: Bool { device.forcesResync }
+        var hubRestored: Bool { hub.forcesResync }
+        var historyResync: HistoryResync? {
+            HistoryResync(device.causes(me: deviceID, peer: hubID) + hub.causes(me: hubID, peer: deviceID))
+        }
+        let deviceID: ReplicaID
+        let hubID: ReplicaID
+    }
+
+    func begin(_ store: Store, _ hub: Hub, dryRun: Bool) throws -> Start {
+        var onDevice = try hub.deviceCursors(store.replicaID)
+        var device = try store.beginContact(with: hub.replicaID, claims: onDevice.knowledge, selection: selection, dryRun: dryRun)
+        let mine = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
+        let (last, _, pruned) = try hub.accountHistory()
+        let held = try hub.marks(mine.compactMap(\.mark))
+        var check = ContactCheck()
+        // A pull binds the cursor to the account's newest mark as covering the account's last seq; seqs
+        // handed out without a push (rows written through the account's login) follow that mark, so the
+        // hub holds a claimed mark when it has that id from a seq at or below the claim, and reaches it.
+        check.claims =
+            ClaimsCheck.of(mine, holds: { m in held[m.id].map { $0 <= m.seq && m.seq <= last } ?? false }, lastSeq: last, prunedThrough: pruned)
+            .check
+        check.unfinished = selection.scopes.contains { onDevice.reset.contains($0) } || onDevice.reset.contains(.allSuites)
+        if onDevice.predatesMarks { device.predatesMarks = true }
+        if !dryRun {
+            if check.forcesResync { try store.resetCursors(on: hub.replicaID) }
+            if device.forcesResync {
+                try hub.resetCursors(on: store.replicaID)
+                onDevice = try hub.deviceCursors(store.replicaID)
+            }
+        }
+        return Start(device: device, hub: check, onDevice: onDevice, deviceID: store.replicaID, hubID: hub.replicaID)
+    }
+
+    /// The push: everything when either side went back in time, else the delta after the hub's proven cursor.
+    private func pushStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubSyncReport {
+        let full = start.deviceRestored || start.hubRestored
+        let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
+        let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
+        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full)
+            .bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
         report.dryRun = dryRun
         report.pushed = delta.batch.entries.count
         report.journalEntriesRead = delta.journalEntriesRead
         report.pushLeftOut = delta.leftOut
+        // Replace the hub's cursor when it claims nothing (unbound, or reset): the push starts at 0.
+        let unbound = selection.scopes.contains { scope in !start.onDevice.knowledge.items.contains { $0.scope == scope && $0.mark != nil } }
         if dryRun {
             report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
-        } else if !delta.batch.entries.isEmpty || !delta.leftOut.isEmpty || delta.journalEntriesRead >= Self.cursorLag
-            || selection.scopes.contains(where: { scope in !knowledge.items.contains { $0.scope == scope } })
-        {
-            // Changes to send (or left out: the hub's cursor moves past them, so they are reported once),
-            // or a device the hub has not met (it registers). Entries the hub sent
-            // (re-journaled here) need no push: the hub's cursor on the device moves with the next
+        } else if !delta.batch.entries.isEmpty || !delta.leftOut.isEmpty || delta.journalEntriesRead >= Self.cursorLag || full || unbound {
+            // Changes to send (or left out: the hub's cursor moves past them, so they are reported once), a
+            // device the hub has not met (it registers), or a cursor to bind. Entries the hub sent (re-journaled
+            // here) need no push: the hub's cursor on the device moves with the next
             // real push, or once the skipped entries cost `cursorLag` reads.
             let cursors = try store.peerCursors()
             var conflicts: [Conflict] = []
-            let outcome = try HubPush.push(delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }) { meetings in
-                conflicts = try logConflicts(meetings, store: store, hub: hub)
+            let outcome: HubPush.Outcome
+            do {
+                outcome = try HubPush.push(
+                    delta.batch, to: hub, pulled: { cursors.received(from: hub.replicaID, suite: $0) }, replacing: full || unbound
+                ) { meetings in
+                    conflicts = try logConflicts(meetings, store: store, hub: hub)
+                }
+            } catch let error as HubError {
+                // Refused whole by the account's limits: the hub holds nothing of the push, nor the mark it
+                // was bound to, so the device's rows on the hub go back to what they were.
+                if case .overQuota = error, !rows.isEmpty { try store.write { w in try w.restorePeerCursors(rows) } }
+                throw error
             }
             report.hubRowsChanged = outcome.rowsChanged
             report.pushConflicts = conflicts
         }
         return report
+    }
+
+    /// The pull: everything when the hub went back in time, else the delta after the device's proven cursor.
+    private func pullStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubPull.Outcome {
+        var applier = BatchApplier(store: store)
+        if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
+        var pull = HubPull(hub: hub, store: store, selection: selection, applier: applier, pageSize: pageSize)
+        pull.resync = start.hubRestored
+        // Tombstones for keys the hub no longer lists are right only when the hub's history is the one
+        // the device merged: a restored hub lost those keys, it did not collect them.
+        pull.horizonTombstones = !start.hubRestored
+        let table = try store.peerCursors()
+        pull.needsProof = selection.scopes.contains { table.cursor(peer: hub.replicaID, scope: $0)?.echoSafe != true }
+        return try pull.run(dryRun: dryRun)
+    }
+
+    /// After the pull: the hub records the mark of its history the device holds now, and — when its
+    /// cursors on the device wait for it — that the device merged the hub's history (so they may leave
+    /// the device's own pushes out of pulls again).
+    private func finish(_ store: Store, _ hub: Hub, _ start: Start, _ pulled: HubPull.Outcome) throws {
+        let waiting = !start.onDevice.echoSafe.contains(.allSuites) && selection.scopes.contains { !start.onDevice.echoSafe.contains($0) }
+        let table = try store.peerCursors()
+        let held = table.cursor(peer: hub.replicaID, scope: selection.scopes[0])?.mark
+        guard waiting || (held != nil && held?.id != start.onDevice.hubMark) else { return }
+        let through = selection.scopes.map { table.received(from: hub.replicaID, scope: $0) }.min() ?? 0
+        try hub.recordPull(by: store.replicaID, scopes: selection.scopes, through: through, mark: try store.currentMark(), hubMark: held)
     }
 
     /// Logs the loser of each concurrent write a push met in the device's conflict log.
@@ -142,18 +271,4 @@ public struct HubSynchronizer: Sendable {
         }
     }
 
-    /// Merges into the device the account's changes it lacks (one direction).
-    @discardableResult
-    public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
-        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
-        var applier = BatchApplier(store: store)
-        if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
-        let outcome = try HubPull(hub: hub, store: store, selection: selection, applier: applier, pageSize: pageSize).run(dryRun: dryRun)
-        var report = HubSyncReport(pulled: outcome.report)
-        report.pages = outcome.pages
-        report.resync = outcome.resync
-        report.dryRun = dryRun
-        report.hubLastSeq = outcome.last
-        return report
-    }
 }

@@ -79,9 +79,15 @@ public final class HubLivePeer: LiveSyncPeer {
             guard now == pooledListener else { throw HubError.transactionPooling(endpoint: hub.endpoint) }
         }
         let report = try synchronizer.sync(store, hub)
-        pulledUpTo = max(pulledUpTo, report.hubLastSeq)
+        // Replaced, not raised: within one history the pulled seq only grows, and a hub that went back in
+        // time hands out seqs below it again, which must wake this device.
+        pulledUpTo = report.hubLastSeq
         onReport(report)
-        return LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
+        var round = LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
+        round.historyResync = report.historyResync
+        round.replicas = [store.replicaID, hub.replicaID]
+        round.entriesSent = report.pushed + report.pulled.entries - report.pulled.alreadyMerged
+        return round
     }
 
     public func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

@@ -17,6 +17,13 @@ import LMDB
 ///   `meta/state`. The entries already there (format 1) stay readable, and `meta/state` stays as the
 ///   lower bound it now is, so nothing is rewritten; the number keeps a format-3 Concord, which would
 ///   read a stale `meta/state` and hand out seqs twice, away from the store.
+/// - Format 4 → 5: peer cursors are bound to history marks (the architecture document, "Trust and
+///   time"). The `marks` database (created when the store opens, empty in an upgraded store) holds this
+///   replica's marks and `meta/marks-pruned` how far they were pruned; peer rows of format 2 carry the
+///   peer's mark, whether echoes may be left out, and the marks of this replica the peer holds. Rows of
+///   format 1 stay as they are and read as unbound (nothing proves them): the first contact with each
+///   peer replaces them. Nothing is rewritten; the number keeps a format-4 Concord, which would refuse
+///   format-2 rows as damaged and hand out cursors no mark proves, away from the store.
 package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
         guard format >= 1 else { throw StoreError.damaged(path: path, reason: "format version 0") }

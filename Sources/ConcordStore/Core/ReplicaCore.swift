@@ -87,10 +87,11 @@ package final class ReplicaCore: Sendable {
             // The identity first: a store of a newer format is refused before anything could be created in it.
             let meta = try env.database(named: "meta")
             let (replica, format) = try StoreIdentity.stamp(env: env, meta: meta, path: path)
-            try env.openDatabases(named: ["records", "journal", "peers", "conflicts"])
+            try env.openDatabases(named: ["records", "journal", "peers", "conflicts", "marks"])
             let layout = StoreLayout(
                 meta: meta, records: try env.database(named: "records"), journal: try env.database(named: "journal"),
-                peers: try env.database(named: "peers"), conflicts: try env.database(named: "conflicts"))
+                peers: try env.database(named: "peers"), conflicts: try env.database(named: "conflicts"),
+                marks: try env.database(named: "marks"))
             return (layout, replica, format)
         }
         self.layout = layout

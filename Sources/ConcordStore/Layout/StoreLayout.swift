@@ -7,18 +7,21 @@ import LMDB
 /// - `records`: `suite 0x00 key` → `StoredRow` (the journal seq of the record's one journal entry,
 ///   then the record), so a rewrite can delete the superseded entry in the same transaction.
 /// - `journal`: `seq` (8 bytes, big-endian) → `JournalEntry`.
-/// - `peers`, `conflicts`: the sync layer's cursors and conflict log.
+/// - `peers`, `conflicts`, `marks`: the sync layer's cursors, conflict log and history marks.
 package struct StoreLayout: Sendable {
     package let meta: Database
     package let records: Database
     package let journal: Database
     package let peers: Database
     package let conflicts: Database
+    package let marks: Database
 
     static let formatKey = Array("format".utf8)
     package static let replicaKey = Array("replica".utf8)
     static let stateKey = Array("state".utf8)
     static let createdKey = Array("created".utf8)
+    /// The highest seq of a history mark this replica has pruned (the sync layer's, UInt64).
+    package static let marksPrunedKey = Array("marks-pruned".utf8)
 
     /// `suite 0x00 key`: records sort by suite, then key.
     package static func recordKey(suite: String, key: String) -> [UInt8] {

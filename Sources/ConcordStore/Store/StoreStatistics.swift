@@ -72,7 +72,7 @@ public struct StoreStatistics: Sendable, Equatable {
 
     /// Entries, tree depth and pages of one of the replica's databases.
     public struct DatabaseUsage: Sendable, Equatable {
-        /// The database's name (`records`, `journal`, `meta`, `peers`, `conflicts`, or LMDB's free list).
+        /// The database's name (`records`, `journal`, `meta`, `peers`, `conflicts`, `marks`, or LMDB's free list).
         public let name: String
         /// Its entries.
         public let entries: Int
@@ -120,7 +120,7 @@ extension Store {
     /// - Throws: `StoreError.damaged` when a record does not decode, or a storage error.
     public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
         let layout = core.layout
-        let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts]
+        let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts, layout.marks]
         let (env, suites) = try core.read { txn in
             (try core.env.statistics(of: named, in: txn), try Self.suiteUsage(txn, layout.records, path: directory))
         }

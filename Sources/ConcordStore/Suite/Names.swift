@@ -43,7 +43,7 @@ package enum Names {
 
     /// Throws unless `key` may be written: `validateKey`'s rules, and no U+0000 (a hub's PostgreSQL
     /// text cannot hold it, nor can C strings). A key holding one, stored before this rule, can still
-    /// be read and removed; syncs leave it out (see the architecture document, "Trust").
+    /// be read and removed; syncs leave it out (see the architecture document, "Trust and time").
     package static func validateNewKey(_ key: String, inSuite suite: String? = nil) throws {
         try validateKey(key, inSuite: suite)
         guard !(key.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? key.utf8.contains(0)) else {

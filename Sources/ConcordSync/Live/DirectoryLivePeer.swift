@@ -33,6 +33,9 @@ package final class DirectoryLivePeer: LiveSyncPeer {
         let report = try synchronizer.sync(store, other)
         var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: report.bToA.conflicts)
         round.remoteConflicts = report.aToB.conflicts.count
+        round.historyResync = report.historyResync
+        round.replicas = [store.replicaID, other.replicaID]
+        round.entriesSent = report.aToB.entries - report.aToB.alreadyMerged + report.bToA.entries - report.bToA.alreadyMerged
         return round
     }
 

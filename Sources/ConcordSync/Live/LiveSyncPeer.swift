@@ -48,6 +48,13 @@ public struct LiveSyncRound: Sendable, Equatable {
     /// Concurrent writes found on the far side (a remote's, or with two remotes both's): counted
     /// here, listed in that replica's conflict log.
     public var remoteConflicts = 0
+    /// Set when this round resent everything both ways: a replica was found restored from an earlier
+    /// state (or the cursors could not be proven).
+    public var historyResync: HistoryResync?
+    /// Entries the round sent both ways (those the receiving side had not merged already).
+    public var entriesSent = 0
+    /// The two replicas of the round: this store (or, with two remotes, the first) and the peer.
+    package var replicas: [ReplicaID] = []
 
     /// A round's figures.
     public init(pushed: Int, pulled: Int, conflicts: [Conflict]) {

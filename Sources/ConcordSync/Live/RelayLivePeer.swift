@@ -34,6 +34,9 @@ package final class RelayLivePeer: LiveSyncPeer {
         let report = try relay.round()
         var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: [])
         round.remoteConflicts = report.aToB.conflicts + report.bToA.conflicts
+        round.historyResync = report.historyResync
+        round.replicas = [relay.helloA.replica, relay.helloB.replica]
+        round.entriesSent = report.aToB.entries - report.aToB.alreadyMerged + report.bToA.entries - report.bToA.alreadyMerged
         return round
     }
 

@@ -11,9 +11,11 @@ import ConcordStore
 package final class StreamLivePeer: LiveSyncPeer {
     private let connection: RemoteConnection
     private let session: SyncSession
+    private let store: Store
 
     package init(store: Store, connection: RemoteConnection, selection: SyncSelection = .all) throws {
         self.connection = connection
+        self.store = store
         do { session = try SyncSession(store: store, channel: connection.channel, selection: selection, live: true) } catch {
             connection.close()
             throw error
@@ -28,6 +30,9 @@ package final class StreamLivePeer: LiveSyncPeer {
         let report = try session.round()
         var round = LiveSyncRound(pushed: report.sent.recordsChanged, pulled: report.received.recordsChanged, conflicts: report.received.conflicts)
         round.remoteConflicts = report.sent.conflicts
+        round.historyResync = report.historyResync
+        round.replicas = [store.replicaID, session.peer.replica]
+        round.entriesSent = report.sent.entries - report.sent.alreadyMerged + report.received.entries - report.received.alreadyMerged
         return round
     }
 

@@ -1,18 +1,55 @@
 import ConcordStore
 
+/// What the start of a session decided (see the architecture document, "Trust and time"): this
+/// side's check of the peer's claims about its history, and the peer's check of this side's claims
+/// about the peer's history, exchanged as verdicts after the hellos.
+struct SessionStart {
+    /// This side's finding: the peer's claims about this replica, checked here.
+    let mine: ContactCheck
+    /// The peer's finding, from its verdict.
+    let theirs: ContactCheck
+
+    /// A claim failed on either side: both resend everything.
+    var resync: Bool { mine.forcesResync || theirs.forcesResync }
+
+    func historyResync(me: ReplicaID, peer: ReplicaID) -> HistoryResync? {
+        HistoryResync(mine.causes(me: me, peer: peer) + theirs.causes(me: peer, peer: me))
+    }
+
+    /// Checks `peer`'s claims about `store`, sends this side's verdict and reads the peer's; when the
+    /// peer's history failed a claim, resets this replica's cursors on it (unless `dryRun`).
+    static func exchange(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool) throws -> SessionStart {
+        let mine = try store.beginContact(with: peer.replica, claims: peer.knowledge, selection: selection, dryRun: dryRun)
+        try channel.send(.verdict(SyncVerdict(mine)))
+        let theirs: ContactCheck
+        switch try channel.receive() {
+        case .verdict(let verdict)?: theirs = verdict.check
+        case .failure(let error)?: throw SyncProtocolError(error.kind, "the peer: " + error.message)
+        case nil: throw channel.describeFailure("the connection closed while waiting for the peer's verdict on the cursors")
+        default: throw SyncProtocolError(.malformed, "the peer sent something else where its verdict on the cursors belongs")
+        }
+        if theirs.forcesResync && !dryRun { try store.resetCursors(on: peer.replica) }
+        return SessionStart(mine: mine, theirs: theirs)
+    }
+}
+
 /// One side of a sync session after the handshake: it sends its replica's changes the other side
 /// lacks as batches and waits for each acknowledgement, and merges the batches it receives, each
 /// in one write transaction, acknowledging each. Both the client and `serve` use it.
 ///
 /// A large delta travels as several batches (at most `maxBatchEntries` entries or about
 /// `maxBatchBytes` bytes each), read from the journal one at a time, so neither side ever holds
-/// the whole delta.
+/// the whole delta. Every batch is bound to this replica's current history mark.
 ///
 /// A batch must stay within what its sender announced: it ends at or before the sender's last seq as
 /// its hello or its latest `announce` frame gave it, and a batch of a round starts at or after the end
 /// of the one before. So a side announces its last seq before a batch that reaches past its previous
 /// announcement, and refuses a batch from the peer that breaks either rule (a forged range could move
 /// its cursor on a replica past changes it never received).
+///
+/// When the session start found a replica restored from an earlier state, the first exchange is a
+/// resync: everything both ways, nothing left out as an echo, every entry merged, the cursors
+/// replaced; later rounds are deltas again.
 final class SyncEndpoint {
     let store: Store
     let channel: SyncChannel
@@ -21,8 +58,15 @@ final class SyncEndpoint {
     let dryRun: Bool
     var maxBatchEntries = 20_000
     var maxBatchBytes = 2 << 20
-    /// How far the peer has merged this replica, per scope (from its hello, then its acknowledgements).
+    /// How far the peer has merged this replica, per scope (from its proven claims, then its acknowledgements).
     private var peerHas: [SyncScope: UInt64]
+    /// The next send is the resync's: everything, unfiltered.
+    private var resyncSend: Bool
+    /// The next batches received are the resync's: merged whatever the cursor says.
+    private var resyncReceive: Bool
+    /// Whether this side's cursors on the peer still wait for a proof that the peer merged this
+    /// replica's history (a first contact, or after a resync): an acknowledgement with the peer's mark gives it.
+    private var awaitingProof: Bool
     /// The peer announced a change while this side was waiting for something else.
     var announced = false
     /// The peer (a relay) may end the session between two of the batches it sends.
@@ -34,8 +78,9 @@ final class SyncEndpoint {
     /// The last seq this side announced to the peer in its sessions' rounds (its hello's at first).
     private var announcedToPeer: UInt64
 
-    /// An endpoint of a session with `peer`, this side having announced `announced` as its last seq in its hello.
-    init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool, announced: UInt64) {
+    /// An endpoint of a session with `peer`, this side having announced `announced` as its last seq in
+    /// its hello; `start` is what the verdicts decided (a delta, or a resync).
+    init(store: Store, channel: SyncChannel, peer: SyncHello, selection: SyncSelection, dryRun: Bool, announced: UInt64, start: SessionStart) throws {
         self.store = store
         self.channel = channel
         self.peer = peer.replica
@@ -44,28 +89,46 @@ final class SyncEndpoint {
         peerAnnounced = peer.lastSeq
         announcedToPeer = announced
         let me = store.replicaID
-        peerHas = Dictionary(uniqueKeysWithValues: selection.scopes.map { ($0, peer.knowledge.merged(of: me, scope: $0)) })
+        let proven = start.mine.claims.proven
+        peerHas = Dictionary(uniqueKeysWithValues: selection.scopes.map { ($0, start.resync ? 0 : proven.merged(of: me, scope: $0)) })
+        resyncSend = start.resync
+        resyncReceive = start.resync
+        let table = try store.peerCursors()
+        let peerID = peer.replica
+        awaitingProof = selection.scopes.contains { table.cursor(peer: peerID, scope: $0)?.echoSafe != true }
     }
+
+    /// True while the first exchange of a resync has not happened yet on this side.
+    var resyncing: Bool { resyncSend || resyncReceive }
 
     private var peerKnowledge: PeerKnowledge {
         PeerKnowledge(items: peerHas.map { .init(replica: store.replicaID, scope: $0.key, seq: $0.value) })
     }
 
-    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`), each acknowledged before the next.
+    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`, or in a resync), each
+    /// acknowledged before the next.
     func sendChanges(atLeastOne: Bool) throws -> SentChanges {
         var sent = SentChanges()
         var after: UInt64?
+        let full = resyncSend
+        // The first part is read before the mark is taken (a replica whose journal cannot be read writes
+        // nothing); the later parts stop at that mark.
+        var mark: HistoryMark?
         while true {
-            let delta = try DeltaReader.read(
-                from: store, for: peer, alreadyMerged: peerKnowledge, selection: selection,
-                after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes)
+            let read = try DeltaReader.read(
+                from: store, for: peer, alreadyMerged: full ? .none : peerKnowledge, selection: selection,
+                after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes, mark: mark, leaveOutEchoes: !full)
+            if mark == nil && !dryRun { mark = try store.currentMark(givingTo: peer, scopes: selection.scopes) }
+            let delta = read.bound(to: mark)
             sent.journalEntriesRead += delta.journalEntriesRead
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
             sent.leftOut += delta.leftOut
-            guard !delta.batch.entries.isEmpty || behind || (atLeastOne && sent.batches == 0) else { break }
-            if delta.batch.toSeq > announcedToPeer {
-                try channel.send(.announce(seq: delta.batch.toSeq))
-                announcedToPeer = delta.batch.toSeq
+            guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && sent.batches == 0) else { break }
+            // The batch's mark covers a seq this replica holds: announced too, as the peer checks it.
+            let reach = max(delta.batch.toSeq, delta.batch.mark?.seq ?? 0)
+            if reach > announcedToPeer {
+                try channel.send(.announce(seq: reach))
+                announcedToPeer = reach
             }
             try channel.send(.batch(delta.batch))
             let ack = try awaitAck()
@@ -75,10 +138,31 @@ final class SyncEndpoint {
             sent.add(ack)
             if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
             after = delta.batch.toSeq
-            if delta.complete { break }
+            if delta.complete {
+                if awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }
+                break
+            }
         }
         try channel.send(.end)
+        resyncSend = false
         return sent
+    }
+
+    /// The peer merged this replica's history through `seq`, as its `mark` holds it: this replica's
+    /// cursors on the peer may leave echoes out again (and are bound to that mark).
+    private func recordProof(through seq: UInt64, mark: HistoryMark) throws {
+        let peer = peer
+        let scopes = selection.scopes
+        let safe = try store.write { w -> Bool in
+            var safe = true
+            for scope in scopes {
+                var change = CursorChange()
+                change.proof = (seq, mark)
+                if try !w.changePeerCursor(peer: peer, scope: scope, change).echoSafe { safe = false }
+            }
+            return safe
+        }
+        awaitingProof = !safe
     }
 
     /// Merges (or, in a dry run, plans) the peer's batches until it says it has no more, acknowledging each.
@@ -88,6 +172,7 @@ final class SyncEndpoint {
         var total = ApplyReport(source: peer, target: store.replicaID)
         var applier = BatchApplier(store: store)
         applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
+        let mode: BatchApplier.MergeMode = resyncReceive ? .resync : .delta
         var pending = first
         var previousEnd: UInt64?
         while true {
@@ -106,7 +191,7 @@ final class SyncEndpoint {
                 try checkRange(batch, after: previousEnd)
                 previousEnd = batch.toSeq
                 let report: ApplyReport
-                do { report = dryRun ? try applier.plan(batch) : try applier.apply(batch) } catch let error as SyncError {
+                do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as SyncError {
                     throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
                 } catch {
                     throw SyncProtocolError(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
@@ -114,6 +199,7 @@ final class SyncEndpoint {
                 total.add(report)
                 try channel.send(.ack(SyncAck(toSeq: batch.toSeq, report: report)))
             case .end:
+                resyncReceive = false
                 return total
             case .announce(let seq):
                 noteAnnouncement(seq)
@@ -129,13 +215,19 @@ final class SyncEndpoint {
         peerAnnounced = max(peerAnnounced, seq)
     }
 
-    /// Refuses a batch that ends past the last seq its sender announced, or starts before the end of
-    /// the batch before it in the round (`previousEnd`).
+    /// Refuses a batch that ends past the last seq its sender announced (or whose history mark covers
+    /// a seq past it), or starts before the end of the batch before it in the round (`previousEnd`).
     private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(SyncProtocolError) {
         guard batch.toSeq <= peerAnnounced else {
             throw SyncProtocolError(
                 .malformed,
                 "the peer's batch of \(batch.source) ends at seq \(batch.toSeq), past the last seq it announced (\(peerAnnounced)); a batch carries only what its sender has, so nothing of it was merged"
+            )
+        }
+        if let mark = batch.mark, mark.seq > peerAnnounced {
+            throw SyncProtocolError(
+                .malformed,
+                "the peer's batch of \(batch.source) is bound to a history mark covering seq \(mark.seq), past the last seq it announced (\(peerAnnounced)); a mark covers only what its sender has, so nothing of it was merged"
             )
         }
         if let previousEnd, batch.fromSeq < previousEnd {

@@ -25,9 +25,11 @@ package enum SyncFrame: Sendable, Equatable {
     case announce(seq: UInt64)
     /// The sender gives up, saying why; it closes the stream next.
     case failure(SyncProtocolError)
+    /// What the sender found checking the other side's claims about its history (after the hellos).
+    case verdict(SyncVerdict)
 
     enum Kind: UInt8 {
-        case hello = 1, batch = 2, ack = 3, end = 4, announce = 5, failure = 6
+        case hello = 1, batch = 2, ack = 3, end = 4, announce = 5, failure = 6, verdict = 7
     }
 
     /// Bytes before the payload.
@@ -62,6 +64,9 @@ package enum SyncFrame: Sendable, Equatable {
             kind = .failure
             w.u8(error.kind.rawValue)
             w.string(String(decoding: Array(error.message.utf8.prefix(60_000)), as: UTF8.self), lengthBytes: 2)
+        case .verdict(let verdict):
+            kind = .verdict
+            verdict.encode(into: &w)
         }
         if kind != .hello && kind != .batch { w.u32(CRC32.checksum([kind.rawValue] + w.bytes)) }
         var out = ByteWriter(capacity: Self.headerSize + w.count)
@@ -100,6 +105,7 @@ package enum SyncFrame: Sendable, Equatable {
                 let code = try r.u8()
                 let message = try r.string(lengthBytes: 2)
                 frame = .failure(SyncProtocolError(SyncProtocolError.Kind(rawValue: code) ?? .refused, message))
+            case .verdict: frame = .verdict(try SyncVerdict.decode(&r))
             case .hello, .batch: preconditionFailure("decoded above")
             }
             guard r.isAtEnd else { throw ValueDecodingError("\(r.remaining) unexpected bytes at its end") }
@@ -126,11 +132,14 @@ package struct SyncHello: Sendable, Equatable {
     /// The first bytes of a hello's payload.
     static let magic: [UInt8] = Array("CONCORDP".utf8)
     /// The protocol version this Concord speaks, and the newest it accepts. Version 2: a batch ends at
-    /// or before the last seq its sender announced (its hello's, raised by `announce` frames).
-    package static let currentVersion: UInt16 = 2
+    /// or before the last seq its sender announced (its hello's, raised by `announce` frames). Version 3
+    /// binds cursors to history marks: the hello's knowledge carries them, acknowledgements carry the
+    /// receiver's mark, and each side sends a verdict on the other's claims after the hellos.
+    package static let currentVersion: UInt16 = 3
     /// The oldest version accepted: a version-1 peer sends batches past what its hello announced, which
-    /// this side refuses (they could move its cursors past changes it never received).
-    package static let minimumVersion: UInt16 = 2
+    /// this side refuses (they could move its cursors past changes it never received), and a version-2
+    /// peer cannot prove its cursors (it would skip what a replica restored from a backup hands out again).
+    package static let minimumVersion: UInt16 = 3
 
     package var version = SyncHello.currentVersion
     /// The sender's replica.
@@ -185,8 +194,8 @@ package struct SyncHello: Sendable, Equatable {
         guard version >= 1 else { throw SyncProtocolError(.malformed, "sync protocol version 0 does not exist") }
         guard version >= minimumVersion else {
             throw SyncProtocolError(
-                .refused,
-                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced): upgrade Concord where version \(version) runs"
+                .olderVersion,
+                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks): upgrade Concord where version \(version) runs"
             )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
@@ -221,17 +230,20 @@ package struct SyncAck: Sendable, Equatable {
     package let conflicts: Int
     package let skewedVersions: Int
     package let maxSkewMilliseconds: UInt64
+    /// The receiver's history mark after the merge (of the receiver's own history, so its seq is in the
+    /// receiver's journal, not the sender's): a state of the receiver that holds the batch.
+    package let mark: HistoryMark?
 
     package init(toSeq: UInt64, report: ApplyReport) {
         self.init(
             toSeq: toSeq, cursorAdvanced: report.cursorAdvanced, entries: report.entries, alreadyMerged: report.alreadyMerged,
             recordsChanged: report.recordsChanged, conflicts: report.conflicts.count,
-            skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds)
+            skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds, mark: report.markAfter)
     }
 
     init(
         toSeq: UInt64, cursorAdvanced: Bool, entries: Int, alreadyMerged: Int, recordsChanged: Int, conflicts: Int,
-        skewedVersions: Int, maxSkewMilliseconds: UInt64
+        skewedVersions: Int, maxSkewMilliseconds: UInt64, mark: HistoryMark?
     ) {
         self.toSeq = toSeq
         self.cursorAdvanced = cursorAdvanced
@@ -241,6 +253,7 @@ package struct SyncAck: Sendable, Equatable {
         self.conflicts = conflicts
         self.skewedVersions = skewedVersions
         self.maxSkewMilliseconds = maxSkewMilliseconds
+        self.mark = mark
     }
 
     func encode(into w: inout ByteWriter) {
@@ -248,6 +261,8 @@ package struct SyncAck: Sendable, Equatable {
         w.u8(cursorAdvanced ? 1 : 0)
         for n in [entries, alreadyMerged, recordsChanged, conflicts, skewedVersions] { w.u64(UInt64(n)) }
         w.u64(maxSkewMilliseconds)
+        w.u8(mark == nil ? 0 : 1)
+        if let mark { w.append(mark.encoded) }
     }
 
     static func decode(_ r: inout ByteReader) throws(ValueDecodingError) -> SyncAck {
@@ -260,8 +275,75 @@ package struct SyncAck: Sendable, Equatable {
             guard n <= UInt64(Int32.max) else { throw ValueDecodingError("a count of \(n)") }
             counts.append(Int(n))
         }
+        let skew = try r.u64()
+        let hasMark = try r.u8()
+        guard hasMark <= 1 else { throw ValueDecodingError("a mark flag of \(hasMark)") }
+        let mark = hasMark == 1 ? try HistoryMark.decode(&r) : nil
         return SyncAck(
             toSeq: toSeq, cursorAdvanced: advanced == 1, entries: counts[0], alreadyMerged: counts[1], recordsChanged: counts[2],
-            conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: try r.u64())
+            conflicts: counts[3], skewedVersions: counts[4], maxSkewMilliseconds: skew, mark: mark)
+    }
+}
+
+/// What one side found when it checked the other's claims about its history (see the architecture
+/// document, "Trust and time"), sent by each side after the hellos: with the receiver's own finding,
+/// both sides know whether the session is a delta or a resync, and why.
+///
+/// ```swift
+/// let verdict = SyncVerdict(try store.beginContact(with: peer.replica, claims: peer.knowledge, selection: selection, dryRun: false))
+/// ```
+package struct SyncVerdict: Sendable, Equatable {
+    /// The sender's finding.
+    package let check: ContactCheck
+
+    package init(_ check: ContactCheck) { self.check = check }
+
+    // [flags u8: 1 a claim failed, 2 it shows a rollback, 4 cursors predated marks, 8 unfinished reset]
+    // [claimed seq u64][its reason u8: 1 past the last seq, 2 missing mark, 3 pruned][last seq u64]
+    func encode(into w: inout ByteWriter) {
+        let failure = check.claims.firstFailure
+        var flags: UInt8 = failure == nil ? 0 : 1
+        if failure?.showsRollback == true { flags |= 2 }
+        if check.predatesMarks { flags |= 4 }
+        if check.unfinished { flags |= 8 }
+        w.u8(flags)
+        w.u64(failure?.seq ?? 0)
+        switch failure?.reason {
+        case .pastLastSeq(let last)?:
+            w.u8(1)
+            w.u64(last)
+        case .missingMark?:
+            w.u8(2)
+            w.u64(0)
+        case .pruned?:
+            w.u8(3)
+            w.u64(0)
+        case nil:
+            w.u8(0)
+            w.u64(0)
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws(ValueDecodingError) -> SyncVerdict {
+        let flags = try r.u8()
+        guard flags & ~15 == 0 else { throw ValueDecodingError("unknown verdict flags \(flags)") }
+        let seq = try r.u64()
+        let code = try r.u8()
+        let last = try r.u64()
+        var check = ContactCheck()
+        check.predatesMarks = flags & 4 != 0
+        check.unfinished = flags & 8 != 0
+        if flags & 1 != 0 {
+            let reason: ClaimFailure.Reason
+            switch code {
+            case 1: reason = .pastLastSeq(last)
+            case 2: reason = .missingMark
+            case 3: reason = .pruned
+            default: throw ValueDecodingError("a failed claim with reason \(code)")
+            }
+            guard (flags & 2 != 0) == (reason != .pruned) else { throw ValueDecodingError("a verdict whose flags contradict its reason") }
+            check.claims.failures = [ClaimFailure(seq: seq, reason: reason)]
+        }
+        return SyncVerdict(check)
     }
 }

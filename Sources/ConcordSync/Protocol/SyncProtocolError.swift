@@ -29,6 +29,8 @@ public struct SyncProtocolError: Error, Equatable, Sendable, CustomStringConvert
         case refused = 8
         /// The peer's replica failed while merging or reading (a store error on its side).
         case peerStore = 9
+        /// The peer speaks an older protocol version than this side, which cannot prove its cursors.
+        case olderVersion = 10
     }
 
     /// Which kind of failure this is.

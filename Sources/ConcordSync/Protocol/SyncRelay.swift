@@ -49,7 +49,18 @@ package final class SyncRelay {
         self.dryRun = dryRun
         try a.channel.send(.hello(helloB))
         try b.channel.send(.hello(helloA))
+        // Each server checks the other's claims about it and sends its verdict, which goes on to the other.
+        let verdictA = try a.expectVerdict()
+        let verdictB = try b.expectVerdict()
+        try b.channel.send(.verdict(verdictA))
+        try a.channel.send(.verdict(verdictB))
+        historyResync = SessionStart(mine: verdictA.check, theirs: verdictB.check).historyResync(me: helloA.replica, peer: helloB.replica)
     }
+
+    /// Set when the servers resent everything both ways: one was found restored from an earlier state
+    /// (or their cursors could not be proven). The first round reports it.
+    package let historyResync: HistoryResync?
+    private var reportedResync = false
 
     package var selection: SyncSelection { helloA.selection }
 
@@ -77,6 +88,10 @@ package final class SyncRelay {
         }
         a.announced = false
         b.announced = false
+        if !reportedResync {
+            report.historyResync = historyResync
+            reportedResync = true
+        }
         return report
     }
 
@@ -139,6 +154,13 @@ private final class RelaySide {
         }
     }
 
+    func expectVerdict() throws(SyncProtocolError) -> SyncVerdict {
+        switch try expectFrame("its verdict on the cursors") {
+        case .verdict(let verdict): return verdict
+        default: throw SyncProtocolError(.malformed, "a remote sent something else where its verdict on the cursors belongs")
+        }
+    }
+
     func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
         guard let frame = try channel.receive() else { throw channel.describeFailure("the connection closed while waiting for \(what)") }
         if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
@@ -176,6 +198,8 @@ package struct RelayRoundReport: Sendable, Equatable {
     package var bToA = SentChanges()
     /// True when nothing was written (on either side).
     package let dryRun: Bool
+    /// Set on the first round when the servers resent everything both ways.
+    package var historyResync: HistoryResync?
 
     /// Records changed on both sides.
     package var recordsChanged: Int { aToB.recordsChanged + bToA.recordsChanged }

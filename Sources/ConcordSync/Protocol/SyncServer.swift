@@ -65,7 +65,9 @@ package struct SyncServer {
         hello.live = client.live
         try channel.send(.hello(hello))
         if opening.relay { client = try introduction(channel, after: opening, selection: selection) }
-        let endpoint = SyncEndpoint(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun, announced: hello.lastSeq)
+        let start = try SessionStart.exchange(store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun)
+        let endpoint = try SyncEndpoint(
+            store: store, channel: channel, peer: client, selection: selection, dryRun: client.dryRun, announced: hello.lastSeq, start: start)
         endpoint.mayCloseBetweenBatches = opening.relay
         let clientID = client.replica
         let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
@@ -84,14 +86,17 @@ package struct SyncServer {
             case .batch, .end:
                 // A round: the client's batches (if any), then ours. After merging some, at least one
                 // batch goes back, so the client learns (from its knowledge) what was merged of it.
+                // In a resync, at least one batch goes back whatever came: its acknowledgement proves the
+                // client merged this replica's history.
+                let resyncing = endpoint.resyncing
                 let received = try endpoint.receiveChanges(first: frame, refuse: readOnly ? Self.readOnlyRefusal : nil)
                 if endpoint.closedBetweenBatches { return }
-                _ = try endpoint.sendChanges(atLeastOne: received.entries > 0)
+                _ = try endpoint.sendChanges(atLeastOne: received.entries > 0 || resyncing)
             case .announce(let seq):
                 endpoint.noteAnnouncement(seq) // the client's last seq, before batches that reach it
             case .failure(let error):
                 throw SyncProtocolError(error.kind, "the client: " + error.message)
-            case .hello, .ack:
+            case .hello, .ack, .verdict:
                 throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
             }
         }

@@ -17,7 +17,12 @@ package final class SyncSession {
     package let channel: SyncChannel
     /// The peer's hello: its replica, its selection (the session's), whether it is read-only.
     package let peer: SyncHello
+    /// Set when the session started with a resync: a replica was found restored from an earlier state
+    /// (or cursors could not be proven); the first round resends everything both ways.
+    package let historyResync: HistoryResync?
     private let endpoint: SyncEndpoint
+    /// The first round reports the session's resync.
+    private var reportedResync = false
 
     /// Opens a session: sends this side's hello and reads the peer's.
     package init(store: Store, channel: SyncChannel, selection: SyncSelection = .all, dryRun: Bool = false, live: Bool = false) throws {
@@ -48,7 +53,11 @@ package final class SyncSession {
         default:
             throw SyncProtocolError(.malformed, "the peer's first frame is not a hello")
         }
-        endpoint = SyncEndpoint(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun, announced: hello.lastSeq)
+        // Each side checks the other's claims about its history before anything is sent or skipped.
+        let start = try SessionStart.exchange(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun)
+        historyResync = start.historyResync(me: store.replicaID, peer: peer.replica)
+        endpoint = try SyncEndpoint(
+            store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun, announced: hello.lastSeq, start: start)
     }
 
     package var selection: SyncSelection { peer.selection }
@@ -58,7 +67,12 @@ package final class SyncSession {
         let sent = peer.readOnly ? try endpoint.sendNothing() : try endpoint.sendChanges(atLeastOne: false)
         let received = try endpoint.receiveChanges()
         endpoint.announced = false
-        return SyncRoundReport(sent: sent, received: received, dryRun: peer.dryRun)
+        var report = SyncRoundReport(sent: sent, received: received, dryRun: peer.dryRun)
+        if !reportedResync {
+            report.historyResync = historyResync
+            reportedResync = true
+        }
+        return report
     }
 
     /// Waits until the peer announces a change, `wakeDescriptor` becomes readable, or `timeout` passes.
@@ -91,6 +105,9 @@ public struct SyncRoundReport: Sendable, Equatable {
     public let received: ApplyReport
     /// True when nothing was written (on either side).
     public let dryRun: Bool
+    /// Set on the first round of a session that resent everything both ways: a replica was found
+    /// restored from an earlier state (or the cursors could not be proven).
+    public var historyResync: HistoryResync?
 
     /// Records changed on both sides.
     public var recordsChanged: Int { sent.recordsChanged + received.recordsChanged }

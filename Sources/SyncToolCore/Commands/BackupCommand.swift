@@ -21,8 +21,9 @@ struct BackupCommand: Command {
             and nothing is written.
 
             The backup has the same replica id as DIR: the same identity. Restore it in place of DIR (stop its \
-            processes, move DIR away, move DEST to DIR); never keep it beside DIR as a second replica that syncs \
-            with it, or two different writes can get the same version.
+            processes, move DIR away, move DEST to DIR): the first sync with a peer that merged DIR past the \
+            backup notices, says so, and resends everything both ways, so what the peers hold comes back. Never \
+            keep it beside DIR as a second replica that syncs with it, or two different writes can get the same version.
             """)
 
     let dir, destination: String

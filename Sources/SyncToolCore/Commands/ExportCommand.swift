@@ -50,6 +50,10 @@ struct ExportCommand: Command {
                 start = .beginning
             }
             let report = try BundleExchange.export(from: store, since: start, selection: selection, to: out)
+            let resync = SyncCommandSupport.Resync(report.historyResync, entries: report.entries, action: "exporting everything") {
+                $0 == store.replicaID ? "this replica" : "the peer"
+            }
+            if let line = resync.line { io.out(line) }
             io.out(
                 "exported \(report.entries) changes (seq \(report.fromSeq)...\(report.toSeq)) of \(store.directory) (\(store.replicaID)) to \(out), \(report.bytes) bytes"
             )

@@ -36,9 +36,19 @@ struct HubSyncCommand {
         }
     }
 
+    /// The resync line and fields of a hub sync: the replica is A, the hub B.
+    static func resync(_ report: HubSyncReport) -> SyncCommandSupport.Resync {
+        let device = report.pulled.target
+        return SyncCommandSupport.Resync(
+            report.historyResync, entries: report.pushed + report.pulled.entries - report.pulled.alreadyMerged, dryRun: report.dryRun,
+            side: { $0 == device ? "A" : "B" }
+        ) { $0 == device ? "A" : "B (the hub)" }
+    }
+
     static func lines(_ report: HubSyncReport) -> [String] {
         let verb = report.dryRun ? "would change" : "changed"
-        var out = [
+        var out = resync(report).line.map { [$0] } ?? []
+        out += [
             "push: \(report.pushed) changes sent, \(report.hubRowsChanged) hub rows \(verb)",
             "pull: \(report.pulled.entries - report.pulled.alreadyMerged) changes received in \(report.pages) pages, \(report.pulled.recordsChanged) records \(verb)"
         ]
@@ -73,7 +83,7 @@ struct HubSyncCommand {
                 ("dry_run", String(report.dryRun)), ("in_sync", String(report.isInSync)),
                 ("pushed", String(report.pushed)), ("pulled", String(report.pulled.entries - report.pulled.alreadyMerged)),
                 ("conflicts", String(report.conflicts.count)), ("journal_entries_read", String(report.journalEntriesRead))
-            ] + fields(report))
+            ] + fields(report) + resync(report).jsonFields)
     }
 
     /// The hub's own figures of a sync, as JSON fields (a live round carries them too).

@@ -36,19 +36,29 @@ struct ImportCommand: Command {
                 report = try BundleExchange.importBundle(bundle, from: file, into: store, dryRun: dryRun)
             }
             let pending = dryRun && report.recordsChanged > 0
+            let source = report.source
+            let importerRestored = report.historyResync?.restored.contains { $0 != source } == true
+            let resync = SyncCommandSupport.Resync(
+                report.historyResync, entries: report.entries,
+                action: "\(dryRun ? "would merge" : "merged") every entry of the bundle"
+                    + (importerRestored ? "; what this replica lost comes back with the source's next export, once it has imported one from here" : ""),
+                side: { $0 == source ? "source" : "replica" }
+            ) { $0 == source ? "the bundle's source" : "this replica" }
             if json {
                 io.out(
-                    ValueText.object([
-                        ("dry_run", String(dryRun)), ("source", ValueText.json(report.source.description)),
-                        ("from_seq", String(bundle.batch.fromSeq)), ("to_seq", String(bundle.batch.toSeq)),
-                        ("entries", String(report.entries)), ("already_merged", String(report.alreadyMerged)),
-                        ("records_changed", String(report.recordsChanged)), ("conflicts", String(report.conflicts.count)),
-                        ("clock_skew_warnings", String(report.skewedVersions)), ("cursor_advanced", String(report.cursorAdvanced))
-                    ]))
+                    ValueText.object(
+                        [
+                            ("dry_run", String(dryRun)), ("source", ValueText.json(report.source.description)),
+                            ("from_seq", String(bundle.batch.fromSeq)), ("to_seq", String(bundle.batch.toSeq)),
+                            ("entries", String(report.entries)), ("already_merged", String(report.alreadyMerged)),
+                            ("records_changed", String(report.recordsChanged)), ("conflicts", String(report.conflicts.count)),
+                            ("clock_skew_warnings", String(report.skewedVersions)), ("cursor_advanced", String(report.cursorAdvanced))
+                        ] + resync.jsonFields))
             } else {
                 io.out(
                     "\(dryRun ? "dry run: " : "")bundle from \(report.source), seq \(bundle.batch.fromSeq)...\(bundle.batch.toSeq): \(report.entries) entries, \(report.alreadyMerged) already merged"
                 )
+                if let line = resync.line { io.out(line) }
                 io.out("records \(dryRun ? "that would change" : "changed"): \(report.recordsChanged)")
                 io.out("conflicts: \(report.conflicts.count)")
                 for c in report.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
@@ -57,7 +67,11 @@ struct ImportCommand: Command {
                         "clock skew warning: \(report.skewedVersions) versions were up to \(report.maxSkewMilliseconds / 1000) s ahead of this replica's clock (merged anyway)"
                     )
                 }
-                if !report.cursorAdvanced {
+                if report.olderThanCursor {
+                    io.out(
+                        "note: this bundle is older than what this replica has merged from \(report.source): every entry was merged, and the cursor stays"
+                    )
+                } else if !report.cursorAdvanced && report.historyResync == nil {
                     io.out(
                         "note: this bundle starts after what this replica has merged from \(report.source); an earlier bundle is missing, so the same changes will be asked for again"
                     )

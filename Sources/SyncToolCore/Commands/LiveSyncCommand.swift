@@ -19,11 +19,14 @@ struct LiveSyncCommand {
     let selection: SyncSelection
     let json: Bool
     let heartbeat: Double
+    /// The local directory was the first argument (A); with two remotes, `local` is A.
+    var localIsA = true
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try HubCommandSupport.mappingErrors {
             let json = json
             let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
+            let names = localIsA ? ["A", "B"] : ["B", "A"]
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
             // A hub round's full report, set by the peer just before the loop reports the round.
             let hubReport = Mutex<HubSyncReport?>(nil)
@@ -45,6 +48,12 @@ struct LiveSyncCommand {
                         defer { report = nil }
                         return report
                     }
+                    // A hub round names the hub as a hub-sync line does; other rounds name A and B.
+                    let resync =
+                        hub.map(HubSyncCommand.resync)
+                        ?? SyncCommandSupport.Resync(round.historyResync, entries: round.entriesSent) { id in
+                            round.replicas.firstIndex(of: id).map { names[$0] } ?? "replica \(id)"
+                        }
                     if json {
                         io.out(
                             ValueText.object(
@@ -52,8 +61,9 @@ struct LiveSyncCommand {
                                     ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
                                     ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
                                     ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
-                                ] + (hub.map(HubSyncCommand.fields) ?? [])))
+                                ] + (hub.map(HubSyncCommand.fields) ?? []) + resync.jsonFields))
                     } else {
+                        if let line = resync.line { io.out(line) }
                         io.out(
                             "round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts"
                         )

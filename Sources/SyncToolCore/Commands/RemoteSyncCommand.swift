@@ -28,17 +28,23 @@ struct RemoteSyncCommand {
                 : (report.received.recordsChanged, report.sent.recordsChanged)
             let conflicts = report.received.conflicts.count + report.sent.conflicts
             let skewed = report.received.skewedVersions + report.sent.skewedVersions
+            let localName = remoteIsA ? "B" : "A"
+            let remoteName = remoteIsA ? "A" : "B"
+            let resync = SyncCommandSupport.Resync(report.historyResync, entries: sentAB + sentBA, dryRun: dryRun) {
+                $0 == store.replicaID ? localName : remoteName
+            }
             if json {
                 io.out(
-                    ValueText.object([
-                        ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)), ("remote", ValueText.json(remote.description)),
-                        ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
-                        ("records_changed_a", String(changedA)), ("records_changed_b", String(changedB)),
-                        ("records_changed", String(report.recordsChanged)),
-                        ("conflicts", String(conflicts)), ("clock_skew_warnings", String(skewed)),
-                        ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead)),
-                        ("left_out", String(report.sent.leftOut.count))
-                    ]))
+                    ValueText.object(
+                        [
+                            ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)), ("remote", ValueText.json(remote.description)),
+                            ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
+                            ("records_changed_a", String(changedA)), ("records_changed_b", String(changedB)),
+                            ("records_changed", String(report.recordsChanged)),
+                            ("conflicts", String(conflicts)), ("clock_skew_warnings", String(skewed)),
+                            ("batches_sent", String(report.sent.batches)), ("journal_entries_read", String(report.sent.journalEntriesRead)),
+                            ("left_out", String(report.sent.leftOut.count))
+                        ] + resync.jsonFields))
             } else {
                 let verb = dryRun ? "would change" : "changed"
                 let here = "\(store.directory) (\(store.replicaID))"
@@ -46,6 +52,7 @@ struct RemoteSyncCommand {
                 io.out(
                     "\(dryRun ? "dry run: " : "")sync \(remoteIsA ? there : here) <-> \(remoteIsA ? here : there), \(session.selection)\(session.peer.readOnly ? " (the remote serves read-only: nothing sent to it)" : "")"
                 )
+                if let line = resync.line { io.out(line) }
                 io.out("A -> B: \(sentAB) changes sent, \(changedB) records \(verb) in B")
                 io.out("B -> A: \(sentBA) changes sent, \(changedA) records \(verb) in A")
                 io.out(

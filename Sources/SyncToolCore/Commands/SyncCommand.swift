@@ -82,7 +82,9 @@ struct SyncCommand: Command {
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
             let (local, other) = RemoteAddress.isRemote(dirA) ? (dirB, dirA) : (dirA, dirB)
-            return try LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat).run(io)
+            var live = LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat)
+            live.localIsA = local == dirA
+            return try live.run(io)
         }
         if RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
             return try RelaySyncCommand(
@@ -103,21 +105,24 @@ struct SyncCommand: Command {
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged
             let sentBA = report.bToA.entries - report.bToA.alreadyMerged
             let conflicts = report.conflicts
+            let resync = SyncCommandSupport.Resync(report.historyResync, entries: sentAB + sentBA, dryRun: dryRun) { $0 == a.replicaID ? "A" : "B" }
             if json {
                 io.out(
-                    ValueText.object([
-                        ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)),
-                        ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
-                        ("records_changed_a", String(report.bToA.recordsChanged)), ("records_changed_b", String(report.aToB.recordsChanged)),
-                        ("records_changed", String(report.recordsChanged)),
-                        ("conflicts", String(conflicts.count)),
-                        ("clock_skew_warnings", String(report.skewedVersions)),
-                        ("left_out_a", String(report.aToB.refused.count)), ("left_out_b", String(report.bToA.refused.count)),
-                        ("journal_entries_read", String(report.journalEntriesRead))
-                    ]))
+                    ValueText.object(
+                        [
+                            ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)),
+                            ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
+                            ("records_changed_a", String(report.bToA.recordsChanged)), ("records_changed_b", String(report.aToB.recordsChanged)),
+                            ("records_changed", String(report.recordsChanged)),
+                            ("conflicts", String(conflicts.count)),
+                            ("clock_skew_warnings", String(report.skewedVersions)),
+                            ("left_out_a", String(report.aToB.refused.count)), ("left_out_b", String(report.bToA.refused.count)),
+                            ("journal_entries_read", String(report.journalEntriesRead))
+                        ] + resync.jsonFields))
             } else {
                 let verb = dryRun ? "would change" : "changed"
                 io.out("\(dryRun ? "dry run: " : "")sync \(a.directory) (\(a.replicaID)) <-> \(b.directory) (\(b.replicaID)), \(selection)")
+                if let line = resync.line { io.out(line) }
                 io.out("A -> B: \(sentAB) changes sent, \(report.aToB.recordsChanged) records \(verb) in B")
                 io.out("B -> A: \(sentBA) changes sent, \(report.bToA.recordsChanged) records \(verb) in A")
                 io.out("conflicts: \(conflicts.count)")
@@ -139,6 +144,33 @@ struct SyncCommand: Command {
 
 /// What the sync commands share: parsing suites, turning sync and bundle errors into exit codes, printing conflicts.
 enum SyncCommandSupport {
+    /// How a sync command says that it resent everything (see `HistoryResync`): one line, and in JSON
+    /// `resync` (that line, or null) and `restored` (the sides found restored, as "A" and "B").
+    struct Resync {
+        let line: String?
+        let restored: [String]
+
+        /// `name` gives a replica's name in the command's terms (`side` its side, "A" or "B", for the
+        /// JSON; the name by default); `entries` is what the sync sent both ways.
+        init(
+            _ resync: HistoryResync?, entries: Int, dryRun: Bool = false, action: String? = nil,
+            side: ((ReplicaID) -> String)? = nil, name: (ReplicaID) -> String
+        ) {
+            guard let resync else {
+                (line, restored) = (nil, [])
+                return
+            }
+            let once = resync.causes.allSatisfy { $0 == .predatesMarks } ? " once" : ""
+            let doing = action ?? "\(dryRun ? "would resend" : "resending") everything both ways\(once)"
+            line = "\(resync.summary(naming: name)): \(doing) (\(entries) entries)"
+            restored = resync.restored.map { side?($0) ?? name($0) }
+        }
+
+        var jsonFields: [(String, String)] {
+            [("history_resync", line.map(ValueText.json) ?? "null"), ("restored", "[" + restored.map(ValueText.json).joined(separator: ",") + "]")]
+        }
+    }
+
     static func selection(_ suites: [String]) throws -> SyncSelection {
         do { return try SyncSelection(suites: suites) } catch let error as StoreError {
             throw CLIError.invalid(error.description)
@@ -162,7 +194,7 @@ enum SyncCommandSupport {
         switch error.kind {
         case .unreachable, .timeout: .unreachable
         case .peerStore: .storeError
-        case .truncated, .malformed, .oversized, .newerVersion, .readOnly, .refused: .invalidInput
+        case .truncated, .malformed, .oversized, .newerVersion, .olderVersion, .readOnly, .refused: .invalidInput
         }
     }
 

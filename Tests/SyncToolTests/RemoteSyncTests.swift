@@ -188,10 +188,11 @@ func contents(_ store: Store) throws -> [SuiteKey: Record] {
 @Suite("Remote sync: a million keys in bounded memory", .serialized)
 struct MillionKeyRemoteSyncTests {
     @Test("1,000,000 keys sync over ssh into an empty replica in batches; neither side holds more than a few batches in memory")
-    func millionKeys() throws {
+    func millionKeys() async throws {
+        // Minutes of writing and waiting for the sync: on a thread of its own, off the pool.
         let fx = try RemoteFixture()
         let a = try Store(path: fx.path("a"))
-        try RemoteFixture.fill(a, count: 1_000_000)
+        try await offThePool { try RemoteFixture.fill(a, count: 1_000_000) }
         // Both sides run under a sampler that records the peak of their anonymous memory (the heap:
         // what the process holds, RssAnon) and their peak resident set (VmHWM, which also counts the
         // pages of the memory-mapped store it touched).
@@ -217,12 +218,11 @@ struct MillionKeyRemoteSyncTests {
         try "#!/bin/sh\nexec '\(sampler)' '\(serverRSS)' '\(Binaries.path("sync-tool"))' \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
         chmod(sampler, 0o755)
         chmod(wrapper, 0o755)
-        let result = try run(
-            sampler,
-            [
-                clientRSS, Binaries.path("sync-tool"), "sync", fx.path("a"), fx.remote("b"),
-                "--create", "--json", "--rsh", fx.ssh.rsh, "--remote-command", wrapper
-            ], timeout: 300)
+        let arguments = [
+            clientRSS, Binaries.path("sync-tool"), "sync", fx.path("a"), fx.remote("b"),
+            "--create", "--json", "--rsh", fx.ssh.rsh, "--remote-command", wrapper
+        ]
+        let result = try await offThePool { try run(sampler, arguments, timeout: 600) }
         #expect(result.status == 0, "\(result.stderr)")
         let report = try RemoteFixture.json(result)
         #expect(report["sent_a_to_b"] as? Int == 1_000_000)

@@ -126,6 +126,20 @@ public func run(_ executable: String, _ arguments: [String], timeout: Double = 1
     try ChildProcess(executable, arguments).wait(timeout: timeout)
 }
 
+/// Runs `work` on a thread of its own and suspends until it returns: a test that blocks for minutes
+/// (a million writes, a child process it waits for) must hold no thread of Swift's cooperative pool,
+/// which has one per core, or the async tests running beside it stall until it ends. `work` records
+/// no issues (expectations belong to the test's own task).
+///
+/// ```swift
+/// let result = try await offThePool { try run("sync-tool", ["sync", a, b], timeout: 600) }
+/// ```
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
 /// A seeded, reproducible random generator (SplitMix64) for tests that print their seed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64

@@ -157,6 +157,39 @@ import Testing
         try Self.expectRendered(svg, in: dir)
     }
 
+    @Test("a run that breaks (a replica's files deleted under its workers) shows where: failure marks, the moment of each, and FAILED")
+    func stressTimelineFailure() async throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let world = dir + "/world"
+        let svg = dir + "/timeline.svg"
+        let child = try ChildProcess("stress-test", ["--seconds", "6", "--dir", world, "--seed", "3", "--json", "--timeline", svg])
+        let result = try await offThePool { () -> ProcessResult in
+            // Once the watch's workers have logged operations, an operator deletes its data and lock files.
+            let deadline = Date().addingTimeInterval(120)
+            func logged() -> Bool {
+                let logs = (try? FileManager.default.contentsOfDirectory(atPath: world)) ?? []
+                return logs.contains { name in
+                    name.hasPrefix("worker-") && ((try? String(contentsOfFile: world + "/" + name, encoding: .utf8))?.count ?? 0) > 2_000
+                }
+            }
+            while !logged() && Date() < deadline { usleep(20_000) }
+            for file in ["data.mdb", "lock.mdb"] { try? FileManager.default.removeItem(atPath: world + "/watch/" + file) }
+            return child.wait(timeout: 600)
+        }
+        #expect(result.status == 1, "stress-test exited \(result.status): \(result.stderr.suffix(2_000))")
+        #expect(try SVGRendering.wellFormed(svg) == nil)
+        let texts = try SVGRendering.contents(svg).texts
+        #expect(texts.contains { $0.hasPrefix("FAILED: an invariant did not hold") })
+        let lane = try #require(texts.first { $0.hasPrefix("failures (") })
+        #expect(lane != "failures (0)")
+        #expect(texts.contains("Where it failed:"))
+        // Each failure with its moment, e.g. "2.42 s — worker failed: worker 4 (watch) exited with status 4".
+        let moments = texts.filter { $0.contains(" s — ") && ($0.contains("worker failed") || $0.contains("failure")) }
+        #expect(!moments.isEmpty, "no failure with its moment: \(texts.suffix(12))")
+        try Self.expectRendered(svg, in: dir)
+    }
+
     @Test("stress-test refuses a --timeline it cannot write before running (exit 3), naming the file")
     func stressTimelineUnwritable() async throws {
         let dir = try Self.scratch()

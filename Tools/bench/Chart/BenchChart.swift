@@ -20,6 +20,8 @@ struct BenchChart {
     private static let goalHeight = 15.0
     private static let noteHeight = 16.0
 
+    /// The least room between tick lines; labels also keep clear of each other (see `labeled`).
+    private static let tickSpacing = 20.0
     private static let metColor = "#14853b"
     private static let missedColor = "#d12a2a"
 
@@ -98,7 +100,7 @@ struct BenchChart {
             doc.text(title, x: (Self.plotStart + Self.plotEnd) / 2, y: y + 12, size: 12, anchor: .middle, bold: true)
             y += 20
         }
-        for t in scale.ticks() {
+        for t in Self.labeled(scale) {
             doc.text(Self.tickLabel(t), x: scale.position(t), y: y + 12, size: 11, anchor: .middle, fill: "#444")
         }
         doc.line(x1: Self.plotStart, y1: labelAbove ? y + 17 : y, x2: Self.plotEnd, y2: labelAbove ? y + 17 : y, stroke: "#888")
@@ -106,7 +108,7 @@ struct BenchChart {
     }
 
     private func grid(_ doc: inout SVGDocument, scale: ChartScale, top: Double, bottom: Double) {
-        for t in scale.ticks() {
+        for t in scale.ticks(spacing: Self.tickSpacing) {
             let x = scale.position(t)
             doc.line(x1: x, y1: top, x2: x, y2: bottom, stroke: t == 1 ? "#9a9a9a" : "#e3e3e3", width: t == 1 ? 1.2 : 1)
         }
@@ -255,6 +257,20 @@ struct BenchChart {
 
     /// The smallest of 1, 2, 5 × 10ⁿ at least `x`.
     private static func roundUp(_ x: Double) -> Double { ChartScale.niceStep(x) }
+
+    /// The ticks that get a label: powers of ten (and every linear tick) first, then each 2 and 5 whose
+    /// label keeps 8 pixels clear of the labels already placed.
+    private static func labeled(_ scale: ChartScale) -> [Double] {
+        let ticks = scale.ticks(spacing: tickSpacing)
+        func isPower(_ t: Double) -> Bool { !scale.logarithmic || abs(log10(t) - log10(t).rounded()) < 1e-9 }
+        func extent(_ t: Double) -> ClosedRange<Double> {
+            let half = TextWidth.of(tickLabel(t), size: 11) / 2 + 4
+            return (scale.position(t) - half)...(scale.position(t) + half)
+        }
+        var placed = ticks.filter(isPower)
+        for t in ticks where !isPower(t) && !placed.contains(where: { extent($0).overlaps(extent(t)) }) { placed.append(t) }
+        return placed.sorted()
+    }
 
     static func tickLabel(_ t: Double) -> String {
         if t >= 1 && t == t.rounded() { return grouped(Int(t)) + "×" }

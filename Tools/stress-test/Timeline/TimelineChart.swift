@@ -51,8 +51,11 @@ struct TimelineChart {
         legend(&doc)
         // The stop, final sync round and checks, shaded behind everything.
         doc.rect(x: x.position(stop), y: Self.plotTop, width: x.position(end) - x.position(stop), height: lanesBottom - Self.plotTop, fill: "#f1f1f1")
-        doc.text("stop, final sync", x: x.position(stop) + 4, y: Self.plotTop + 14, size: 10.5, fill: "#555")
-        doc.text("round, checks", x: x.position(stop) + 4, y: Self.plotTop + 27, size: 10.5, fill: "#555")
+        // The label inside the shaded stretch when it fits, else just before it.
+        let fits = x.position(end) - x.position(stop) >= TextWidth.of("stop, final sync", size: 10.5) + 8
+        let labelX = fits ? x.position(stop) + 4 : x.position(stop) - 4
+        doc.text("stop, final sync", x: labelX, y: Self.plotTop + 14, size: 10.5, anchor: fits ? .start : .end, fill: "#555")
+        doc.text("round, checks", x: labelX, y: Self.plotTop + 27, size: 10.5, anchor: fits ? .start : .end, fill: "#555")
         // Grid and axes.
         for t in x.ticks(count: 12) {
             doc.line(x1: x.position(t), y1: Self.plotTop, x2: x.position(t), y2: lanesBottom, stroke: "#e6e6e6")

@@ -90,6 +90,7 @@ final class Coordinator {
         }
         progress("started \(workers.count) workers on \(replicas.count) replicas in \(root) (seed \(options.seed))")
         let started = Date()
+        timeline?.begin()
         var nextKill = started.addingTimeInterval(nextInterval(rate: options.killRate))
         var nextRestore = started.addingTimeInterval(nextInterval(rate: options.restoreRate))
         var nextSync = started

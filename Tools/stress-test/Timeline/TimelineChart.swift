@@ -103,14 +103,18 @@ struct TimelineChart {
         return doc
     }
 
-    /// Operations per second of each kind, one value per bucket up to the stop.
+    /// Operations per second of each kind, one value per bucket up to the stop. The bucket the stop
+    /// falls in was only partly worked: its rate is over that part, and it is left out when the part is
+    /// under half a bucket (too short a time to give a rate).
     private func series(until stop: Double) -> [OperationKind: [Double]] {
-        let count = min(timeline.buckets.count, Int((stop / timeline.bucketSeconds).rounded(.up)))
+        let whole = Int(stop / timeline.bucketSeconds)
+        let partial = stop - Double(whole) * timeline.bucketSeconds
+        let count = min(timeline.buckets.count, partial >= timeline.bucketSeconds / 2 ? whole + 1 : whole)
         var out: [OperationKind: [Double]] = [:]
-        // The bucket the stop falls in is only partly worked: its rate is over the part before the stop.
-        let width = (0..<count).map { min(timeline.bucketSeconds, stop - Double($0) * timeline.bucketSeconds) }
         for kind in TimelineRecorder.kinds {
-            out[kind] = timeline.buckets.prefix(count).enumerated().map { ($0.element[kind] ?? 0) / max(width[$0.offset], timeline.bucketSeconds / 10) }
+            out[kind] = timeline.buckets.prefix(count).enumerated().map { bucket in
+                (bucket.element[kind] ?? 0) / (bucket.offset == whole ? partial : timeline.bucketSeconds)
+            }
         }
         return out
     }

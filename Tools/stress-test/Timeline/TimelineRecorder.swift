@@ -36,7 +36,7 @@ final class TimelineRecorder {
     static let kinds: [OperationKind] = [.set, .delete, .incr, .claim, .reset]
 
     let bucketSeconds: Double
-    private let started: UInt64
+    private var started: UInt64
     /// Operations of each kind per bucket (fractional where one read's lines were spread over several).
     private(set) var buckets: [[OperationKind: Double]] = []
     private(set) var events: [Event] = []
@@ -50,6 +50,17 @@ final class TimelineRecorder {
     init(bucketSeconds: Double = 0.25) {
         self.bucketSeconds = bucketSeconds
         started = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Starts the clock again: time 0 is when the workers have been started (after any hub or sshd
+    /// the run set up first), as the summary's seconds count.
+    func begin() {
+        started = DispatchTime.now().uptimeNanoseconds
+        buckets = []
+        events = []
+        offsets = [:]
+        nextSample = 0
+        lastSample = 0
     }
 
     /// Seconds since the run started.

@@ -151,6 +151,7 @@ final class Coordinator {
         summary.restores = restoreFault
         if let timeline {
             timeline.markEnd()
+            for broken in result.located { timeline.record(.invariant, broken.what, atWallMilliseconds: broken.milliseconds) }
             if !result.ok { timeline.record(.failure, "the checks after the final sync round found a broken invariant") }
         }
         if !options.keep && options.directory == nil { try? FileManager.default.removeItem(atPath: root) }

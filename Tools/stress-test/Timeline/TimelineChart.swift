@@ -31,7 +31,7 @@ struct TimelineChart {
         Lane(title: "syncs", kinds: [.syncDone, .syncFailed]),
         Lane(title: "kills (SIGKILL)", kinds: [.workerKilled, .syncKilled, .serveKilled]),
         Lane(title: "backups, restores", kinds: [.backup, .restoreFound, .restoreUnchanged, .restoreMissed]),
-        Lane(title: "failures", kinds: [.syncFailed, .restoreMissed, .workerFailed, .failure])
+        Lane(title: "failures", kinds: [.syncFailed, .restoreMissed, .workerFailed, .failure, .invariant])
     ]
 
     func svg() -> SVGDocument {
@@ -178,7 +178,7 @@ struct TimelineChart {
                     doc.circle(cx: px, cy: mid, r: 4.5, fill: "#ffffff", stroke: "#8e4fbf", tooltip: tip)
                 case .restoreFound, .restoreUnchanged:
                     doc.polygon([(px, mid - 6), (px + 6, mid + 5), (px - 6, mid + 5)], fill: "#8e4fbf", tooltip: tip)
-                case .restoreMissed, .syncFailed, .workerFailed, .failure:
+                case .restoreMissed, .syncFailed, .workerFailed, .failure, .invariant:
                     doc.polygon([(px, mid - 7), (px + 7, mid + 6), (px - 7, mid + 6)], fill: Self.failColor, tooltip: tip)
                 }
             }
@@ -216,13 +216,19 @@ struct TimelineChart {
             "global counter: \(checks.globalCounter) in every replica for \(checks.globalIncrements) acknowledged increments; \(checks.conflicts) conflicts logged",
             x: 24, y: y + 12, size: 12, fill: "#333")
         y += 20
-        let failures = timeline.events.filter { $0.kind.isFailure }
+        let failures = timeline.events.filter { $0.kind.isFailure }.sorted { $0.seconds < $1.seconds }
         if !failures.isEmpty {
-            doc.text("Where it failed:", x: 24, y: y + 13, size: 13, bold: true, fill: Self.failColor)
+            doc.text(
+                "Where it failed (a lost write or doubly held choice at its version's time, when it was written):", x: 24, y: y + 13, size: 13,
+                bold: true, fill: Self.failColor)
             y += 20
             for event in failures.prefix(12) {
                 let text = String(format: "%.2f s — ", event.seconds) + event.kind.rawValue + (event.detail.isEmpty ? "" : ": " + event.detail)
                 doc.text(TextWidth.fit(text, size: 11.5, width: Self.width - 60), x: 32, y: y + 12, size: 11.5, fill: Self.failColor)
+                y += 17
+            }
+            if failures.count > 12 {
+                doc.text("… and \(failures.count - 12) more", x: 32, y: y + 12, size: 11.5, fill: Self.failColor)
                 y += 17
             }
         }

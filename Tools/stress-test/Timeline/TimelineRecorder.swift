@@ -22,9 +22,13 @@ final class TimelineRecorder {
             case restoreMissed = "restore the first sync did not find"
             case workerFailed = "worker failed"
             case failure = "failure"
+            /// A broken invariant the checks placed in time: a lost write, a doubly held choice.
+            case invariant = "broken invariant"
 
             /// Whether this event is a failure of the run (drawn in red, with its time).
-            var isFailure: Bool { self == .syncFailed || self == .restoreMissed || self == .workerFailed || self == .failure }
+            var isFailure: Bool {
+                self == .syncFailed || self == .restoreMissed || self == .workerFailed || self == .failure || self == .invariant
+            }
         }
 
         let seconds: Double
@@ -37,6 +41,8 @@ final class TimelineRecorder {
 
     let bucketSeconds: Double
     private var started: UInt64
+    /// The wall clock at `started`, in milliseconds since 1970: versions carry wall-clock time.
+    private var startedWall: Double
     /// Operations of each kind per bucket (fractional where one read's lines were spread over several).
     private(set) var buckets: [[OperationKind: Double]] = []
     private(set) var events: [Event] = []
@@ -50,12 +56,14 @@ final class TimelineRecorder {
     init(bucketSeconds: Double = 0.25) {
         self.bucketSeconds = bucketSeconds
         started = DispatchTime.now().uptimeNanoseconds
+        startedWall = Date().timeIntervalSince1970 * 1000
     }
 
     /// Starts the clock again: time 0 is when the workers have been started (after any hub or sshd
     /// the run set up first), as the summary's seconds count.
     func begin() {
         started = DispatchTime.now().uptimeNanoseconds
+        startedWall = Date().timeIntervalSince1970 * 1000
         buckets = []
         events = []
         offsets = [:]
@@ -68,6 +76,11 @@ final class TimelineRecorder {
 
     func record(_ kind: Event.Kind, _ detail: String = "") {
         events.append(Event(seconds: now, kind: kind, detail: detail))
+    }
+
+    /// Records something that happened at a wall-clock moment (a version's milliseconds).
+    func record(_ kind: Event.Kind, _ detail: String, atWallMilliseconds milliseconds: UInt64) {
+        events.append(Event(seconds: max(0, (Double(milliseconds) - startedWall) / 1000), kind: kind, detail: detail))
     }
 
     /// Reads what the logs gained since the last look, at most once a bucket (unless `force`), and

@@ -183,7 +183,7 @@ import Testing
         #expect(texts.contains { $0.hasPrefix("FAILED: an invariant did not hold") })
         let lane = try #require(texts.first { $0.hasPrefix("failures (") })
         #expect(lane != "failures (0)")
-        #expect(texts.contains("Where it failed:"))
+        #expect(texts.contains { $0.hasPrefix("Where it failed") })
         // Each failure with its moment, e.g. "2.42 s — worker failed: worker 4 (watch) exited with status 4".
         let moments = texts.filter { $0.contains(" s — ") && ($0.contains("worker failed") || $0.contains("failure")) }
         #expect(!moments.isEmpty, "no failure with its moment: \(texts.suffix(12))")

@@ -55,6 +55,7 @@ example: deps
 	@Scripts/example.sh "$(BIN)"
 
 # The sync workload compares merging with pycrdt (PyPI), installed into a virtual environment of its own.
+# The run's figures are also saved as JSON and drawn as an SVG chart in .build/bench (bench --save, --svg).
 BENCH_VENV := .build/bench-venv
 
 $(BENCH_VENV)/installed:
@@ -65,7 +66,10 @@ $(BENCH_VENV)/installed:
 bench: deps $(BENCH_VENV)/installed
 	$(SWIFT) build -c release --product bench
 	$(SWIFT) build -c release --product sync-tool
-	BENCH_PYTHON=$(CURDIR)/$(BENCH_VENV)/bin/python3 $$($(SWIFT) build -c release --show-bin-path)/bench
+	@mkdir -p .build/bench
+	BENCH_PYTHON=$(CURDIR)/$(BENCH_VENV)/bin/python3 $$($(SWIFT) build -c release --show-bin-path)/bench \
+		--save .build/bench/report.json --svg .build/bench/report.svg
+	@echo "bench: the chart is .build/bench/report.svg, the figures .build/bench/report.json"
 
 stress: deps
 	$(SWIFT) build -c release --product stress-test

@@ -34,13 +34,18 @@ let package = Package(
 
         // The multi-process stress and crash harness.
         .executableTarget(
-            name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH"], path: "Tools/stress-test"),
+            name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH", "ChartSVG"],
+            path: "Tools/stress-test"),
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
-            name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite"], path: "Tools/bench",
+            name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite", "ChartSVG"],
+            path: "Tools/bench",
             exclude: ["README.md"]),
+
+        // A small SVG writer (escaped text, scales with round ticks) for `bench --svg` and `stress-test --timeline`.
+        .target(name: "ChartSVG", path: "Tools/chart-svg"),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
         .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),

@@ -21,6 +21,11 @@ command -v zsh >/dev/null || missing+=(zsh)               # the completion tests
 [ -x /usr/sbin/sshd ] || missing+=(openssh-server)
 command -v ssh >/dev/null && command -v ssh-keygen >/dev/null || missing+=(openssh-client)
 command -v rsync >/dev/null || missing+=(rsync)
+# The chart tests render bench --svg and stress-test --timeline with librsvg and headless Chromium,
+# and check the SVG is well-formed with xmllint.
+command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+command -v chromium >/dev/null || missing+=(chromium)
+command -v xmllint >/dev/null || missing+=(libxml2-utils)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}"
   sudo_cmd=""

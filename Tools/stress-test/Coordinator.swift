@@ -32,6 +32,10 @@ final class Coordinator {
     var unexplainedDrops = 0
     /// With `--restore-rate`: the backups taken and the restores made (see `RestoreFault`).
     var restoreFault = RestoreFault()
+    /// With `--timeline`: operations by kind over time, and when each kill, sync, restore and failure happened.
+    let timeline: TimelineRecorder?
+    /// The failures already given to the timeline.
+    private var failuresRecorded = 0
 
     struct WorkerProcess {
         let id: Int
@@ -51,6 +55,7 @@ final class Coordinator {
     init(options: StressOptions) throws {
         self.options = options
         random = SeededRandom(seed: options.seed)
+        timeline = options.timeline == nil ? nil : TimelineRecorder()
         hub = options.hub ? try StressHub() : nil
         ssh = options.transport == "ssh" ? try ScratchSSH() : nil
         binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
@@ -85,6 +90,7 @@ final class Coordinator {
         }
         progress("started \(workers.count) workers on \(replicas.count) replicas in \(root) (seed \(options.seed))")
         let started = Date()
+        timeline?.begin()
         var nextKill = started.addingTimeInterval(nextInterval(rate: options.killRate))
         var nextRestore = started.addingTimeInterval(nextInterval(rate: options.restoreRate))
         var nextSync = started
@@ -101,10 +107,14 @@ final class Coordinator {
                 nextKill = now.addingTimeInterval(nextInterval(rate: options.killRate))
             }
             if options.restoreRate > 0, now >= nextRestore {
+                let before = restoreFault
                 try restoreFaultEvent()
+                recordRestore(since: before)
                 nextRestore = Date().addingTimeInterval(nextInterval(rate: options.restoreRate))
             }
             try restartDeadWorkers()
+            recordFailures()
+            timeline?.sample(logs: workers.flatMap(\.logs))
             if now >= nextProgress {
                 progress(
                     String(
@@ -115,6 +125,8 @@ final class Coordinator {
             usleep(5_000)
         }
         let elapsed = Date().timeIntervalSince(started)
+        timeline?.sample(logs: workers.flatMap(\.logs), force: true)
+        timeline?.markStop()
         // Stop: ask workers to finish their current operation, wait, and let running syncs finish.
         _ = FileManager.default.createFile(atPath: stopPath, contents: nil)
         for w in workers { waitOrKill(w.process, seconds: 30) }
@@ -125,6 +137,7 @@ final class Coordinator {
         syncs.removeAll()
         progress("workers stopped; final sync round")
         try finalSyncRound()
+        recordFailures()
         let checker = InvariantChecker(
             replicas: replicas.map { ($0, path($0)) },
             logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
@@ -136,6 +149,11 @@ final class Coordinator {
         summary.addLatencies(checker.operations)
         summary.addSyncLatencies(syncLatencies, failures: syncFailures)
         summary.restores = restoreFault
+        if let timeline {
+            timeline.markEnd()
+            for broken in result.located { timeline.record(.invariant, broken.what, atWallMilliseconds: broken.milliseconds) }
+            if !result.ok { timeline.record(.failure, "the checks after the final sync round found a broken invariant") }
+        }
         if !options.keep && options.directory == nil { try? FileManager.default.removeItem(atPath: root) }
         return summary
     }
@@ -157,6 +175,7 @@ final class Coordinator {
             let w = workers[i]
             if w.process.terminationReason == .exit && w.process.terminationStatus != 0 {
                 progress("worker \(w.id) (\(w.replica)) exited with status \(w.process.terminationStatus); restarting")
+                timeline?.record(.workerFailed, "worker \(w.id) (\(w.replica)) exited with status \(w.process.terminationStatus)")
             }
             let incarnation = w.incarnation + 1
             let log = root + "/worker-\(w.id)-\(incarnation).log"
@@ -175,14 +194,17 @@ final class Coordinator {
             kill(w.process.processIdentifier, SIGKILL)
             w.process.waitUntilExit()
             killedPerReplica[w.replica, default: 0] += 1
+            timeline?.record(.workerKilled, "worker \(w.id) (\(w.role), \(w.replica))")
         } else if ssh != nil, Bool.random(using: &random), let far = farServe(of: syncs[pick - workers.count]) {
             // The far side of a remote sync: its client sees the connection drop (exit 5).
             kill(far, SIGKILL)
             farKills += 1
+            timeline?.record(.serveKilled)
         } else {
             let s = syncs.remove(at: pick - workers.count)
             kill(s.process.processIdentifier, SIGKILL)
             s.process.waitUntilExit()
+            timeline?.record(.syncKilled, "\(s.pair.0) ↔ \(s.pair.1)")
         }
         kills += 1
     }
@@ -239,6 +261,7 @@ final class Coordinator {
         if s.process.terminationReason == .exit {
             if s.process.terminationStatus == 0 {
                 syncLatencies.append(Double(DispatchTime.now().uptimeNanoseconds - s.started) / 1000)
+                timeline?.record(.syncDone, "\(s.pair.0) ↔ \(s.pair.1)")
             } else if ssh != nil && s.process.terminationStatus == 5 && unexplainedDrops < farKills {
                 unexplainedDrops += 1 // 5: the connection dropped, as it does when this run killed the far serve
             } else {
@@ -269,6 +292,22 @@ final class Coordinator {
                 }
             }
         }
+    }
+
+    /// Gives the timeline the failures added since the last call, stamped now.
+    private func recordFailures() {
+        guard let timeline else { return }
+        for failure in syncFailures.dropFirst(failuresRecorded) { timeline.record(.failure, failure) }
+        failuresRecorded = syncFailures.count
+    }
+
+    /// Gives the timeline what one `--restore-rate` event did: a backup, or a restore and what its first sync said.
+    private func recordRestore(since before: RestoreFault) {
+        guard let timeline else { return }
+        if restoreFault.backupsTaken > before.backupsTaken { timeline.record(.backup) }
+        if restoreFault.detected > before.detected { timeline.record(.restoreFound) }
+        if restoreFault.unchanged > before.unchanged { timeline.record(.restoreUnchanged) }
+        if restoreFault.undetected.count > before.undetected.count { timeline.record(.restoreMissed, restoreFault.undetected.last ?? "") }
     }
 
     func waitOrKill(_ p: Process, seconds: Double) {

@@ -15,12 +15,17 @@ struct CheckResults {
     /// The global counter's acknowledged increments and its final value.
     var globalIncrements = 0
     var globalCounter = 0
+    /// Broken invariants that can be placed in time: each lost write or doubly held choice, with the
+    /// wall-clock milliseconds of its version (when it was written), for `--timeline`.
+    var located: [(milliseconds: UInt64, what: String)] = []
 
     var ok: Bool {
         lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0
     }
 
     mutating func note(_ s: String) { if details.count < 50 { details.append(s) } }
+
+    mutating func locate(_ version: Version, _ what: String) { if located.count < 500 { located.append((version.milliseconds, what)) } }
 }
 
 /// Checks every invariant against the workers' logs and the replicas' final records.
@@ -106,17 +111,20 @@ struct InvariantChecker {
             guard let final = finals[replica]?[key] else {
                 r.lostWrites += 1
                 r.note("lost: \(op.kind.rawValue) \(key) \(logged) by worker \(op.worker): no record")
+                r.locate(logged, "lost \(op.kind.rawValue) of \(key) by worker \(op.worker) (\(replica)): no record")
                 continue
             }
             if final.version < logged {
                 r.lostWrites += 1
                 r.note("lost: \(op.kind.rawValue) \(key) \(logged) replaced by older \(final.version)")
+                r.locate(logged, "lost \(op.kind.rawValue) of \(key) by worker \(op.worker) (\(replica)): replaced by an older version")
             } else if final.version == logged {
                 let value = try final.value()
                 let expected: Value? = op.kind == .set ? .string(op.fields[3]) : nil
                 if value != expected {
                     r.lostWrites += 1
                     r.note("lost: \(key) at \(logged) holds \(String(describing: value))")
+                    r.locate(logged, "lost \(op.kind.rawValue) of \(key) by worker \(op.worker) (\(replica)): another value at its version")
                 }
             }
         }
@@ -164,6 +172,7 @@ struct InvariantChecker {
                 guard next.version.milliseconds < until, !previous.op.released, !previous.op.lastInLog else { continue }
                 r.exclusiveViolations += 1
                 r.note("\(key): worker \(next.op.worker) claimed at \(next.version) while worker \(previous.op.worker) held it until \(until)")
+                r.locate(next.version, "\(key) claimed by worker \(next.op.worker) while worker \(previous.op.worker) held it")
             }
         }
     }

@@ -15,10 +15,12 @@ struct StressOptions {
     var hub = false
     /// How syncs between directories reach the second replica: "local" (both opened by one process) or "ssh".
     var transport = "local"
+    /// `--timeline FILE.svg`: where to draw the run over time.
+    var timeline: String?
 
     static let help = """
         Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--restore-rate PER_SECOND] [--json]
-                           [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh]
+                           [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh] [--timeline FILE.svg]
 
         Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
         opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
@@ -43,10 +45,14 @@ struct StressOptions {
                                  (needs Debian's postgresql package), instead of between directories
           --transport ssh        run every sync's second replica through a local sshd this run starts
                                  ('sync-tool sync A user@127.0.0.1:B'); kills then also hit the far 'serve'
+          --timeline FILE.svg    also draw the run as an SVG chart: operations per second of each kind in
+                                 250 ms buckets, syncs, kills, backups and restores as marks at their
+                                 moment, failures as red lines, and the invariants' verdict at the end
           --json                 print the summary as one JSON object
           -h, --help             show this help
 
-        Exit status: 0 when every invariant held, 1 when one failed, 2 on a usage error.
+        Exit status: 0 when every invariant held, 1 when one failed, 2 on a usage error, 3 when the
+        --timeline file cannot be written, 4 when the run itself could not be carried out.
         """
 
     struct UsageError: Error, CustomStringConvertible { let description: String }
@@ -77,6 +83,10 @@ struct StressOptions {
             case "--keep": o.keep = true
             case "--json": o.json = true
             case "--hub": o.hub = true
+            case "--timeline":
+                let file = try value("--timeline")
+                guard !file.isEmpty else { throw UsageError(description: "--timeline needs a file name") }
+                o.timeline = file
             case "--transport":
                 o.transport = try value("--transport")
                 guard ["local", "ssh"].contains(o.transport) else { throw UsageError(description: "--transport is local or ssh, not '\(o.transport)'") }

@@ -22,8 +22,20 @@ if arguments.contains("--help") || arguments.contains("-h") {
 }
 do {
     let options = try StressOptions.parse(arguments)
-    let summary = try Coordinator(options: options).run()
+    // A timeline that cannot be written is found before the run, not after it.
+    if let path = options.timeline, let problem = TimelineFile.unwritable(path) {
+        FileHandle.standardError.write(Data("stress-test: \(problem)\n".utf8))
+        exit(3)
+    }
+    let coordinator = try Coordinator(options: options)
+    let summary = try coordinator.run()
     print(options.json ? summary.json : summary.text, terminator: options.json ? "\n" : "")
+    if let path = options.timeline, let timeline = coordinator.timeline {
+        do { try TimelineChart(timeline: timeline, summary: summary, options: options).svg().write(to: path) } catch {
+            FileHandle.standardError.write(Data("stress-test: cannot write the timeline to \(path): \(error.localizedDescription)\n".utf8))
+            exit(3)
+        }
+    }
     exit(summary.ok ? 0 : 1)
 } catch let error as StressOptions.UsageError {
     FileHandle.standardError.write(Data("stress-test: \(error.description)\n".utf8))

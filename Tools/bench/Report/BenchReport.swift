@@ -18,6 +18,27 @@ struct BenchReport: Codable {
     let goals: [GoalCheck]
     let failures: [String]
 
+    /// A problem reading a saved report: which file, and what is wrong with it.
+    struct LoadError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Reads a report saved by `--save` or printed by `--json`.
+    static func load(_ path: String) throws(LoadError) -> BenchReport {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw LoadError(description: "cannot read the report \(path): \(error.localizedDescription)")
+        }
+        do { return try JSONDecoder().decode(BenchReport.self, from: data) } catch let DecodingError.keyNotFound(key, context) {
+            let at = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            throw LoadError(description: "\(path) is not a bench report (as --save or --json writes): it has no '\(at)'")
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw LoadError(description: "\(path) is not a bench report (as --save or --json writes): it is not JSON")
+        } catch {
+            throw LoadError(description: "\(path) is not a bench report (as --save or --json writes): \(error)")
+        }
+    }
+
     func json() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -10,15 +10,47 @@ struct GoalCheck: Codable, Sendable {
     let measured: String
     let value: Double?
     let verdict: Verdict
+    /// Where `bench --svg` draws the goal as a line: on one figure's row, at the value that figure must
+    /// reach. `nil` for goals that bound no single figure (zero lost writes, two sizes alike).
+    let mark: Mark?
 
-    /// A goal that `value` must be at most `limit` (under it, with `strictly`; at least it, with `atLeast`).
+    /// The figure a goal bounds and the value, in that figure's unit, it must reach (at least, for a
+    /// rate; at most, for a time).
+    struct Mark: Codable, Sendable {
+        let workload: String
+        let scenario: String
+        let metric: String
+        let subject: String
+        let threshold: Double
+
+        /// `figure` must be `ratio` times as fast as `baseline`'s median (a rate `ratio` times its rate,
+        /// or a time `1/ratio` of its time).
+        static func faster(_ figure: Figure?, than baseline: Figure?, by ratio: Double) -> Mark? {
+            guard let figure, let baseline, let median = baseline.summary?.median, baseline.unit == figure.unit, ratio > 0 else { return nil }
+            return at(figure, figure.unit.higherIsFaster ? median * ratio : median / ratio)
+        }
+
+        /// `figure` must be at most `ratio` times slower than `baseline`'s median.
+        static func slower(_ figure: Figure?, than baseline: Figure?, by ratio: Double) -> Mark? {
+            ratio > 0 ? faster(figure, than: baseline, by: 1 / ratio) : nil
+        }
+
+        /// `figure` must reach `threshold`, in its own unit.
+        static func at(_ figure: Figure?, _ threshold: Double) -> Mark? {
+            guard let figure else { return nil }
+            return Mark(workload: figure.workload, scenario: figure.scenario, metric: figure.metric, subject: figure.subject, threshold: threshold)
+        }
+    }
+
+    /// A goal that `value` must be at most `limit` (under it, with `strictly`; at least it, with `atLeast`);
+    /// `mark` says where the chart draws it.
     static func bound(
-        _ goal: String, value: Double?, limit: Double, atLeast: Bool = false, strictly: Bool = false,
+        _ goal: String, value: Double?, limit: Double, atLeast: Bool = false, strictly: Bool = false, mark: Mark? = nil,
         describe: (Double) -> String
     ) -> GoalCheck {
-        guard let value else { return GoalCheck(goal: goal, measured: "—", value: nil, verdict: .notMeasured) }
+        guard let value else { return GoalCheck(goal: goal, measured: "—", value: nil, verdict: .notMeasured, mark: mark) }
         let met = atLeast ? value >= limit : (strictly ? value < limit : value <= limit)
-        return GoalCheck(goal: goal, measured: describe(value), value: value, verdict: met ? .met : .missed)
+        return GoalCheck(goal: goal, measured: describe(value), value: value, verdict: met ? .met : .missed, mark: mark)
     }
 }
 

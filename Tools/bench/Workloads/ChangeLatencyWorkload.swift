@@ -168,11 +168,11 @@ enum ChangeLatencyWorkload: Workload {
         return [
             .bound(
                 "change latency p50 under 200 µs", value: figures.find(name, s, concordName, metric: "p50")?.summary?.median,
-                limit: 200, strictly: true
+                limit: 200, strictly: true, mark: .at(figures.find(name, s, concordName, metric: "p50"), 200)
             ) { String(format: "%.0f µs", $0) },
             .bound(
                 "change latency p99 under 2 ms", value: figures.find(name, s, concordName, metric: "p99")?.summary?.median,
-                limit: 2_000, strictly: true
+                limit: 2_000, strictly: true, mark: .at(figures.find(name, s, concordName, metric: "p99"), 2_000)
             ) { String(format: "%.0f µs", $0) }
         ]
     }

@@ -59,13 +59,13 @@ enum DurableSetWorkload: Workload {
                 .bound(
                     "durable set (\(s)) at least 0.9× raw LMDB's durable commit rate",
                     value: Ratio.speedup(concord, against: figures.find(name, s, .lmdb, metric: "sets")),
-                    limit: 0.9, atLeast: true
+                    limit: 0.9, atLeast: true, mark: .faster(concord, than: figures.find(name, s, .lmdb, metric: "sets"), by: 0.9)
                 ) { "\(Ratio.format($0)) raw LMDB's rate" })
             goals.append(
                 .bound(
                     "durable set (\(s)) at least SQLite's rate (WAL, synchronous=FULL)",
                     value: Ratio.speedup(concord, against: figures.find(name, s, .sqlite, metric: "sets")),
-                    limit: 1, atLeast: true
+                    limit: 1, atLeast: true, mark: .faster(concord, than: figures.find(name, s, .sqlite, metric: "sets"), by: 1)
                 ) { "\(Ratio.format($0)) SQLite's rate" })
         }
         let s = scenario(10_000)
@@ -75,7 +75,9 @@ enum DurableSetWorkload: Workload {
                 value: Ratio.speedup(
                     figures.find(name, s, .concord, metric: "sets"),
                     against: figures.find(name, s, .userDefaults, metric: "sets")),
-                limit: 10, atLeast: true
+                limit: 10, atLeast: true,
+                mark: .faster(
+                    figures.find(name, s, .concord, metric: "sets"), than: figures.find(name, s, .userDefaults, metric: "sets"), by: 10)
             ) { "\(Ratio.format($0)) UserDefaults' rate" })
         return goals
     }

@@ -124,13 +124,21 @@ enum HubSyncWorkload: Workload {
     }
 
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
-        let rt = figures.find(name, "100-change delta round trip", hubName, metric: "device → hub → device")?.summary?.median
-        let p50 = figures.figures.first { $0.workload == name && $0.metric == "live p50" }?.summary?.median
+        let rtFigure = figures.find(name, "100-change delta round trip", hubName, metric: "device → hub → device")
+        let p50Figure = figures.figures.first { $0.workload == name && $0.metric == "live p50" }
+        let rt = rtFigure?.summary?.median
+        let p50 = p50Figure?.summary?.median
         return [
-            .bound("a 100-change delta round trip through the hub under 20 ms", value: rt.map { $0 / 1000 }, limit: 20, strictly: true) {
+            .bound(
+                "a 100-change delta round trip through the hub under 20 ms", value: rt.map { $0 / 1000 }, limit: 20, strictly: true,
+                mark: .at(rtFigure, 20_000)
+            ) {
                 String(format: "%.2f ms", $0)
             },
-            .bound("live propagation device → hub → device p50 under 30 ms", value: p50.map { $0 / 1000 }, limit: 30, strictly: true) {
+            .bound(
+                "live propagation device → hub → device p50 under 30 ms", value: p50.map { $0 / 1000 }, limit: 30, strictly: true,
+                mark: .at(p50Figure, 30_000)
+            ) {
                 String(format: "%.2f ms", $0)
             }
         ]

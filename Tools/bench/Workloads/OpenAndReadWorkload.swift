@@ -75,7 +75,9 @@ enum OpenAndReadWorkload: Workload {
                     value: Ratio.slowdown(
                         figures.find(name, s, .concord, metric: "open + read"),
                         against: figures.find(name, s, .lmdb, metric: "open + read")),
-                    limit: 2
+                    limit: 2,
+                    mark: .slower(
+                        figures.find(name, s, .concord, metric: "open + read"), than: figures.find(name, s, .lmdb, metric: "open + read"), by: 2)
                 ) { "\(Ratio.format($0)) raw LMDB's time" })
         }
         if let small = all.first, let large = all.last, small != large {

@@ -62,13 +62,13 @@ enum PointReadWorkload: Workload {
                     .bound(
                         "typed get (\(s)) at most 2× raw LMDB's get with its own read txn",
                         value: Ratio.slowdown(concord, against: figures.find(name, s, .lmdb, metric: "per read")),
-                        limit: 2
+                        limit: 2, mark: .slower(concord, than: figures.find(name, s, .lmdb, metric: "per read"), by: 2)
                     ) { "\(Ratio.format($0)) raw LMDB's time" })
                 goals.append(
                     .bound(
                         "typed get (\(s)) at least 2× faster than UserDefaults",
                         value: Ratio.speedup(concord, against: figures.find(name, s, .userDefaults, metric: "per read")),
-                        limit: 2, atLeast: true
+                        limit: 2, atLeast: true, mark: .faster(concord, than: figures.find(name, s, .userDefaults, metric: "per read"), by: 2)
                     ) { "\(Ratio.format($0)) faster" })
             }
         }

@@ -97,13 +97,21 @@ enum RemoteSyncWorkload: Workload {
     }
 
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
-        let p50 = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p50")?.summary?.median
-        let p99 = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p99")?.summary?.median
+        let p50Figure = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p50")
+        let p99Figure = figures.find(name, liveScenario(liveChanges(context)), sshName, metric: "live p99")
+        let p50 = p50Figure?.summary?.median
+        let p99 = p99Figure?.summary?.median
         return [
-            .bound("live propagation over ssh on loopback p50 under 20 ms", value: p50.map { $0 / 1000 }, limit: 20, strictly: true) {
+            .bound(
+                "live propagation over ssh on loopback p50 under 20 ms", value: p50.map { $0 / 1000 }, limit: 20, strictly: true,
+                mark: .at(p50Figure, 20_000)
+            ) {
                 String(format: "%.2f ms", $0)
             },
-            .bound("live propagation over ssh on loopback p99 under 100 ms", value: p99.map { $0 / 1000 }, limit: 100, strictly: true) {
+            .bound(
+                "live propagation over ssh on loopback p99 under 100 ms", value: p99.map { $0 / 1000 }, limit: 100, strictly: true,
+                mark: .at(p99Figure, 100_000)
+            ) {
                 String(format: "%.2f ms", $0)
             }
         ]

@@ -96,15 +96,16 @@ enum SyncMergeWorkload: Workload {
         let emptyScenario = "\(grouped(n)) changes into an empty replica"
         let concord = figures.find(name, emptyScenario, concordName, metric: "merge")
         let crdt = figures.find(name, emptyScenario, crdtName, metric: "merge")
-        let delta = figures.figures.first { $0.workload == name && $0.metric == "pull" }?.summary?.median
+        let deltaFigure = figures.figures.first { $0.workload == name && $0.metric == "pull" }
+        let delta = deltaFigure?.summary?.median
         return [
             .bound(
                 "merging \(grouped(n)) changes at least as fast as an in-memory CRDT merge (pycrdt)",
-                value: Ratio.speedup(concord, against: crdt), limit: 1, atLeast: true
+                value: Ratio.speedup(concord, against: crdt), limit: 1, atLeast: true, mark: .faster(concord, than: crdt, by: 1)
             ) { "\(Ratio.format($0)) pycrdt's rate" },
             .bound(
                 "a 100-change delta into a large replica under 5 ms, durable commit included",
-                value: delta.map { $0 / 1000 }, limit: 5, strictly: true
+                value: delta.map { $0 / 1000 }, limit: 5, strictly: true, mark: .at(deltaFigure, 5_000)
             ) { String(format: "%.2f ms", $0) }
         ]
     }

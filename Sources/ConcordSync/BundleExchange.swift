@@ -113,15 +113,22 @@ public enum BundleExchange {
     ///   - start: Where the bundle begins: what the receiving peer has merged already.
     ///   - selection: The suites to export. The default is every suite.
     ///   - path: The bundle file to write; an existing file is replaced.
+    ///   - onProgress: Called as the bundle is written: `phase` "export", `done` of `total` records
+    ///     (the changes the bundle holds), last with `done == total` once the file is in place.
     /// - Returns: How many entries and bytes were written, and the seq range they cover.
     /// - Throws: `SyncError.sameReplica` when `start` names `store` itself, `StoreError` when the
     ///   replica cannot be read, `BundleError` when the file cannot be written (`path` never holds
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
-    public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
+    public static func export(
+        from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String, onProgress: ProgressHandler? = nil
+    ) throws -> BundleExportReport {
         let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection)
-        let bytes = bundle.encoded()
+        let meter = ProgressMeter(onProgress, phase: "export", total: bundle.batch.entries.count, unit: "records")
+        meter.update(0)
+        let bytes = bundle.encoded(progress: meter)
         try write(bytes, to: path)
+        meter.finish()
         var report = BundleExportReport(
             entries: bundle.batch.entries.count, bytes: bytes.count,
             fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: delta.journalEntriesRead, leftOut: delta.leftOut)
@@ -212,17 +219,23 @@ public enum BundleExchange {
     ///   - store: The replica to merge it into.
     ///   - dryRun: When true, nothing is written; the report says what would change.
     ///   - limits: The largest bundle accepted (bytes, entries, a value's bytes).
+    ///   - onProgress: Called as the bundle is merged: `phase` "import", `done` of `total` records
+    ///     (the entries the bundle holds), last with `done == total` once the merge is committed.
     /// - Returns: What the merge changed: records, conflicts, clock skew, and whether it was a resync.
     /// - Throws: `BundleError` when the bundle is unreadable, truncated, damaged, oversized, of a
     ///   newer format, or from `store` itself — nothing is imported then; `StoreError` when the
     ///   replica cannot be written.
     @discardableResult
-    public static func importBundle(at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits()) throws -> ApplyReport {
-        try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun)
+    public static func importBundle(
+        at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits(), onProgress: ProgressHandler? = nil
+    ) throws -> ApplyReport {
+        try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun, onProgress: onProgress)
     }
 
     /// Merges a bundle already read and validated (from the file at `path`: a pipe is read only once).
-    package static func importBundle(_ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false) throws -> ApplyReport {
+    package static func importBundle(
+        _ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false, onProgress: ProgressHandler? = nil
+    ) throws -> ApplyReport {
         let source = bundle.batch.source
         guard source != store.replicaID else {
             throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
@@ -238,8 +251,11 @@ public enum BundleExchange {
         // (or from a source restored and not yet past that point) proves nothing: in both, every entry is
         // merged and the cursor stays. A restored source's cursors were reset: the batch replaces them.
         let mode: BatchApplier.MergeMode = mine.forcesResync || (older && !resync) ? .ignoringCursor : resync ? .resync : .delta
-        let applier = BatchApplier(store: store)
+        var applier = BatchApplier(store: store)
+        applier.meter = ProgressMeter(onProgress, phase: "import", total: bundle.batch.entries.count, unit: "records")
+        applier.meter?.update(0)
         var report = dryRun ? try applier.plan(bundle.batch, mode: mode) : try applier.apply(bundle.batch, mode: mode)
+        applier.meter?.finish()
         report.historyResync = HistoryResync(mine.causes(me: store.replicaID, peer: source) + theirs.causes(me: source, peer: store.replicaID))
         report.olderThanCursor = older && !resync
         return report

@@ -18,6 +18,15 @@ public struct Synchronizer: Sendable {
     public var selection: SyncSelection
     /// How far ahead of a receiver's wall clock a merged version may push its clock (nil: each store's option).
     public var maxClockDriftMilliseconds: UInt64?
+    /// Called as the changes are merged: `phase` "sync", `done` of `total` changes, where the total is
+    /// the changes both deltas hold (read before merging), last with `done == total`.
+    ///
+    /// ```swift
+    /// var synchronizer = Synchronizer()
+    /// synchronizer.onProgress = { p in print("\(p.done)/\(p.total) changes merged") }
+    /// try synchronizer.sync(laptop, phone)
+    /// ```
+    public var onProgress: ProgressHandler?
 
     /// A synchronizer of the suites of `selection`.
     ///
@@ -74,8 +83,11 @@ public struct Synchronizer: Sendable {
             from: b, for: a.replicaID, alreadyMerged: resync ? .none : readA.batch.knowledge, selection: selection, leaveOutEchoes: !resync)
         let fromA = readA.bound(to: dryRun ? nil : try a.currentMark(givingTo: b.replicaID, scopes: scopes))
         let fromB = readB.bound(to: dryRun ? nil : try b.currentMark(givingTo: a.replicaID, scopes: scopes))
-        let intoB = applier(b)
-        let intoA = applier(a)
+        let meter = ProgressMeter(onProgress, phase: "sync", total: fromA.batch.entries.count + fromB.batch.entries.count, unit: "changes")
+        meter.update(0)
+        var intoB = applier(b)
+        var intoA = applier(a)
+        (intoB.meter, intoA.meter, intoA.progressBase) = (meter, meter, fromA.batch.entries.count)
         var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
         aToB.refused = fromA.leftOut
         // B has now merged A through the end of A's batch, as B's mark after the merge holds it: A
@@ -113,6 +125,7 @@ public struct Synchronizer: Sendable {
                 }
             }
         }
+        meter.finish()
         var report = SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
         report.historyResync = history
         return report
@@ -149,8 +162,11 @@ public struct Synchronizer: Sendable {
             from: source, for: target.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try target.peerCursors()),
             selection: selection, leaveOutEchoes: !resync
         ).bound(to: dryRun ? nil : try source.currentMark(givingTo: target.replicaID, scopes: selection.scopes))
-        let applier = applier(target)
+        var applier = applier(target)
+        applier.meter = ProgressMeter(onProgress, phase: "sync", total: delta.batch.entries.count, unit: "changes")
+        applier.meter?.update(0)
         var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
+        applier.meter?.finish()
         report.refused = delta.leftOut
         report.historyResync = HistoryResync(
             checkSource.causes(me: source.replicaID, peer: target.replicaID) + checkTarget.causes(me: target.replicaID, peer: source.replicaID))

@@ -15,7 +15,8 @@ struct SyncCommand: Command {
             .init(name: "rsh", valueName: "CMD", help: "The ssh command and its options for a remote (default \"ssh\"), as rsync's -e."),
             .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
             .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
-            .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10).")
+            .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10)."),
+            ProgressStyle.option
         ],
         flags: [
             .init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
@@ -44,6 +45,10 @@ struct SyncCommand: Command {
 
             With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
             object) per round; on SIGINT or SIGTERM a summary, exit 0.
+
+            With --progress (two directories), the changes merged of all both deltas hold, on stderr: one line \
+            redrawn on a terminal, or with --progress=json one object per update \
+            ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, the last with done == total).
             """)
 
     let dirA, dirB: String
@@ -51,6 +56,7 @@ struct SyncCommand: Command {
     let dryRun, json, watch: Bool
     let remote: RemoteOptions
     let heartbeat: Double
+    let progress: ProgressStyle
 
     init(_ a: ParsedArguments) throws {
         (dirA, dirB) = (a.positionals[0], a.positionals[1])
@@ -67,6 +73,10 @@ struct SyncCommand: Command {
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
+        progress = try ProgressStyle.parse(a)
+        if a.option("progress") != nil && (watch || [dirA, dirB].contains(where: { RemoteAddress.isRemote($0) || HubSyncCommand.isHub($0) })) {
+            throw CLIError.usage("--progress is shown for a sync of two directories only (not with --watch, a remote or a hub yet)")
+        }
         if RemoteAddress.isRemote(dirA) && HubSyncCommand.isHub(dirB) {
             throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
         }
@@ -101,7 +111,11 @@ struct SyncCommand: Command {
         return try SyncCommandSupport.mappingErrors {
             let a = try Arguments.openStore(dirA, create: remote.create)
             let b = try Arguments.openStore(dirB, create: remote.create)
-            let report = try Synchronizer(selection: selection).sync(a, b, dryRun: dryRun)
+            let display = ProgressDisplay(progress, io: io)
+            defer { display.close() }
+            var synchronizer = Synchronizer(selection: selection)
+            synchronizer.onProgress = display.handler
+            let report = try synchronizer.sync(a, b, dryRun: dryRun)
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged
             let sentBA = report.bToA.entries - report.bToA.alreadyMerged
             let conflicts = report.conflicts

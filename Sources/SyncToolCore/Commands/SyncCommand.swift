@@ -16,6 +16,9 @@ struct SyncCommand: Command {
             .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
             .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
             .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10)."),
+            .init(
+                name: "metrics-file", valueName: "FILE",
+                help: "With --watch: keep FILE current with the local replica's Prometheus metrics (as stat --prometheus)."),
             ProgressStyle.option
         ],
         flags: [
@@ -46,6 +49,12 @@ struct SyncCommand: Command {
             With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
             object) per round; on SIGINT or SIGTERM a summary, exit 0.
 
+            With --watch --metrics-file FILE (the replica a directory), FILE holds the local replica's figures in \
+            Prometheus's text format, as 'sync-tool stat DIR --prometheus' prints them, for node_exporter's textfile \
+            collector (name it NAME.prom in the collector's directory): rewritten at most once a second after a \
+            round, and at the end of the watch; each write goes to FILE.tmp beside it, is fsynced and renamed over \
+            FILE, so the collector never reads half a file.
+
             With --progress (two directories), the changes merged of all both deltas hold, on stderr: one line \
             redrawn on a terminal, or with --progress=json one object per update \
             ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, the last with done == total).
@@ -57,6 +66,7 @@ struct SyncCommand: Command {
     let remote: RemoteOptions
     let heartbeat: Double
     let progress: ProgressStyle
+    let metricsFile: String?
 
     init(_ a: ParsedArguments) throws {
         (dirA, dirB) = (a.positionals[0], a.positionals[1])
@@ -74,6 +84,11 @@ struct SyncCommand: Command {
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
         progress = try ProgressStyle.parse(a)
+        metricsFile = a.option("metrics-file")
+        if metricsFile != nil && !watch { throw CLIError.usage("--metrics-file keeps a file current during --watch; give --watch too") }
+        if metricsFile != nil && RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
+            throw CLIError.usage("--metrics-file needs a local replica directory: with two remotes nothing is stored here")
+        }
         if a.option("progress") != nil && (watch || [dirA, dirB].contains(where: { RemoteAddress.isRemote($0) || HubSyncCommand.isHub($0) })) {
             throw CLIError.usage("--progress is shown for a sync of two directories only (not with --watch, a remote or a hub yet)")
         }
@@ -94,6 +109,7 @@ struct SyncCommand: Command {
             let (local, other) = RemoteAddress.isRemote(dirA) ? (dirB, dirA) : (dirA, dirB)
             var live = LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat)
             live.localIsA = local == dirA
+            live.metricsFile = metricsFile
             return try live.run(io)
         }
         if RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {

@@ -132,8 +132,13 @@ struct LiveSyncCommand {
                 title = "live sync \(store.directory) <-> \(other)"
             }
             if let metricsFile, let localStore {
-                let file = try MetricsFile(path: metricsFile, store: localStore, io: io)
-                metrics.withLock { $0 = file }
+                do {
+                    let file = try MetricsFile(path: metricsFile, store: localStore, io: io)
+                    metrics.withLock { $0 = file }
+                } catch {
+                    live.stop()
+                    throw error
+                }
             }
             io.err("\(title) (stop with Ctrl-C)")
             Self.waitForTermination()

@@ -28,10 +28,14 @@ struct ProgressCommandTests {
 
     /// The progress objects on `stderr`, checked as a script relies on them: one phase, `done` never
     /// going back, the total the same in each, the last with done == total. Returns the total.
-    func checkedProgress(_ stderr: String, phase: String, unit: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
-        let objects = try stderr.split(separator: "\n").map { line in
+    /// With `alone` false, the objects of other phases are left aside (a remote sync sends, then receives).
+    func checkedProgress(
+        _ stderr: String, phase: String, unit: String, alone: Bool = true, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> Int {
+        let all = try stderr.split(separator: "\n").map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
         }
+        let objects = alone ? all : all.filter { $0["phase"] as? String == phase }
         let last = try #require(objects.last, "no progress at all", sourceLocation: sourceLocation)
         var previous = -1
         for o in objects {
@@ -64,6 +68,30 @@ struct ProgressCommandTests {
         let again = try run("sync-tool", ["sync", a, b, "--progress=json"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try checkedProgress(again.stderr, phase: "sync", unit: "changes") == 0)
+    }
+
+    /// Over ssh each direction counts the seqs of its sender's journal, from the cursor to the last seq
+    /// announced: sent first (in batches of 20,000), then received.
+    @Test func aRemoteSyncCountsEachDirectionsSeqs() async throws {
+        let fx = try RemoteFixture()
+        let (a, b) = (fx.path("a"), fx.path("b"))
+        try RemoteFixture.fill(try Store(path: a), count: 45_000)
+        try RemoteFixture.fill(try Store(path: b), count: 3_000, prefix: "b")
+        let result = try await offThePool { try fx.sync(a, fx.remote("b"), ["--json", "--progress=json"], timeout: 600) }
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try RemoteFixture.json(result)
+        let phases = result.stderr.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["phase"] as? String
+        }
+        #expect(phases.first == "send" && phases.last == "receive" && Set(phases) == ["send", "receive"], "\(phases)")
+        #expect(phases.firstIndex(of: "receive")! > phases.lastIndex(of: "send")!, "one after the other")
+        let sent = try checkedProgress(result.stderr, phase: "send", unit: "seqs", alone: false)
+        let received = try checkedProgress(result.stderr, phase: "receive", unit: "seqs", alone: false)
+        #expect(sent == 45_000 && report["sent_a_to_b"] as? Int == 45_000)
+        #expect(report["sent_b_to_a"] as? Int == 3_000)
+        // B journaled A's 45,000 changes before it sent its own: its range covers them (left out as echoes).
+        #expect(received == Int(try Store(path: b).info().lastSeq), "\(received)")
+        #expect(try Store(path: b).info().records == 48_000)
     }
 
     @Test func exportAndImportCountTheBundlesRecords() async throws {

@@ -55,9 +55,13 @@ struct SyncCommand: Command {
             round, and at the end of the watch; each write goes to FILE.tmp beside it, is fsynced and renamed over \
             FILE, so the collector never reads half a file.
 
-            With --progress (two directories), the changes merged of all both deltas hold, on stderr: one line \
-            redrawn on a terminal, or with --progress=json one object per update \
-            ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, the last with done == total).
+            With --progress, how far the sync has come, on stderr: one line redrawn on a terminal (nothing when \
+            stderr is not one), or with --progress=json one object per update, at most ten a second \
+            ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, each phase's last with done == \
+            total). Two directories: phase "sync", the changes both deltas hold, merged. A remote: "send" then \
+            "receive", in seqs of the sender's journal from the cursor to its last seq (entries the sender leaves \
+            out as echoes count too), batch by batch. A hub: "push" (the changes, sent in one transaction), then \
+            "pull" (seqs of the account, page by page).
             """)
 
     let dirA, dirB: String
@@ -89,8 +93,8 @@ struct SyncCommand: Command {
         if metricsFile != nil && RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
             throw CLIError.usage("--metrics-file needs a local replica directory: with two remotes nothing is stored here")
         }
-        if a.option("progress") != nil && (watch || [dirA, dirB].contains(where: { RemoteAddress.isRemote($0) || HubSyncCommand.isHub($0) })) {
-            throw CLIError.usage("--progress is shown for a sync of two directories only (not with --watch, a remote or a hub yet)")
+        if a.option("progress") != nil && (watch || (RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB))) {
+            throw CLIError.usage("--progress is shown for a one-off sync with a local replica (not with --watch, nor two remotes relayed)")
         }
         if RemoteAddress.isRemote(dirA) && HubSyncCommand.isHub(dirB) {
             throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
@@ -102,7 +106,9 @@ struct SyncCommand: Command {
 
     func run(_ io: CommandIO) throws -> ExitCode {
         if HubSyncCommand.isHub(dirB) && !watch {
-            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json).run(io)
+            var command = HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json)
+            command.progress = progress
+            return try command.run(io)
         }
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
@@ -119,10 +125,11 @@ struct SyncCommand: Command {
             ).run(io)
         }
         for (side, other, isA) in [(dirA, dirB, true), (dirB, dirA, false)] where RemoteAddress.isRemote(side) {
-            return try RemoteSyncCommand(
+            var command = RemoteSyncCommand(
                 local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,
-                selection: selection, dryRun: dryRun, json: json
-            ).run(io)
+                selection: selection, dryRun: dryRun, json: json)
+            command.progress = progress
+            return try command.run(io)
         }
         return try SyncCommandSupport.mappingErrors {
             let a = try Arguments.openStore(dirA, create: remote.create)

@@ -4,7 +4,8 @@ import Foundation
 /// `sync-tool stat DIR [--top N] [--json | --prometheus]`
 struct StatCommand: Command {
     static let spec = CommandSpec(
-        name: "stat", abstract: "Show what a replica takes: map size and use, free pages, reader slots, the largest suites.",
+        name: "stat",
+        abstract: "Show what a replica takes: map size and use, free pages, reader slots, the largest suites, its peers (or as Prometheus metrics).",
         positionals: [.init(name: "DIR", help: "The replica directory.")],
         options: [.init(name: "top", valueName: "N", help: "List the N largest suites (default 10).")],
         flags: [

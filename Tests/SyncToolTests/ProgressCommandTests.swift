@@ -173,6 +173,10 @@ struct ProgressCommandTests {
         }
         #expect(!FileManager.default.fileExists(atPath: tmp.path("x")))
         #expect(!FileManager.default.fileExists(atPath: tmp.path("c")))
+        // A watch has no end to count towards, and a relay no local replica: said at once, exit 2.
+        let watching = Invocation(["sync", a, tmp.path("b"), "--watch", "--progress"])
+        #expect(watching.status == ExitCode.usage.rawValue)
+        #expect(watching.err.joined().contains("--progress"), "\(watching.err)")
         let help = Invocation(["export", "--help"]).out.joined(separator: "\n")
         #expect(help.contains("--progress[=json]"))
     }

@@ -34,13 +34,23 @@ enum ProgressStyle: Sendable, Equatable {
 }
 
 /// Renders `WorkProgress` updates in a `ProgressStyle`: at most ten a second per phase (the first and
-/// the completing update always), with the rate since the phase began and the time left at that rate.
+/// the completing update always), with the rate over the last few seconds (the work of a phase is
+/// seldom even: a merge compares before it writes) and the time left at that rate.
 final class ProgressDisplay: Sendable {
+    private struct State {
+        var phase = ""
+        var started = ContinuousClock.now
+        var last: ContinuousClock.Instant?
+        /// Recent (time, done) points of the phase, oldest first, spanning about `window`.
+        var points: [(at: ContinuousClock.Instant, done: Int)] = []
+        var open = false
+    }
+
     private let style: ProgressStyle
     private let io: CommandIO
-    private let state = Mutex<(phase: String, started: ContinuousClock.Instant, last: ContinuousClock.Instant?, open: Bool)>(
-        ("", .now, nil, false))
+    private let state = Mutex(State())
     static let interval = Duration.milliseconds(100)
+    static let window = Duration.seconds(3)
 
     init(_ style: ProgressStyle, io: CommandIO) {
         self.style = style
@@ -55,19 +65,23 @@ final class ProgressDisplay: Sendable {
 
     func show(_ p: WorkProgress) {
         let now = ContinuousClock.now
-        let elapsed: Duration? = state.withLock { s in
+        let timing: (elapsed: Double, rate: Double)? = state.withLock { s in
             if s.phase != p.phase || s.last == nil {
-                (s.phase, s.started, s.last) = (p.phase, now, nil)
+                (s.phase, s.started, s.last, s.points) = (p.phase, now, nil, [(now, 0)])
             } else if !p.isComplete, let last = s.last, now - last < Self.interval {
                 return nil
             }
             s.last = now
             s.open = style == .terminal && !p.isComplete
-            return now - s.started
+            s.points.append((now, p.done))
+            while s.points.count > 2, now - s.points[1].at >= Self.window { s.points.removeFirst() }
+            let elapsed = Self.seconds(now - s.started)
+            // The whole phase's rate once it is complete; before, the rate over the recent points.
+            let first = p.isComplete ? (at: s.started, done: 0) : s.points[0]
+            let span = Self.seconds(now - first.at)
+            return (elapsed, span > 0 ? Double(p.done - first.done) / span : 0)
         }
-        guard let elapsed else { return }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = seconds > 0 ? Double(p.done) / seconds : 0
+        guard let (elapsed, rate) = timing else { return }
         let eta: Double? = p.isComplete ? 0 : rate > 0 ? Double(p.total - p.done) / rate : nil
         switch style {
         case .none: return
@@ -78,11 +92,13 @@ final class ProgressDisplay: Sendable {
                     ("rate", String(format: "%.1f", rate)), ("eta", eta.map { String(format: "%.1f", $0) } ?? "null")
                 ]))
         case .terminal:
-            let left = eta.map { p.isComplete ? "done in \(Self.clock(seconds))" : "\(Self.clock($0)) left" } ?? "time left unknown"
+            let left = eta.map { p.isComplete ? "done in \(Self.clock(elapsed))" : "\(Self.clock($0)) left" } ?? "time left unknown"
             let line = "\r\u{1b}[K\(p.phase): \(p.done)/\(p.total) \(p.unit) (\(Self.percent(p))), \(Self.rate(rate))/s, \(left)"
             FileHandle.standardError.write(Data((line + (p.isComplete ? "\n" : "")).utf8))
         }
     }
+
+    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
     /// Ends a line left open by a phase that stopped before completing (an error), so the error
     /// message starts on a line of its own.

@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 
 /// How far one long operation (a sync, an export or import, a backup) has come: `done` of `total`
-/// units of `phase`. Pass a handler as the operation's `onProgress`; it is called from the
-/// operation's thread, with `done` never going back within a phase, and last with `done == total`
-/// when the phase completes.
+/// units of `phase`. Pass a handler as the operation's `onProgress`; it is called on the
+/// operation's threads (a backup's from a thread watching the copy too), one call at a time and at
+/// most every 50 ms, with `done` never going back within a phase, and last with `done == total`
+/// when the phase completes (not when it fails). Keep it quick: the operation waits for it.
 ///
 /// ```swift
 /// try store.backup(to: "/var/backups/settings", compact: true) { p in
@@ -56,19 +57,20 @@ package final class ProgressMeter: Sendable {
     /// Whether anyone listens (callers may skip counting when not).
     package var isActive: Bool { handler != nil }
 
-    /// The phase has `done` units done (clamped to the total; less than before is ignored).
+    /// The phase has `done` units done (clamped to the total; less than before is ignored). The
+    /// handler is called under the meter's lock, so updates from two threads (a copy's size watched
+    /// beside the copy) reach it one at a time and in order.
     package func update(_ done: Int) {
         guard let handler else { return }
         let now = ContinuousClock.now
-        let report: WorkProgress? = state.withLock { s in
-            guard !s.finished, done > s.done || s.last == nil else { return nil }
+        state.withLock { s in
+            guard !s.finished, done > s.done || done >= s.total || s.last == nil else { return }
             s.done = min(max(done, s.done), s.total)
-            if let last = s.last, now - last < interval, s.done < s.total { return nil }
+            if let last = s.last, now - last < interval, s.done < s.total { return }
             s.last = now
             if s.done == s.total { s.finished = true }
-            return WorkProgress(phase: phase, done: s.done, total: s.total, unit: unit)
+            handler(WorkProgress(phase: phase, done: s.done, total: s.total, unit: unit))
         }
-        if let report { handler(report) }
     }
 
     /// The phase is complete: one last update with `done == total` (once).

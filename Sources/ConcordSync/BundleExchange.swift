@@ -68,7 +68,7 @@ public enum BundleExchange {
 
     /// The bundle of `store`'s changes after `start`, the delta it was read as (what it cost, what was
     /// left out), and what the two replicas' checks of each other found (with `ExportStart.receivedBy`).
-    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (
+    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection, onProgress: ProgressHandler? = nil) throws -> (
         bundle: SyncBundle, delta: Delta, historyResync: HistoryResync?
     ) {
         var target: ReplicaID?
@@ -91,7 +91,15 @@ public enum BundleExchange {
             causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
             (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))
         }
-        let read = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync)
+        var reading: ProgressMeter?
+        if let onProgress {
+            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: merged, selection: selection), try store.lastSeq())
+            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            reading?.update(0)
+        }
+        let read = try DeltaReader.read(
+            from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync, progress: reading.map { ($0, 0) })
+        reading?.finish()
         let delta = read.bound(to: try store.currentMark(givingTo: target, scopes: selection.scopes))
         let (live, pruned, disproven) = try store.read { r in
             (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))
@@ -113,8 +121,9 @@ public enum BundleExchange {
     ///   - start: Where the bundle begins: what the receiving peer has merged already.
     ///   - selection: The suites to export. The default is every suite.
     ///   - path: The bundle file to write; an existing file is replaced.
-    ///   - onProgress: Called as the bundle is written: `phase` "export", `done` of `total` records
-    ///     (the changes the bundle holds), last with `done == total` once the file is in place.
+    ///   - onProgress: Called as the export goes: `phase` "read" (the seqs of the journal scanned,
+    ///     from the start to the last seq), then "export", `done` of `total` records (the changes the
+    ///     bundle holds), each last with `done == total` (the export's once the file is in place).
     /// - Returns: How many entries and bytes were written, and the seq range they cover.
     /// - Throws: `SyncError.sameReplica` when `start` names `store` itself, `StoreError` when the
     ///   replica cannot be read, `BundleError` when the file cannot be written (`path` never holds
@@ -123,7 +132,7 @@ public enum BundleExchange {
     public static func export(
         from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String, onProgress: ProgressHandler? = nil
     ) throws -> BundleExportReport {
-        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection)
+        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection, onProgress: onProgress)
         let meter = ProgressMeter(onProgress, phase: "export", total: bundle.batch.entries.count, unit: "records")
         meter.update(0)
         let bytes = bundle.encoded(progress: meter)

@@ -65,13 +65,17 @@ package enum DeltaReader {
     /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
     /// entry), so a large delta travels as several batches, each ending where the next begins. With
     /// `mark`, it stops at the mark's seq (a later part of a delta whose first part was bound to it).
+    ///
+    /// With `progress`, the meter is told how far the scan has come, as `base` plus the seqs scanned
+    /// after the start (`start(of:for:selection:)`), about every 4,096 entries.
     package static func read(
         from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
         selection: SyncSelection = .all, after: UInt64? = nil,
-        maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true
+        maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true,
+        progress: (meter: ProgressMeter, base: Int)? = nil
     ) throws -> Delta {
         let sourceID = source.replicaID
-        let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
+        let start: UInt64 = after ?? Self.start(of: sourceID, alreadyMerged: alreadyMerged, selection: selection)
         let gate = RecordGate(store: source)
         return try source.read { r in
             let cursors = try r.peerCursors()
@@ -92,6 +96,7 @@ package enum DeltaReader {
                 }
                 last = entry.seq
                 read += 1
+                if read & 4095 == 0, let progress { progress.meter.update(progress.base + Int(clamping: entry.seq - start)) }
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
                 // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
@@ -117,10 +122,17 @@ package enum DeltaReader {
                 return true
             }
             if complete { last = end }
+            if let progress { progress.meter.update(progress.base + Int(clamping: last >= start ? last - start : 0)) }
             let batch = RemoteBatch(
                 source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
                 entries: entries, knowledge: knowledge, mark: mark)
             return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut)
         }
+    }
+
+    /// The seq a read of `source`'s entries starts after: the least of what `alreadyMerged` says the
+    /// target merged of it for the scopes of `selection`.
+    package static func start(of source: ReplicaID, alreadyMerged: PeerKnowledge, selection: SyncSelection) -> UInt64 {
+        selection.scopes.map { alreadyMerged.merged(of: source, scope: $0) }.min() ?? 0
     }
 }

@@ -58,16 +58,21 @@ struct ProgressCommandTests {
         let (a, b) = (tmp.path("a"), tmp.path("b"))
         try fill(a, count: 4000)
         try fill(b, count: 700, prefix: "b")
+        let journals = Int(try Store(path: a).lastSeq() + Store(path: b).lastSeq())
         let result = try await offThePool { try run("sync-tool", ["sync", a, b, "--json", "--progress=json"], timeout: 600) }
         #expect(result.status == 0, "\(result.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        let total = try checkedProgress(result.stderr, phase: "sync", unit: "changes")
+        // First both journals are read (never synced: every seq of each), then the changes merged.
+        let phases = result.stderr.split(separator: "\n").map { $0.contains("\"phase\":\"read\"") ? "read" : "other" }
+        #expect(phases.first == "read" && phases.last == "other" && !phases.drop { $0 == "read" }.contains("read"), "\(result.stderr)")
+        #expect(try checkedProgress(result.stderr, phase: "read", unit: "seqs", alone: false) == journals)
+        let total = try checkedProgress(result.stderr, phase: "sync", unit: "changes", alone: false)
         #expect(total == 4700)
         #expect(total == (report["sent_a_to_b"] as? Int ?? -1) + (report["sent_b_to_a"] as? Int ?? -1))
         // In sync now: a second sync has nothing to merge, and says so as 0 of 0.
         let again = try run("sync-tool", ["sync", a, b, "--progress=json"])
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(try checkedProgress(again.stderr, phase: "sync", unit: "changes") == 0)
+        #expect(try checkedProgress(again.stderr, phase: "sync", unit: "changes", alone: false) == 0)
     }
 
     /// Over ssh each direction counts the seqs of its sender's journal, from the cursor to the last seq
@@ -101,7 +106,8 @@ struct ProgressCommandTests {
         try await Store(path: a).suite("one").remove("k1") // a tombstone travels as a record too
         let exported = try await offThePool { try run("sync-tool", ["export", a, "--out", file, "--progress=json"], timeout: 600) }
         #expect(exported.status == 0, "\(exported.stderr)")
-        #expect(try checkedProgress(exported.stderr, phase: "export", unit: "records") == 3000)
+        #expect(try checkedProgress(exported.stderr, phase: "read", unit: "seqs", alone: false) == Int(try Store(path: a).lastSeq()))
+        #expect(try checkedProgress(exported.stderr, phase: "export", unit: "records", alone: false) == 3000)
         #expect(exported.stdout.contains("exported 3000 changes"), "\(exported.stdout)")
         let imported = try await offThePool { try run("sync-tool", ["import", b, file, "--json", "--progress=json"], timeout: 600) }
         #expect(imported.status == 0, "\(imported.stderr)")
@@ -193,6 +199,7 @@ struct ProgressCommandTests {
         #expect(seen.values.first?.done == 0)
         #expect(seen.values.last == WorkProgress(phase: "sync", done: 2048, total: 2048, unit: "changes"))
         #expect(report.aToB.entries == 2048)
-        #expect(zip(seen.values, seen.values.dropFirst()).allSatisfy { $0.done <= $1.done })
+        #expect(zip(seen.values, seen.values.dropFirst()).allSatisfy { $0.phase != $1.phase || $0.done <= $1.done })
+        #expect(seen.values.map(\.phase).filter { $0 == "read" }.count >= 2, "the read comes first, 0 and then complete")
     }
 }

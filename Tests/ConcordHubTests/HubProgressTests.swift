@@ -4,8 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `sync-tool sync DIR postgresql://… --progress=json`: the push's changes, then the pull's seqs of the
-/// account page by page, each phase's last update complete.
+/// `sync-tool sync DIR postgresql://… --progress=json`: the device's journal read, the push's changes,
+/// then the pull's seqs of the account page by page, each phase's last update complete.
 @Suite("Hub sync progress")
 struct HubProgressTests {
     /// The progress objects of `phase` on `stderr`: `done` never going back, one total, the last complete.
@@ -37,9 +37,12 @@ struct HubProgressTests {
         }
         let pushed = try await offThePool { try run("sync-tool", ["sync", phone, alice.url, "--json", "--progress=json"], timeout: 600) }
         #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(try phase(pushed.stderr, "read", unit: "seqs").total == Int(try Store(path: phone).lastSeq()))
         #expect(try phase(pushed.stderr, "push", unit: "changes").total == 2500)
-        let phases = pushed.stderr.split(separator: "\n").map { String($0) }
-        #expect(phases.first?.contains("\"phase\":\"push\"") == true && phases.last?.contains("\"phase\":\"pull\"") == true)
+        let order = pushed.stderr.split(separator: "\n").compactMap { line in
+            ["read", "push", "pull"].first { line.contains("\"phase\":\"\($0)\"") }
+        }
+        #expect(order.reduce(into: [String]()) { seen, p in if seen.last != p { seen.append(p) } } == ["read", "push", "pull"], "\(order)")
 
         // A new device pulls the account's 2,500 seqs in pages of 1,000, and has nothing to push.
         let pulled = try await offThePool { try run("sync-tool", ["sync", laptop, alice.url, "--json", "--progress=json"], timeout: 600) }

@@ -58,7 +58,8 @@ public struct HubSynchronizer: Sendable {
     public var pageSize: Int
     /// How far ahead of the device's wall clock a merged version may push its clock (nil: the store's option).
     public var maxClockDriftMilliseconds: UInt64?
-    /// Called as the sync goes: `phase` "push" (`done` of `total` changes: 0, then all once the
+    /// Called as the sync goes: `phase` "read" (the seqs of the device's journal scanned for the
+    /// push, from the hub's cursor to the last seq), "push" (`done` of `total` changes: 0, then all once the
     /// push's one transaction committed) and "pull" (seqs of the account, from the device's cursor to
     /// the account's last seq, after each page), each last with `done == total`.
     ///
@@ -199,8 +200,16 @@ public struct HubSynchronizer: Sendable {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
         let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
-        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full)
-            .bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
+        var reading: ProgressMeter?
+        if let onProgress {
+            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: knowledge, selection: selection), try store.lastSeq())
+            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            reading?.update(0)
+        }
+        let read = try DeltaReader.read(
+            from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full, progress: reading.map { ($0, 0) })
+        reading?.finish()
+        let delta = read.bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
         let meter = ProgressMeter(onProgress, phase: "push", total: delta.batch.entries.count, unit: "changes")
         meter.update(0)

@@ -17,8 +17,8 @@ struct ExportCommand: Command {
         flags: [.init(name: "all", help: "Every change in the journal (the default when --since-peer is not given).")],
         discussion: """
             Shape: sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...
-            Import the file on the other side with 'sync-tool import DIR FILE'. With --progress, the records \
-            written to the bundle of all it holds.
+            Import the file on the other side with 'sync-tool import DIR FILE'. With --progress, the journal's seqs \
+            read (phase read), then the records written to the bundle of all it holds (phase export).
             """)
 
     let dir: String

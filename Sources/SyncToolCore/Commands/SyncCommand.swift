@@ -58,10 +58,11 @@ struct SyncCommand: Command {
             With --progress, how far the sync has come, on stderr: one line redrawn on a terminal (nothing when \
             stderr is not one), or with --progress=json one object per update, at most ten a second \
             ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, each phase's last with done == \
-            total). Two directories: phase "sync", the changes both deltas hold, merged. A remote: "send" then \
-            "receive", in seqs of the sender's journal from the cursor to its last seq (entries the sender leaves \
-            out as echoes count too), batch by batch. A hub: "push" (the changes, sent in one transaction), then \
-            "pull" (seqs of the account, page by page).
+            total). Two directories: phase "read" (the seqs of both journals scanned, from each cursor to each last \
+            seq), then "sync", the changes both deltas hold, merged. A remote: "send" then "receive", in seqs of \
+            the sender's journal from the cursor to its last seq (entries the sender leaves out as echoes count \
+            too), batch by batch. A hub: "read" (this replica's journal), "push" (the changes, sent in one \
+            transaction), then "pull" (seqs of the account, page by page).
             """)
 
     let dirA, dirB: String

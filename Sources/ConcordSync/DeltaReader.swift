@@ -16,6 +16,8 @@ package struct Delta: Sendable {
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
     package var leftOut: [RefusedRecord] = []
+    /// With `countOnly`, the entries the batch would hold (it holds none).
+    package var counted = 0
 
     /// This delta with its batch bound to `mark`, committed after the read and before the batch is sent
     /// (it covers at least the batch's end: seqs only grow). Reading first means a store whose journal
@@ -26,7 +28,7 @@ package struct Delta: Sendable {
         let b = batch
         let marked = RemoteBatch(
             source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: b.entries, knowledge: b.knowledge, mark: mark)
-        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut)
+        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut, counted: counted)
     }
 }
 
@@ -66,13 +68,16 @@ package enum DeltaReader {
     /// entry), so a large delta travels as several batches, each ending where the next begins. With
     /// `mark`, it stops at the mark's seq (a later part of a delta whose first part was bound to it).
     ///
+    /// With `countOnly`, the entries are counted (`Delta.counted`) and not kept: what a sync would send
+    /// now, without holding it (`sync-tool stat`'s pending changes).
+    ///
     /// With `progress`, the meter is told how far the scan has come, as `base` plus the seqs scanned
     /// after the start (`start(of:for:selection:)`), about every 4,096 entries.
     package static func read(
         from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
         selection: SyncSelection = .all, after: UInt64? = nil,
         maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true,
-        progress: (meter: ProgressMeter, base: Int)? = nil
+        countOnly: Bool = false, progress: (meter: ProgressMeter, base: Int)? = nil
     ) throws -> Delta {
         let sourceID = source.replicaID
         let start: UInt64 = after ?? Self.start(of: sourceID, alreadyMerged: alreadyMerged, selection: selection)
@@ -88,6 +93,7 @@ package enum DeltaReader {
             var read = 0
             var bytes = 0
             var complete = true
+            var counted = 0
             try r.scanJournal(after: start) { entry in
                 guard entry.seq <= end else { return false }
                 if entries.count >= maxEntries || bytes >= maxBytes {
@@ -115,6 +121,10 @@ package enum DeltaReader {
                     return true
                 }
                 soundSuite = entry.suite
+                if countOnly {
+                    counted += 1
+                    return true
+                }
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
                 bytes +=
                     entry.suite.utf8.count + entry.key.utf8.count + 16
@@ -126,7 +136,7 @@ package enum DeltaReader {
             let batch = RemoteBatch(
                 source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
                 entries: entries, knowledge: knowledge, mark: mark)
-            return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut)
+            return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut, counted: counted)
         }
     }
 

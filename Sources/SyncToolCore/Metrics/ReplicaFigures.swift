@@ -34,8 +34,9 @@ struct ReplicaFigures: Sendable {
             let pending =
                 mine.isEmpty
                 ? 0
-                : try DeltaReader.read(from: store, for: peer, alreadyMerged: PeerKnowledge(acknowledgedBy: peer, in: cursors, owner: me)).batch.entries
-                    .count
+                : try DeltaReader.read(
+                    from: store, for: peer, alreadyMerged: PeerKnowledge(acknowledgedBy: peer, in: cursors, owner: me), countOnly: true
+                ).counted
             return PeerFigures(
                 peer: peer, pendingChanges: pending, lastSyncMilliseconds: mine.map(\.updatedMilliseconds).max().flatMap { $0 == 0 ? nil : $0 },
                 conflicts: byPeer[peer] ?? 0)

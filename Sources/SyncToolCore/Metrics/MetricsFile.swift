@@ -8,7 +8,9 @@ import Synchronization
 
 /// Keeps a file of a replica's Prometheus metrics current for node_exporter's textfile collector
 /// (`sync-tool sync … --watch --metrics-file FILE`): written when it opens, at most once a second
-/// after something changed (`changed()`, told each round), and once more when it stops. Each write
+/// after something changed (`changed()`, told each round), and once more when it stops. Reading the
+/// figures scans the records (a second or more for millions of them): the pause after a write is at
+/// least four times what the write took, so the figures never take more than a fifth of a core. Each write
 /// goes to `FILE.tmp` in the same directory, is fsynced and renamed over FILE, so a reader sees a
 /// whole file, the old one or the new one.
 final class MetricsFile: Sendable {
@@ -41,14 +43,18 @@ final class MetricsFile: Sendable {
     }
 
     private func loop() {
+        var pause = 1.0
         while true {
-            let stopping = wake.wait(timeout: .now() + 1) == .success
+            let stopping = wake.wait(timeout: .now() + pause) == .success
             let write = dirty.withLock { d in
                 defer { d = false }
                 return d
             }
             if write || stopping {
+                let started = ContinuousClock.now
                 do { try self.write() } catch { io.err("metrics file \(path): \(error)") }
+                let took = ContinuousClock.now - started
+                pause = max(1, 4 * (Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18))
             }
             if stopping { break }
         }

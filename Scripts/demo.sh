@@ -81,6 +81,8 @@ show info "$app"
 show check "$app"
 
 step "Operations: a hot backup (the same replica, checked), what the replica takes, old deletes collected"
-show backup "$app" "$tmp/backup" --compact
+show backup "$app" "$tmp/backup" --compact --progress=json
 show stat "$app" --top 3
+echo '$ sync-tool stat ... --prometheus | grep -A2 peer_pending   # for node_exporter'"'"'s textfile collector'
+"$tool" stat "$app" --prometheus | grep -A2 'HELP concord_peer_pending'
 show gc "$app" --retention 0

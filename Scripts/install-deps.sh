@@ -15,6 +15,8 @@ command -v openssl >/dev/null || missing+=(openssl)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v faketime >/dev/null || missing+=(faketime)   # the clock-skew tests run sync-tool a year ahead
 command -v mdb_stat >/dev/null || missing+=(lmdb-utils)  # the stat tests compare sync-tool stat with LMDB's own mdb_stat
+command -v promtool >/dev/null || missing+=(prometheus)      # the metrics tests check sync-tool stat --prometheus with promtool
+command -v script >/dev/null || missing+=(bsdutils)         # the progress tests watch the terminal line through util-linux script
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3 python3-venv)   # make bench installs pycrdt into a venv
 command -v zsh >/dev/null || missing+=(zsh)               # the completion tests load the zsh script
 # The remote-sync tests, stress test and benchmark start a throwaway sshd on loopback and compare with rsync.

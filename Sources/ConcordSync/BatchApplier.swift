@@ -31,6 +31,10 @@ package struct BatchApplier: Sendable {
     package let store: Store
     /// The furthest ahead of the wall clock a merged version may push the clock (default: the store's option).
     package var maxClockDriftMilliseconds: UInt64
+    /// Told how many of the batch's entries are merged, as `progressBase` plus the entries done.
+    package var meter: ProgressMeter?
+    /// The entries a sync merged before this batch (its meter counts both directions).
+    package var progressBase = 0
 
     package init(store: Store) {
         self.store = store
@@ -55,7 +59,7 @@ package struct BatchApplier: Sendable {
     package func apply(_ batch: RemoteBatch, acknowledged: PeerKnowledge = .none, mode: MergeMode = .delta) throws -> ApplyReport {
         try check(batch)
         let drift = maxClockDriftMilliseconds
-        return try store.write { w in
+        let report = try store.write { w in
             let cursors = try w.peerCursors()
             let now = w.wallClockMilliseconds
             let knowledge = try w.check(batch.knowledge).proven
@@ -63,7 +67,9 @@ package struct BatchApplier: Sendable {
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
             var stored: [String: [String]] = [:]
-            for decision in decisions {
+            let (meter, base) = (meter, progressBase)
+            for (index, decision) in decisions.enumerated() {
+                if index & 1023 == 0 { meter?.update(base + index) }
                 if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
                 if let record = decision.record {
                     try w.storeMerged(
@@ -117,6 +123,8 @@ package struct BatchApplier: Sendable {
             report.targetSeqAfter = w.lastSeq
             return report
         }
+        meter?.update(progressBase + batch.entries.count)
+        return report
     }
 
     /// What `apply` would do, computed in a read-only snapshot: nothing is written.
@@ -124,12 +132,14 @@ package struct BatchApplier: Sendable {
         try check(batch)
         let now = store.options.wallClock()
         let drift = maxClockDriftMilliseconds
-        return try store.read { r in
+        let report = try store.read { r in
             let knowledge = try r.check(batch.knowledge).proven
             var report = try Self.decide(batch, rows: r, cursors: try r.peerCursors(), knowledge: knowledge, mode: mode, now: now, drift: drift).report
             (report.targetSeqBefore, report.targetSeqAfter) = (r.lastSeq, r.lastSeq)
             return report
         }
+        meter?.update(progressBase + batch.entries.count)
+        return report
     }
 
     /// Refuses a batch from this replica itself, one with two entries for a key (decisions are made

@@ -68,7 +68,7 @@ public enum BundleExchange {
 
     /// The bundle of `store`'s changes after `start`, the delta it was read as (what it cost, what was
     /// left out), and what the two replicas' checks of each other found (with `ExportStart.receivedBy`).
-    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection) throws -> (
+    static func bundleAndDelta(from store: Store, since start: ExportStart, selection: SyncSelection, onProgress: ProgressHandler? = nil) throws -> (
         bundle: SyncBundle, delta: Delta, historyResync: HistoryResync?
     ) {
         var target: ReplicaID?
@@ -91,7 +91,15 @@ public enum BundleExchange {
             causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
             (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))
         }
-        let read = try DeltaReader.read(from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync)
+        var reading: ProgressMeter?
+        if let onProgress {
+            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: merged, selection: selection), try store.lastSeq())
+            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            reading?.update(0)
+        }
+        let read = try DeltaReader.read(
+            from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync, progress: reading.map { ($0, 0) })
+        reading?.finish()
         let delta = read.bound(to: try store.currentMark(givingTo: target, scopes: selection.scopes))
         let (live, pruned, disproven) = try store.read { r in
             (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))
@@ -113,15 +121,23 @@ public enum BundleExchange {
     ///   - start: Where the bundle begins: what the receiving peer has merged already.
     ///   - selection: The suites to export. The default is every suite.
     ///   - path: The bundle file to write; an existing file is replaced.
+    ///   - onProgress: Called as the export goes: `phase` "read" (the seqs of the journal scanned,
+    ///     from the start to the last seq), then "export", `done` of `total` records (the changes the
+    ///     bundle holds), each last with `done == total` (the export's once the file is in place).
     /// - Returns: How many entries and bytes were written, and the seq range they cover.
     /// - Throws: `SyncError.sameReplica` when `start` names `store` itself, `StoreError` when the
     ///   replica cannot be read, `BundleError` when the file cannot be written (`path` never holds
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
-    public static func export(from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String) throws -> BundleExportReport {
-        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection)
-        let bytes = bundle.encoded()
+    public static func export(
+        from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String, onProgress: ProgressHandler? = nil
+    ) throws -> BundleExportReport {
+        let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection, onProgress: onProgress)
+        let meter = ProgressMeter(onProgress, phase: "export", total: bundle.batch.entries.count, unit: "records")
+        meter.update(0)
+        let bytes = bundle.encoded(progress: meter)
         try write(bytes, to: path)
+        meter.finish()
         var report = BundleExportReport(
             entries: bundle.batch.entries.count, bytes: bytes.count,
             fromSeq: bundle.batch.fromSeq, toSeq: bundle.batch.toSeq, journalEntriesRead: delta.journalEntriesRead, leftOut: delta.leftOut)
@@ -212,17 +228,23 @@ public enum BundleExchange {
     ///   - store: The replica to merge it into.
     ///   - dryRun: When true, nothing is written; the report says what would change.
     ///   - limits: The largest bundle accepted (bytes, entries, a value's bytes).
+    ///   - onProgress: Called as the bundle is merged: `phase` "import", `done` of `total` records
+    ///     (the entries the bundle holds), last with `done == total` once the merge is committed.
     /// - Returns: What the merge changed: records, conflicts, clock skew, and whether it was a resync.
     /// - Throws: `BundleError` when the bundle is unreadable, truncated, damaged, oversized, of a
     ///   newer format, or from `store` itself — nothing is imported then; `StoreError` when the
     ///   replica cannot be written.
     @discardableResult
-    public static func importBundle(at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits()) throws -> ApplyReport {
-        try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun)
+    public static func importBundle(
+        at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits(), onProgress: ProgressHandler? = nil
+    ) throws -> ApplyReport {
+        try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun, onProgress: onProgress)
     }
 
     /// Merges a bundle already read and validated (from the file at `path`: a pipe is read only once).
-    package static func importBundle(_ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false) throws -> ApplyReport {
+    package static func importBundle(
+        _ bundle: SyncBundle, from path: String, into store: Store, dryRun: Bool = false, onProgress: ProgressHandler? = nil
+    ) throws -> ApplyReport {
         let source = bundle.batch.source
         guard source != store.replicaID else {
             throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
@@ -238,8 +260,11 @@ public enum BundleExchange {
         // (or from a source restored and not yet past that point) proves nothing: in both, every entry is
         // merged and the cursor stays. A restored source's cursors were reset: the batch replaces them.
         let mode: BatchApplier.MergeMode = mine.forcesResync || (older && !resync) ? .ignoringCursor : resync ? .resync : .delta
-        let applier = BatchApplier(store: store)
+        var applier = BatchApplier(store: store)
+        applier.meter = ProgressMeter(onProgress, phase: "import", total: bundle.batch.entries.count, unit: "records")
+        applier.meter?.update(0)
         var report = dryRun ? try applier.plan(bundle.batch, mode: mode) : try applier.apply(bundle.batch, mode: mode)
+        applier.meter?.finish()
         report.historyResync = HistoryResync(mine.causes(me: store.replicaID, peer: source) + theirs.causes(me: source, peer: store.replicaID))
         report.olderThanCursor = older && !resync
         return report

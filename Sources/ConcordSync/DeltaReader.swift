@@ -16,6 +16,8 @@ package struct Delta: Sendable {
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
     package var leftOut: [RefusedRecord] = []
+    /// With `countOnly`, the entries the batch would hold (it holds none).
+    package var counted = 0
 
     /// This delta with its batch bound to `mark`, committed after the read and before the batch is sent
     /// (it covers at least the batch's end: seqs only grow). Reading first means a store whose journal
@@ -26,7 +28,7 @@ package struct Delta: Sendable {
         let b = batch
         let marked = RemoteBatch(
             source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: b.entries, knowledge: b.knowledge, mark: mark)
-        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut)
+        return Delta(batch: marked, journalEntriesRead: journalEntriesRead, complete: complete, leftOut: leftOut, counted: counted)
     }
 }
 
@@ -65,13 +67,20 @@ package enum DeltaReader {
     /// it stops once the batch holds `maxEntries` entries or `maxBytes` bytes of records (at least one
     /// entry), so a large delta travels as several batches, each ending where the next begins. With
     /// `mark`, it stops at the mark's seq (a later part of a delta whose first part was bound to it).
+    ///
+    /// With `countOnly`, the entries are counted (`Delta.counted`) and not kept: what a sync would send
+    /// now, without holding it (`sync-tool stat`'s pending changes).
+    ///
+    /// With `progress`, the meter is told how far the scan has come, as `base` plus the seqs scanned
+    /// after the start (`start(of:for:selection:)`), about every 4,096 entries.
     package static func read(
         from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge,
         selection: SyncSelection = .all, after: UInt64? = nil,
-        maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true
+        maxEntries: Int = .max, maxBytes: Int = .max, mark: HistoryMark? = nil, leaveOutEchoes: Bool = true,
+        countOnly: Bool = false, progress: (meter: ProgressMeter, base: Int)? = nil
     ) throws -> Delta {
         let sourceID = source.replicaID
-        let start: UInt64 = after ?? (selection.scopes.map { alreadyMerged.merged(of: sourceID, scope: $0) }.min() ?? 0)
+        let start: UInt64 = after ?? Self.start(of: sourceID, alreadyMerged: alreadyMerged, selection: selection)
         let gate = RecordGate(store: source)
         return try source.read { r in
             let cursors = try r.peerCursors()
@@ -84,6 +93,7 @@ package enum DeltaReader {
             var read = 0
             var bytes = 0
             var complete = true
+            var counted = 0
             try r.scanJournal(after: start) { entry in
                 guard entry.seq <= end else { return false }
                 if entries.count >= maxEntries || bytes >= maxBytes {
@@ -92,6 +102,7 @@ package enum DeltaReader {
                 }
                 last = entry.seq
                 read += 1
+                if read & 4095 == 0, let progress { progress.meter.update(progress.base + Int(clamping: entry.seq - start)) }
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
                 // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
@@ -110,6 +121,10 @@ package enum DeltaReader {
                     return true
                 }
                 soundSuite = entry.suite
+                if countOnly {
+                    counted += 1
+                    return true
+                }
                 entries.append(RemoteEntry(seq: entry.seq, suite: entry.suite, key: entry.key, record: entry.record))
                 bytes +=
                     entry.suite.utf8.count + entry.key.utf8.count + 16
@@ -117,10 +132,17 @@ package enum DeltaReader {
                 return true
             }
             if complete { last = end }
+            if let progress { progress.meter.update(progress.base + Int(clamping: last >= start ? last - start : 0)) }
             let batch = RemoteBatch(
                 source: sourceID, selection: selection, fromSeq: min(start, last), toSeq: last,
                 entries: entries, knowledge: knowledge, mark: mark)
-            return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut)
+            return Delta(batch: batch, journalEntriesRead: read, complete: complete, leftOut: leftOut, counted: counted)
         }
+    }
+
+    /// The seq a read of `source`'s entries starts after: the least of what `alreadyMerged` says the
+    /// target merged of it for the scopes of `selection`.
+    package static func start(of source: ReplicaID, alreadyMerged: PeerKnowledge, selection: SyncSelection) -> UInt64 {
+        selection.scopes.map { alreadyMerged.merged(of: source, scope: $0) }.min() ?? 0
     }
 }

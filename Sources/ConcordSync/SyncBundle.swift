@@ -67,7 +67,7 @@ package struct SyncBundle: Hashable, Sendable {
     }
 
     /// The bundle's bytes.
-    package func encoded() -> [UInt8] {
+    package func encoded(progress: ProgressMeter? = nil) -> [UInt8] {
         var w = ByteWriter()
         w.append(Self.magic)
         w.u16(Self.formatVersion)
@@ -95,7 +95,8 @@ package struct SyncBundle: Hashable, Sendable {
             Self.encode(item.mark, into: &w)
         }
         w.u64(UInt64(batch.entries.count))
-        for e in batch.entries {
+        for (index, e) in batch.entries.enumerated() {
+            if index & 1023 == 0 { progress?.update(index) }
             w.u64(e.seq)
             w.string(e.suite, lengthBytes: 1)
             w.string(e.key, lengthBytes: 2)

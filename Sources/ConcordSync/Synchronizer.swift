@@ -18,6 +18,16 @@ public struct Synchronizer: Sendable {
     public var selection: SyncSelection
     /// How far ahead of a receiver's wall clock a merged version may push its clock (nil: each store's option).
     public var maxClockDriftMilliseconds: UInt64?
+    /// Called as the sync goes: first `phase` "read", the seqs of both journals scanned for the
+    /// deltas (from each cursor to each last seq), then "sync", `done` of `total` changes merged,
+    /// where the total is the changes both deltas hold; each phase last with `done == total`.
+    ///
+    /// ```swift
+    /// var synchronizer = Synchronizer()
+    /// synchronizer.onProgress = { p in print("\(p.done)/\(p.total) changes merged") }
+    /// try synchronizer.sync(laptop, phone)
+    /// ```
+    public var onProgress: ProgressHandler?
 
     /// A synchronizer of the suites of `selection`.
     ///
@@ -67,15 +77,22 @@ public struct Synchronizer: Sendable {
         let history = HistoryResync(checkA.causes(me: a.replicaID, peer: b.replicaID) + checkB.causes(me: b.replicaID, peer: a.replicaID))
         // Both deltas are read before either mark is written: a replica whose journal cannot be read
         // is left as it was.
+        let mergedByB = resync ? PeerKnowledge.none : PeerKnowledge(received: try b.peerCursors())
+        let reading = try readMeter(a, b, mergedByB: mergedByB, resync: resync)
         let readA = try DeltaReader.read(
-            from: a, for: b.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try b.peerCursors()), selection: selection,
-            leaveOutEchoes: !resync)
+            from: a, for: b.replicaID, alreadyMerged: mergedByB, selection: selection, leaveOutEchoes: !resync,
+            progress: reading.map { ($0.meter, 0) })
         let readB = try DeltaReader.read(
-            from: b, for: a.replicaID, alreadyMerged: resync ? .none : readA.batch.knowledge, selection: selection, leaveOutEchoes: !resync)
+            from: b, for: a.replicaID, alreadyMerged: resync ? .none : readA.batch.knowledge, selection: selection, leaveOutEchoes: !resync,
+            progress: reading.map { ($0.meter, $0.rangeA) })
+        reading?.meter.finish()
         let fromA = readA.bound(to: dryRun ? nil : try a.currentMark(givingTo: b.replicaID, scopes: scopes))
         let fromB = readB.bound(to: dryRun ? nil : try b.currentMark(givingTo: a.replicaID, scopes: scopes))
-        let intoB = applier(b)
-        let intoA = applier(a)
+        let meter = ProgressMeter(onProgress, phase: "sync", total: fromA.batch.entries.count + fromB.batch.entries.count, unit: "changes")
+        meter.update(0)
+        var intoB = applier(b)
+        var intoA = applier(a)
+        (intoB.meter, intoA.meter, intoA.progressBase) = (meter, meter, fromA.batch.entries.count)
         var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
         aToB.refused = fromA.leftOut
         // B has now merged A through the end of A's batch, as B's mark after the merge holds it: A
@@ -113,6 +130,7 @@ public struct Synchronizer: Sendable {
                 }
             }
         }
+        meter.finish()
         var report = SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
         report.historyResync = history
         return report
@@ -149,12 +167,30 @@ public struct Synchronizer: Sendable {
             from: source, for: target.replicaID, alreadyMerged: resync ? .none : PeerKnowledge(received: try target.peerCursors()),
             selection: selection, leaveOutEchoes: !resync
         ).bound(to: dryRun ? nil : try source.currentMark(givingTo: target.replicaID, scopes: selection.scopes))
-        let applier = applier(target)
+        var applier = applier(target)
+        applier.meter = ProgressMeter(onProgress, phase: "sync", total: delta.batch.entries.count, unit: "changes")
+        applier.meter?.update(0)
         var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
+        applier.meter?.finish()
         report.refused = delta.leftOut
         report.historyResync = HistoryResync(
             checkSource.causes(me: source.replicaID, peer: target.replicaID) + checkTarget.causes(me: target.replicaID, peer: source.replicaID))
         return (report, delta.journalEntriesRead)
+    }
+
+    /// The meter of a sync's "read" phase (nil without `onProgress`): the seqs from each side's start to
+    /// its last seq, A's range first.
+    private func readMeter(_ a: Store, _ b: Store, mergedByB: PeerKnowledge, resync: Bool) throws -> (meter: ProgressMeter, rangeA: Int)? {
+        guard let onProgress else { return nil }
+        let mergedByA = resync ? PeerKnowledge.none : PeerKnowledge(received: try a.peerCursors())
+        func range(_ s: Store, _ merged: PeerKnowledge) throws -> Int {
+            let (start, last) = (DeltaReader.start(of: s.replicaID, alreadyMerged: merged, selection: selection), try s.lastSeq())
+            return last > start ? Int(clamping: last - start) : 0
+        }
+        let (rangeA, rangeB) = (try range(a, mergedByB), try range(b, mergedByA))
+        let meter = ProgressMeter(onProgress, phase: "read", total: rangeA + rangeB, unit: "seqs")
+        meter.update(0)
+        return (meter, rangeA)
     }
 
     private func applier(_ store: Store) -> BatchApplier {

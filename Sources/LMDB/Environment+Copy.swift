@@ -1,4 +1,5 @@
 import CLMDB
+import Dispatch
 
 #if canImport(Glibc)
     import Glibc
@@ -23,15 +24,21 @@ extension Environment {
     /// - Parameters:
     ///   - directory: An existing directory without a `data.mdb`.
     ///   - compact: Whether to leave free pages out.
+    ///   - progress: Called about every 50 ms from another thread with the bytes written so far.
     /// - Returns: The size of the copy, in bytes.
     /// - Throws: `LMDBError` with LMDB's code or the `errno` of the failed file operation.
     @discardableResult
-    package func copy(intoDirectory directory: String, compact: Bool) throws -> Int {
+    package func copy(intoDirectory directory: String, compact: Bool, progress: (@Sendable (Int) -> Void)? = nil) throws -> Int {
         let path = directory + "/data.mdb"
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode_t(options.fileMode))
         guard fd >= 0 else { throw LMDBError(code: errno, operation: "creating \(path) for the copy") }
         do {
-            let bytes = try copy(to: fd, path: path, compact: compact)
+            let monitor = progress.map { Self.watchSize(of: fd, progress: $0) }
+            let bytes: Int
+            do {
+                defer { monitor?.cancel() }
+                bytes = try copy(to: fd, path: path, compact: compact)
+            }
             close(fd)
             try Self.syncDirectory(directory)
             return bytes
@@ -61,6 +68,21 @@ extension Environment {
             guard fstat(fd, &info) == 0 else { throw LMDBError(code: errno, operation: "fstat of \(path)") }
             return Int(info.st_size)
         }
+    }
+
+    /// Reports the size of the file open as `fd` every 50 ms, from a duplicate of it (closed when the
+    /// returned timer is cancelled), so the copy's writes are seen as they land.
+    private static func watchSize(of fd: Int32, progress: @escaping @Sendable (Int) -> Void) -> DispatchSourceTimer {
+        let watched = dup(fd)
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now(), repeating: .milliseconds(50))
+        timer.setEventHandler {
+            var info = stat()
+            if watched >= 0, fstat(watched, &info) == 0 { progress(Int(info.st_size)) }
+        }
+        timer.setCancelHandler { if watched >= 0 { close(watched) } }
+        timer.resume()
+        return timer
     }
 
     /// Makes a new directory entry durable (fsync of the directory itself).

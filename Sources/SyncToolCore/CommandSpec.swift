@@ -14,6 +14,8 @@ public struct CommandSpec: Sendable {
         var repeating = false
         /// The values it takes, when it is one of a few (shell completion offers them).
         var choices: [String] = []
+        /// Given alone (`--progress`) it takes no value (parsed as ""); a value comes only after `=`.
+        var valueOptional = false
     }
     public struct Flag: Sendable {
         let name: String
@@ -39,7 +41,7 @@ public struct CommandSpec: Sendable {
             }
         }
         if optionalDepth > 0 { parts[parts.count - 1] += String(repeating: "]", count: optionalDepth) }
-        for o in options { parts.append("[--\(o.name) \(o.valueName)]" + (o.repeating ? "..." : "")) }
+        for o in options { parts.append((o.valueOptional ? "[--\(o.name)[=\(o.valueName)]]" : "[--\(o.name) \(o.valueName)]") + (o.repeating ? "..." : "")) }
         for f in flags { parts.append("[--\(f.name)]") }
         return parts.joined(separator: " ")
     }
@@ -53,7 +55,9 @@ public struct CommandSpec: Sendable {
         }
         out += "\nOptions:\n"
         for o in options {
-            out += "  " + "--\(o.name) \(o.valueName)".padding(toLength: 22, withPad: " ", startingAt: 0) + o.help + "\n"
+            out +=
+                "  " + (o.valueOptional ? "--\(o.name)[=\(o.valueName)]" : "--\(o.name) \(o.valueName)").padding(toLength: 22, withPad: " ", startingAt: 0)
+                + o.help + "\n"
         }
         for f in flags { out += "  " + "--\(f.name)".padding(toLength: 22, withPad: " ", startingAt: 0) + f.help + "\n" }
         out += "  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "Show this help.\n"
@@ -87,6 +91,8 @@ public struct CommandSpec: Sendable {
                 let value: String
                 if let inlineValue {
                     value = inlineValue
+                } else if option.valueOptional {
+                    value = ""
                 } else {
                     guard index < arguments.count else { throw CLIError.usage("option --\(body) needs a value (\(option.valueName))") }
                     value = arguments[index]

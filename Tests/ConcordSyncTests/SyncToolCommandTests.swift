@@ -14,9 +14,9 @@ import Testing
     @Test func theCommandsHaveTheirDocumentedShapes() throws {
         let shapes = [
             "sync":
-                "sync-tool sync A B [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--heartbeat SECONDS] [--dry-run] [--json] [--create] [--watch]",
+                "sync-tool sync A B [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--heartbeat SECONDS] [--metrics-file FILE] [--progress[=json]] [--dry-run] [--json] [--create] [--watch]",
             "serve": "sync-tool serve DIR [--suite SUITE]... [--timeout SECONDS] [--read-only] [--create]",
-            "import": "sync-tool import DIR FILE [--dry-run] [--json]",
+            "import": "sync-tool import DIR FILE [--progress[=json]] [--dry-run] [--json]",
             "conflicts": "sync-tool conflicts DIR [SUITE] [--json] [--clear]",
             "export": "sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]..."
         ]

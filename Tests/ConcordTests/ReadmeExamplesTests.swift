@@ -12,6 +12,26 @@ import Testing
         var height: Int
     }
 
+    /// "Progress of long work": the README's handlers, each told the real total and last `done == total`.
+    @Test func progressOfLongWork() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let laptop = try Store(path: tmp.path("laptop"))
+        let phone = try Store(path: tmp.path("phone"))
+        try laptop.suite("prefs").batch { b in for i in 0..<1500 { try b.set(i, forKey: "k\(i)") } }
+        let seen = Collector<WorkProgress>()
+        var synchronizer = Synchronizer()
+        synchronizer.onProgress = { p in seen.append(p) }
+        try synchronizer.sync(laptop, phone)
+        try BundleExchange.export(from: laptop, since: .beginning, to: tmp.path("all.bundle")) { p in seen.append(p) }
+        try laptop.backup(to: tmp.path("backup"), compact: true) { p in seen.append(p) }
+        let last = Dictionary(seen.values.map { ($0.phase, $0) }) { _, new in new }
+        #expect(last["sync"] == WorkProgress(phase: "sync", done: 1500, total: 1500, unit: "changes"))
+        #expect(last["export"] == WorkProgress(phase: "export", done: 1500, total: 1500, unit: "records"))
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: tmp.path("backup") + "/data.mdb")[.size] as? Int)
+        #expect(last["backup"] == WorkProgress(phase: "backup", done: size, total: size, unit: "bytes"))
+    }
+
     @Test func theLibraryTour() async throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }

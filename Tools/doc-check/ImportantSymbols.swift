@@ -44,8 +44,8 @@ enum ImportantSymbols {
         // Syncing and conflicts.
         "Synchronizer.sync(_:_:dryRun:)",
         "Synchronizer.pull(from:into:dryRun:)",
-        "BundleExchange.export(from:since:selection:to:)",
-        "BundleExchange.importBundle(at:into:dryRun:limits:)",
+        "BundleExchange.export(from:since:selection:to:onProgress:)",
+        "BundleExchange.importBundle(at:into:dryRun:limits:onProgress:)",
         "Store.conflicts(suite:)",
         "Store.clearConflicts(suite:)",
         "Store.collectTombstones(retentionMilliseconds:)",
@@ -53,7 +53,7 @@ enum ImportantSymbols {
         "Hub.init(_:account:)",
         "HubSynchronizer.sync(_:_:dryRun:)",
         // Operations.
-        "Store.backup(to:compact:)",
+        "Store.backup(to:compact:onProgress:)",
         "ReplicaRecovery.rebuild(_:evenIfSound:)",
         "Store.statistics(largestSuites:)",
         "Store.check()"

@@ -40,6 +40,9 @@ struct HubPull {
     /// The device's cursor on the hub waits for a proof that the hub merged its history: merge a page
     /// (it carries the hub's cursor on the device) even when nothing is new.
     var needsProof = false
+    /// Told after each page how far the pull has come: `phase` "pull", in seqs of the account, from
+    /// the device's cursor to the account's last seq as the pull began.
+    var onProgress: ProgressHandler?
 
     struct Outcome {
         var report: ApplyReport
@@ -90,7 +93,12 @@ struct HubPull {
                         let recorded = cursor?.acknowledged ?? 0
                         return known > recorded && (known - recorded >= 1000 || now &- (cursor?.updatedMilliseconds ?? 0) > 3_600_000)
                     }
-                guard start < last || acknowledged || resync else { return outcome }
+                let meter = ProgressMeter(onProgress, phase: "pull", total: last > start ? Int(clamping: last - start) : 0, unit: "seqs")
+                meter.update(0)
+                guard start < last || acknowledged || resync else {
+                    meter.finish()
+                    return outcome
+                }
                 // Pages that hold only this device's own pushes change nothing here: they are merged
                 // (a write transaction, to move the cursor past them) only with the next page that
                 // has changes, or once they add up to `cursorLag` rows — not after every push.
@@ -153,7 +161,9 @@ struct HubPull {
                         (merged, skipped, acknowledged, damagedSince) = (to, 0, false, false)
                     }
                     from = to
+                    meter.update(to > start ? Int(clamping: to - start) : 0)
                 } while from < last || (resync && outcome.pages == 0)
+                meter.finish()
                 return outcome
             }
         }

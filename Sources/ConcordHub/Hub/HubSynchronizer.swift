@@ -58,6 +58,17 @@ public struct HubSynchronizer: Sendable {
     public var pageSize: Int
     /// How far ahead of the device's wall clock a merged version may push its clock (nil: the store's option).
     public var maxClockDriftMilliseconds: UInt64?
+    /// Called as the sync goes: `phase` "read" (the seqs of the device's journal scanned for the
+    /// push, from the hub's cursor to the last seq), "push" (`done` of `total` changes: 0, then all once the
+    /// push's one transaction committed) and "pull" (seqs of the account, from the device's cursor to
+    /// the account's last seq, after each page), each last with `done == total`.
+    ///
+    /// ```swift
+    /// var synchronizer = HubSynchronizer()
+    /// synchronizer.onProgress = { p in print("\(p.phase) \(p.done)/\(p.total) \(p.unit)") }
+    /// try synchronizer.sync(store, hub)
+    /// ```
+    public var onProgress: ProgressHandler?
 
     /// How many journal entries a device may read and skip (changes it received from the hub)
     /// before a sync moves the hub's cursor on it without a change to push.
@@ -189,9 +200,19 @@ public struct HubSynchronizer: Sendable {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
         let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
-        let delta = try DeltaReader.read(from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full)
-            .bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
+        var reading: ProgressMeter?
+        if let onProgress {
+            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: knowledge, selection: selection), try store.lastSeq())
+            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            reading?.update(0)
+        }
+        let read = try DeltaReader.read(
+            from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full, progress: reading.map { ($0, 0) })
+        reading?.finish()
+        let delta = read.bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
+        let meter = ProgressMeter(onProgress, phase: "push", total: delta.batch.entries.count, unit: "changes")
+        meter.update(0)
         report.dryRun = dryRun
         report.pushed = delta.batch.entries.count
         report.journalEntriesRead = delta.journalEntriesRead
@@ -223,6 +244,7 @@ public struct HubSynchronizer: Sendable {
             report.hubRowsChanged = outcome.rowsChanged
             report.pushConflicts = conflicts
         }
+        meter.finish()
         return report
     }
 
@@ -231,6 +253,7 @@ public struct HubSynchronizer: Sendable {
         var applier = BatchApplier(store: store)
         if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
         var pull = HubPull(hub: hub, store: store, selection: selection, applier: applier, pageSize: pageSize)
+        pull.onProgress = onProgress
         pull.resync = start.hubRestored
         // Tombstones for keys the hub no longer lists are right only when the hub's history is the one
         // the device merged: a restored hub lost those keys, it did not collect them.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `Store.backup(to:compact:)` wrote and verified.
+/// What `Store.backup(to:compact:onProgress:)` wrote and verified.
 ///
 /// ```swift
 /// let report = try store.backup(to: "/var/backups/settings-2026-12-01")
@@ -44,20 +44,36 @@ extension Store {
     /// - Parameters:
     ///   - destination: A directory that does not exist yet, or an empty one.
     ///   - compact: Whether to leave free pages out of the copy. The default is false.
+    ///   - onProgress: Called with the bytes of the copy written so far (`phase` "backup", `unit`
+    ///     "bytes"), at most every 50 ms, and last with `done == total` once the copy is on disk. The
+    ///     total is the pages in use (less the free ones, compacting) as the copy begins; the last
+    ///     update's total is the copy's size.
     /// - Returns: What was written and verified.
     /// - Throws: `StoreError.io` when `destination` exists and is not an empty directory (nothing is
     ///   written) or cannot be created; `StoreError.storage` when the copy fails (a full disk, say);
     ///   `StoreError.damaged` when the copy does not verify. On any error nothing is left behind.
     @discardableResult
-    public func backup(to destination: String, compact: Bool = false) throws -> BackupReport {
+    public func backup(to destination: String, compact: Bool = false, onProgress: ProgressHandler? = nil) throws -> BackupReport {
         let created = try BackupDestination.prepare(destination)
         do {
-            let bytes = try mapLMDBErrors(path: directory) { try core.env.copy(intoDirectory: destination, compact: compact) }
+            let meter = ProgressMeter(onProgress, phase: "backup", total: onProgress == nil ? 0 : try expectedCopyBytes(compact: compact), unit: "bytes")
+            meter.update(0)
+            let written: (@Sendable (Int) -> Void)? = onProgress == nil ? nil : { @Sendable bytes in meter.update(bytes) }
+            let bytes = try mapLMDBErrors(path: directory) { try core.env.copy(intoDirectory: destination, compact: compact, progress: written) }
+            meter.finish(total: bytes)
             return try verifyBackup(at: destination, bytes: bytes, compacted: compact)
         } catch {
             BackupDestination.discard(destination, created: created)
             throw error
         }
+    }
+
+    /// The size a copy will have: the data file's pages in use, less the free ones (and the free list's
+    /// own pages) when compacting, as of now.
+    private func expectedCopyBytes(compact: Bool) throws -> Int {
+        let layout = core.layout
+        let env = try core.read { txn in try core.env.statistics(of: [layout.records], in: txn) }
+        return (compact ? env.pagesUsed - env.freePages - (env.databases["freelist"]?.pages ?? 0) : env.pagesUsed) * env.pageSize
     }
 
     /// Opens the backup as a store of its own (creating its lock and notify files) and checks it whole.

@@ -58,6 +58,9 @@ final class SyncEndpoint {
     let dryRun: Bool
     var maxBatchEntries = 20_000
     var maxBatchBytes = 2 << 20
+    /// Told, batch by batch, how far each direction of a round has come (phases "send" and
+    /// "receive", in seqs of the sending side's journal: from the cursor to the last seq announced).
+    var onProgress: ProgressHandler?
     /// How far the peer has merged this replica, per scope (from its proven claims, then its acknowledgements).
     private var peerHas: [SyncScope: UInt64]
     /// The next send is the resync's: everything, unfiltered.
@@ -114,12 +117,19 @@ final class SyncEndpoint {
         // The first part is read before the mark is taken (a replica whose journal cannot be read writes
         // nothing); the later parts stop at that mark.
         var mark: HistoryMark?
+        var meter: (ProgressMeter, start: UInt64)?
+        let lastSeq = onProgress == nil ? 0 : try store.lastSeq()
         while true {
             let read = try DeltaReader.read(
                 from: store, for: peer, alreadyMerged: full ? .none : peerKnowledge, selection: selection,
                 after: after, maxEntries: maxBatchEntries, maxBytes: maxBatchBytes, mark: mark, leaveOutEchoes: !full)
             if mark == nil && !dryRun { mark = try store.currentMark(givingTo: peer, scopes: selection.scopes) }
             let delta = read.bound(to: mark)
+            if meter == nil, let onProgress {
+                let start = delta.batch.fromSeq
+                meter = (ProgressMeter(onProgress, phase: "send", total: Int(clamping: max(lastSeq, delta.batch.toSeq) - start), unit: "seqs"), start)
+                meter?.0.update(0)
+            }
             sent.journalEntriesRead += delta.journalEntriesRead
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
             sent.leftOut += delta.leftOut
@@ -136,6 +146,7 @@ final class SyncEndpoint {
                 throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(delta.batch.toSeq)")
             }
             sent.add(ack)
+            if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
             if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
             after = delta.batch.toSeq
             if delta.complete {
@@ -144,6 +155,7 @@ final class SyncEndpoint {
             }
         }
         try channel.send(.end)
+        meter?.0.finish()
         resyncSend = false
         return sent
     }
@@ -175,6 +187,7 @@ final class SyncEndpoint {
         let mode: BatchApplier.MergeMode = resyncReceive ? .resync : .delta
         var pending = first
         var previousEnd: UInt64?
+        var meter: (ProgressMeter, start: UInt64)?
         while true {
             guard let frame = try pending ?? nextFrame("a batch or the end of the peer's changes", mayEnd: mayCloseBetweenBatches) else {
                 closedBetweenBatches = true
@@ -190,6 +203,11 @@ final class SyncEndpoint {
                 }
                 try checkRange(batch, after: previousEnd)
                 previousEnd = batch.toSeq
+                if meter == nil, let onProgress {
+                    let total = Int(clamping: max(peerAnnounced, batch.toSeq) - batch.fromSeq)
+                    meter = (ProgressMeter(onProgress, phase: "receive", total: total, unit: "seqs"), batch.fromSeq)
+                    meter?.0.update(0)
+                }
                 let report: ApplyReport
                 do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as SyncError {
                     throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
@@ -198,8 +216,15 @@ final class SyncEndpoint {
                 }
                 total.add(report)
                 try channel.send(.ack(SyncAck(toSeq: batch.toSeq, report: report)))
+                if let meter { meter.0.update(Int(clamping: batch.toSeq - meter.start)) }
             case .end:
                 resyncReceive = false
+                if let meter {
+                    meter.0.finish()
+                } else if let onProgress {
+                    let nothing = ProgressMeter(onProgress, phase: "receive", total: 0, unit: "seqs")
+                    nothing.finish()
+                }
                 return total
             case .announce(let seq):
                 noteAnnouncement(seq)

@@ -62,6 +62,12 @@ package final class SyncSession {
 
     package var selection: SyncSelection { peer.selection }
 
+    /// Told how far each round's send and receive have come (see `SyncEndpoint.onProgress`).
+    package var onProgress: ProgressHandler? {
+        get { endpoint.onProgress }
+        set { endpoint.onProgress = newValue }
+    }
+
     /// One exchange: this replica's changes to the peer (none to a read-only peer), then the peer's here.
     package func round() throws -> SyncRoundReport {
         let sent = peer.readOnly ? try endpoint.sendNothing() : try endpoint.sendChanges(atLeastOne: false)

@@ -9,6 +9,7 @@ struct BackupCommand: Command {
             .init(name: "DIR", help: "The replica directory."),
             .init(name: "DEST", help: "The backup's directory: new, or empty (made 0700; its files 0600).")
         ],
+        options: [ProgressStyle.option],
         flags: [
             .init(name: "compact", help: "Leave free pages out of the copy: a smaller file, for more CPU."),
             .init(name: "json", help: "Print one JSON object: directory, replica, bytes, records, journal entries, last seq.")
@@ -18,7 +19,8 @@ struct BackupCommand: Command {
             with its journal entry. Writers are not stopped (LMDB's hot copy holds their lock only while it reads \
             the meta page). The copy is opened and checked like 'sync-tool check' before the command succeeds; on \
             any failure nothing is left in DEST. DEST must not exist or be empty: anything else is refused (exit 3) \
-            and nothing is written.
+            and nothing is written. With --progress, the bytes of the copy written, of the pages in use (less the \
+            free ones with --compact) as the copy began; the last update gives the copy's size.
 
             The backup has the same replica id as DIR: the same identity. Restore it in place of DIR (stop its \
             processes, move DIR away, move DEST to DIR): the first sync with a peer that merged DIR past the \
@@ -28,17 +30,21 @@ struct BackupCommand: Command {
 
     let dir, destination: String
     let compact, json: Bool
+    let progress: ProgressStyle
 
     init(_ a: ParsedArguments) throws {
         (dir, destination) = (a.positionals[0], a.positionals[1])
         compact = a.flag("compact")
         json = a.flag("json")
+        progress = try ProgressStyle.parse(a)
         if let refusal = BackupDestination.refusal(destination) { throw CLIError.invalid("\(printable(destination)): \(refusal)") }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
         let store = try Arguments.openStore(dir)
-        let report = try store.backup(to: destination, compact: compact)
+        let display = ProgressDisplay(progress, io: io)
+        defer { display.close() }
+        let report = try store.backup(to: destination, compact: compact, onProgress: display.handler)
         if json {
             io.out(
                 ValueText.object([

@@ -11,18 +11,21 @@ struct ExportCommand: Command {
             .init(
                 name: "since-peer", valueName: "DIR_OR_REPLICA_ID",
                 help: "Only what that peer has not merged: its replica directory, or its id (then this replica's cursors tell)."),
-            .init(name: "suite", valueName: "SUITE", help: "Only this suite (repeat for more; default: every suite).", repeating: true)
+            .init(name: "suite", valueName: "SUITE", help: "Only this suite (repeat for more; default: every suite).", repeating: true),
+            ProgressStyle.option
         ],
         flags: [.init(name: "all", help: "Every change in the journal (the default when --since-peer is not given).")],
         discussion: """
             Shape: sync-tool export DIR --out FILE [--since-peer DIR_OR_REPLICA_ID | --all] [--suite SUITE]...
-            Import the file on the other side with 'sync-tool import DIR FILE'.
+            Import the file on the other side with 'sync-tool import DIR FILE'. With --progress, the journal's seqs \
+            read (phase read), then the records written to the bundle of all it holds (phase export).
             """)
 
     let dir: String
     let out: String
     let sincePeer: String?
     let selection: SyncSelection
+    let progress: ProgressStyle
 
     init(_ a: ParsedArguments) throws {
         dir = a.positionals[0]
@@ -31,6 +34,7 @@ struct ExportCommand: Command {
         sincePeer = a.option("since-peer")
         if sincePeer != nil && a.flag("all") { throw CLIError.usage("give either --since-peer or --all, not both") }
         selection = try SyncCommandSupport.selection(a.values("suite"))
+        progress = try ProgressStyle.parse(a)
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
@@ -49,7 +53,9 @@ struct ExportCommand: Command {
             } else {
                 start = .beginning
             }
-            let report = try BundleExchange.export(from: store, since: start, selection: selection, to: out)
+            let display = ProgressDisplay(progress, io: io)
+            defer { display.close() }
+            let report = try BundleExchange.export(from: store, since: start, selection: selection, to: out, onProgress: display.handler)
             let resync = SyncCommandSupport.Resync(report.historyResync, entries: report.entries, action: "exporting everything") {
                 $0 == store.replicaID ? "this replica" : "the peer"
             }

@@ -9,6 +9,7 @@ struct HubSyncCommand {
     let url: String
     let selection: SyncSelection
     let dryRun, json: Bool
+    var progress = ProgressStyle.none
 
     /// Whether `sync`'s B names a hub: a `postgresql://`/`postgres://` URI, or libpq keyword/value pairs
     /// when no file or directory of that name exists (a path that exists is always a replica).
@@ -20,7 +21,11 @@ struct HubSyncCommand {
         try HubCommandSupport.mappingErrors {
             let hub = try Hub(url) // first: a hub that cannot be reached leaves no new directory behind
             let store = try Arguments.openStore(directory, create: !dryRun)
-            let report = try HubSynchronizer(selection: selection).sync(store, hub, dryRun: dryRun)
+            let display = ProgressDisplay(progress, io: io)
+            defer { display.close() }
+            var synchronizer = HubSynchronizer(selection: selection)
+            synchronizer.onProgress = display.handler
+            let report = try synchronizer.sync(store, hub, dryRun: dryRun)
             if json {
                 io.out(Self.json(report))
             } else {

@@ -6,19 +6,25 @@ struct ImportCommand: Command {
     static let spec = CommandSpec(
         name: "import", abstract: "Merge a bundle file into a replica (validated whole first; importing twice is harmless).",
         positionals: [.init(name: "DIR", help: "The replica directory (created if missing)."), .init(name: "FILE", help: "The bundle file.")],
+        options: [ProgressStyle.option],
         flags: [
             .init(name: "dry-run", help: "Validate and print what would change, write nothing; exit 0 when nothing would, 10 when changes are pending."),
             .init(name: "json", help: "Print one JSON object with the counts.")
         ],
-        discussion: "A truncated, damaged, foreign, newer-format or oversized bundle is refused with exit code 3 and changes nothing.")
+        discussion: """
+            A truncated, damaged, foreign, newer-format or oversized bundle is refused with exit code 3 and changes nothing. \
+            With --progress, the bundle's records merged of all it holds.
+            """)
 
     let dir, file: String
     let dryRun, json: Bool
+    let progress: ProgressStyle
 
     init(_ a: ParsedArguments) throws {
         (dir, file) = (a.positionals[0], a.positionals[1])
         dryRun = a.flag("dry-run")
         json = a.flag("json")
+        progress = try ProgressStyle.parse(a)
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
@@ -33,7 +39,9 @@ struct ImportCommand: Command {
                 report = planned
             } else {
                 let store = try Arguments.openStore(dir, create: !dryRun)
-                report = try BundleExchange.importBundle(bundle, from: file, into: store, dryRun: dryRun)
+                let display = ProgressDisplay(progress, io: io)
+                defer { display.close() }
+                report = try BundleExchange.importBundle(bundle, from: file, into: store, dryRun: dryRun, onProgress: display.handler)
             }
             let pending = dryRun && report.recordsChanged > 0
             let source = report.source

@@ -21,6 +21,8 @@ struct LiveSyncCommand {
     let heartbeat: Double
     /// The local directory was the first argument (A); with two remotes, `local` is A.
     var localIsA = true
+    /// Keep this file current with the local replica's Prometheus metrics (`--metrics-file`).
+    var metricsFile: String?
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try HubCommandSupport.mappingErrors {
@@ -30,6 +32,7 @@ struct LiveSyncCommand {
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
             // A hub round's full report, set by the peer just before the loop reports the round.
             let hubReport = Mutex<HubSyncReport?>(nil)
+            let metrics = Mutex<MetricsFile?>(nil)
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
                 switch event {
                 case .connected: io.err("connected")
@@ -37,6 +40,7 @@ struct LiveSyncCommand {
                     totals.withLock { $0.disconnects += 1 }
                     io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
                 case .synced(let round):
+                    metrics.withLock { $0 }?.changed()
                     let n = totals.withLock { t in
                         t.rounds += 1
                         t.pushed += round.pushed
@@ -74,6 +78,7 @@ struct LiveSyncCommand {
             }
             let live: LiveSync
             let title: String
+            var localStore: Store?
             if RemoteAddress.isRemote(local) {
                 let (a, b, options, selection) = (try RemoteAddress.parse(local), try RemoteAddress.parse(other), options, selection)
                 live = LiveSync(heartbeat: heartbeat, onEvent: onEvent) {
@@ -89,6 +94,7 @@ struct LiveSyncCommand {
             } else if HubSyncCommand.isHub(other) {
                 // Like a one-off hub sync, a watch creates the replica it is given.
                 let (store, url, selection) = (try Arguments.openStore(local, create: true), other, selection)
+                localStore = store
                 let onReport: @Sendable (HubSyncReport) -> Void = { report in hubReport.withLock { $0 = report } }
                 // The first session opens here: a hub that refuses live sync for good (a transaction
                 // pooler, a missing account) ends the command with its exit code instead of retrying
@@ -113,19 +119,31 @@ struct LiveSyncCommand {
                 title = "live sync \(store.directory) <-> \(ConnectionString(other))"
             } else if RemoteAddress.isRemote(other) {
                 let store = try Arguments.openStore(local, create: options.create)
+                localStore = store
                 live = try LiveSync(store: store, remote: other, options: options, selection: selection, heartbeat: heartbeat, onEvent: onEvent)
                 title = "live sync \(store.directory) <-> \(other)"
             } else {
                 let store = try Arguments.openStore(local, create: options.create)
                 let peer = try Arguments.openStore(other, create: options.create)
+                localStore = store
                 live = try LiveSync(store: store, heartbeat: heartbeat, onEvent: onEvent) {
                     try DirectoryLivePeer(store: store, other: peer, selection: selection)
                 }
                 title = "live sync \(store.directory) <-> \(other)"
             }
+            if let metricsFile, let localStore {
+                do {
+                    let file = try MetricsFile(path: metricsFile, store: localStore, io: io)
+                    metrics.withLock { $0 = file }
+                } catch {
+                    live.stop()
+                    throw error
+                }
+            }
             io.err("\(title) (stop with Ctrl-C)")
             Self.waitForTermination()
             live.stop()
+            metrics.withLock { $0 }?.stop()
             let t = totals.withLock { $0 }
             if json {
                 io.out(

@@ -11,6 +11,7 @@ struct RemoteSyncCommand {
     let options: RemoteOptions
     let selection: SyncSelection
     let dryRun, json: Bool
+    var progress = ProgressStyle.none
 
     func run(_ io: CommandIO) throws -> ExitCode {
         try SyncCommandSupport.mappingErrors {
@@ -18,6 +19,9 @@ struct RemoteSyncCommand {
             let connection = try RemoteConnection.open(remote, options: options, suites: selection)
             defer { connection.close() }
             let session = try SyncSession(store: store, channel: connection.channel, selection: selection, dryRun: dryRun)
+            let display = ProgressDisplay(progress, io: io)
+            defer { display.close() }
+            session.onProgress = display.handler
             let report = try session.round()
             let sentLocal = report.sent.entries - report.sent.alreadyMerged
             let sentRemote = report.received.entries - report.received.alreadyMerged

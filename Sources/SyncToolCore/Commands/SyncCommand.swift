@@ -15,7 +15,11 @@ struct SyncCommand: Command {
             .init(name: "rsh", valueName: "CMD", help: "The ssh command and its options for a remote (default \"ssh\"), as rsync's -e."),
             .init(name: "remote-command", valueName: "PATH", help: "The program run on the remote side as 'PATH serve DIR' (default sync-tool)."),
             .init(name: "timeout", valueName: "SECONDS", help: "With a remote: give up when the peer is silent this long mid-exchange (default 60)."),
-            .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10).")
+            .init(name: "heartbeat", valueName: "SECONDS", help: "With --watch: seconds between rounds when nothing happens (default 10)."),
+            .init(
+                name: "metrics-file", valueName: "FILE",
+                help: "With --watch: keep FILE current with the local replica's Prometheus metrics (as stat --prometheus)."),
+            ProgressStyle.option
         ],
         flags: [
             .init(name: "dry-run", help: "Compute and print the plan, write nothing; exit 0 when in sync, 10 when changes are pending."),
@@ -44,6 +48,21 @@ struct SyncCommand: Command {
 
             With --watch (A a directory or a remote, B a directory, a remote or a hub), one line (or JSON \
             object) per round; on SIGINT or SIGTERM a summary, exit 0.
+
+            With --watch --metrics-file FILE (the replica a directory), FILE holds the local replica's figures in \
+            Prometheus's text format, as 'sync-tool stat DIR --prometheus' prints them, for node_exporter's textfile \
+            collector (name it NAME.prom in the collector's directory): rewritten at most once a second after a \
+            round, and at the end of the watch; each write goes to FILE.tmp beside it, is fsynced and renamed over \
+            FILE, so the collector never reads half a file.
+
+            With --progress, how far the sync has come, on stderr: one line redrawn on a terminal (nothing when \
+            stderr is not one), or with --progress=json one object per update, at most ten a second \
+            ({"phase":"sync","done":N,"total":N,"unit":"changes","rate":R,"eta":S}, each phase's last with done == \
+            total). Two directories: phase "read" (the seqs of both journals scanned, from each cursor to each last \
+            seq), then "sync", the changes both deltas hold, merged. A remote: "send" then "receive", in seqs of \
+            the sender's journal from the cursor to its last seq (entries the sender leaves out as echoes count \
+            too), batch by batch. A hub: "read" (this replica's journal), "push" (the changes, sent in one \
+            transaction), then "pull" (seqs of the account, page by page).
             """)
 
     let dirA, dirB: String
@@ -51,6 +70,8 @@ struct SyncCommand: Command {
     let dryRun, json, watch: Bool
     let remote: RemoteOptions
     let heartbeat: Double
+    let progress: ProgressStyle
+    let metricsFile: String?
 
     init(_ a: ParsedArguments) throws {
         (dirA, dirB) = (a.positionals[0], a.positionals[1])
@@ -67,6 +88,15 @@ struct SyncCommand: Command {
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
         guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
+        progress = try ProgressStyle.parse(a)
+        metricsFile = a.option("metrics-file")
+        if metricsFile != nil && !watch { throw CLIError.usage("--metrics-file keeps a file current during --watch; give --watch too") }
+        if metricsFile != nil && RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
+            throw CLIError.usage("--metrics-file needs a local replica directory: with two remotes nothing is stored here")
+        }
+        if a.option("progress") != nil && (watch || (RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB))) {
+            throw CLIError.usage("--progress is shown for a one-off sync with a local replica (not with --watch, nor two remotes relayed)")
+        }
         if RemoteAddress.isRemote(dirA) && HubSyncCommand.isHub(dirB) {
             throw CLIError.usage("a remote replica cannot sync with a hub from here: run 'sync-tool sync DIR \(dirB)' on the remote's machine")
         }
@@ -77,13 +107,16 @@ struct SyncCommand: Command {
 
     func run(_ io: CommandIO) throws -> ExitCode {
         if HubSyncCommand.isHub(dirB) && !watch {
-            return try HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json).run(io)
+            var command = HubSyncCommand(directory: dirA, url: dirB, selection: selection, dryRun: dryRun, json: json)
+            command.progress = progress
+            return try command.run(io)
         }
         if watch {
             // The remote may be given either way round; the live loop runs from the local directory.
             let (local, other) = RemoteAddress.isRemote(dirA) ? (dirB, dirA) : (dirA, dirB)
             var live = LiveSyncCommand(local: local, other: other, options: remote, selection: selection, json: json, heartbeat: heartbeat)
             live.localIsA = local == dirA
+            live.metricsFile = metricsFile
             return try live.run(io)
         }
         if RemoteAddress.isRemote(dirA) && RemoteAddress.isRemote(dirB) {
@@ -93,15 +126,20 @@ struct SyncCommand: Command {
             ).run(io)
         }
         for (side, other, isA) in [(dirA, dirB, true), (dirB, dirA, false)] where RemoteAddress.isRemote(side) {
-            return try RemoteSyncCommand(
+            var command = RemoteSyncCommand(
                 local: other, remote: try RemoteAddress.parse(side), remoteIsA: isA, options: remote,
-                selection: selection, dryRun: dryRun, json: json
-            ).run(io)
+                selection: selection, dryRun: dryRun, json: json)
+            command.progress = progress
+            return try command.run(io)
         }
         return try SyncCommandSupport.mappingErrors {
             let a = try Arguments.openStore(dirA, create: remote.create)
             let b = try Arguments.openStore(dirB, create: remote.create)
-            let report = try Synchronizer(selection: selection).sync(a, b, dryRun: dryRun)
+            let display = ProgressDisplay(progress, io: io)
+            defer { display.close() }
+            var synchronizer = Synchronizer(selection: selection)
+            synchronizer.onProgress = display.handler
+            let report = try synchronizer.sync(a, b, dryRun: dryRun)
             let sentAB = report.aToB.entries - report.aToB.alreadyMerged
             let sentBA = report.bToA.entries - report.bToA.alreadyMerged
             let conflicts = report.conflicts

@@ -27,7 +27,7 @@ struct BashCompletionScript {
             """
         for spec in specs {
             let options = spec.options.map { "--" + $0.name } + spec.flags.map { "--" + $0.name } + ["--help", "-h"]
-            let valued = spec.options.map { "--" + $0.name }
+            let valued = spec.options.filter { !$0.valueOptional }.map { "--" + $0.name }
             out += "        \(quoted(spec.name))) options=\(quoted(options.joined(separator: " "))); valued=\(quoted(valued.joined(separator: " "))) ;;\n"
         }
         out += """
@@ -40,7 +40,7 @@ struct BashCompletionScript {
 
             """
         for spec in specs {
-            for option in spec.options {
+            for option in spec.options where !option.valueOptional {
                 out += "            \(quoted(spec.name + " --" + option.name))) \(reply(option.completion)) ;;\n"
             }
         }

@@ -36,7 +36,8 @@ struct ZshCompletionScript {
             """
         for spec in specs {
             var specs: [String] = []
-            for option in spec.options {
+            for option in spec.options where option.valueOptional { specs.append("--\(option.name)[\(description(option.help))]") }
+            for option in spec.options where !option.valueOptional {
                 specs.append((option.repeating ? "*" : "") + "--\(option.name)[\(description(option.help))]:\(option.valueName):\(action(option.completion))")
             }
             for flag in spec.flags { specs.append("--\(flag.name)[\(description(flag.help))]") }

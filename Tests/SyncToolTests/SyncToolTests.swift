@@ -37,9 +37,10 @@ struct SyncToolTests {
             ("json", #"{"b":[1,2.5,"x"],"a":true}"#, #"{"a":true,"b":[1,2.5,"x"]}"#)
         ]
         for (type, input, printed) in cases {
-            #expect(Invocation(["set", dir, "app", type, input, "--type", type]).status == 0)
+            let set = Invocation(["set", dir, "app", type, input, "--type", type])
+            #expect(set.status == 0, "set \(type): \(set.err)")
             let got = Invocation(["get", dir, "app", type])
-            #expect(got.status == 0)
+            #expect(got.status == 0, "get \(type): \(got.err)")
             #expect(got.out == [printed], "type \(type)")
         }
         let json = Invocation(["get", dir, "app", "int", "--json"])

@@ -135,6 +135,9 @@ struct LiveSyncCommand {
                 do {
                     let file = try MetricsFile(path: metricsFile, store: localStore, io: io)
                     metrics.withLock { $0 = file }
+                    // The watch is already running: a round that ended before the file was set here
+                    // told nobody, so the file is rewritten once more after its first pause.
+                    file.changed()
                 } catch {
                     live.stop()
                     throw error

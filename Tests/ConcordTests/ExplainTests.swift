@@ -44,7 +44,9 @@ struct ExplainTests {
     }
 
     @Test func aBeatenWriteIsListedAndRestoredAsANewWriteThatSyncs() async throws {
-        let (a, b) = (try Store.temporary(), try Store.temporary())
+        var later = Store.Options()
+        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // b's write is the later one
+        let (a, b) = (try Store.temporary(), try Store.temporary(options: later))
         try a.setName("Ada's laptop")
         try b.setName("Bob's desktop")
         try await a.suite("prefs").set("dark", forKey: "theme")

@@ -72,6 +72,27 @@ struct WhyCommandTests {
         #expect(arrived["kind"] as? String == "sync" && arrived["peer"] as? String == laptopID)
     }
 
+    @Test func beatenWritesAreNumberedNewestFirstAlikeInWhyConflictsAndRestore() async throws {
+        defer { tmp.remove() }
+        let (a, b) = (tmp.path("a"), tmp.path("b"))
+        try await tool("set", a, "prefs", "theme", "dark")
+        try await tool("set", b, "prefs", "theme", "light")
+        try await tool("sync", a, b)
+        try await tool("set", a, "prefs", "theme", "blue")
+        try await tool("set", b, "prefs", "theme", "green")
+        try await tool("sync", a, b)
+        let why = try json(try await tool("why", a, "prefs", "theme", "--json").first)
+        let beaten = try #require(why["beaten"] as? [[String: Any]])
+        #expect(beaten.map { $0["value"] as? String } == ["blue", "dark"] && beaten.map { $0["number"] as? Int } == [1, 2])
+        let lines = try await tool("conflicts", a, "prefs")
+        #expect(lines.contains { $0.contains("lost string blue") && $0.hasSuffix("[restore --conflict 1]") }, "\(lines)")
+        #expect(lines.contains { $0.contains("lost string dark") && $0.hasSuffix("[restore --conflict 2]") }, "\(lines)")
+        try await tool("restore", a, "prefs", "theme", "--conflict", "2")
+        #expect(try await tool("get", a, "prefs", "theme") == ["dark"])
+        try await tool("restore", a, "prefs", "theme", "--conflict", "3", status: 1)
+        #expect(try await tool("get", a, "prefs", "theme") == ["dark"])
+    }
+
     @Test func aNameTravelsByDirectorySyncAndByABundle() async throws {
         defer { tmp.remove() }
         let (a, b, c) = (tmp.path("a"), tmp.path("b"), tmp.path("c"))

@@ -101,9 +101,15 @@ extension Suite {
 
     /// The conflict log's entries whose loser was a write of `key`, newest loser first.
     static func beatenWrites(_ r: some ReplicaRows, suite: String, key: String) throws -> [Conflict] {
-        try r.conflicts(suite: suite).filter { $0.key == key }.sorted {
-            $0.loser.record.version != $1.loser.record.version
-                ? $0.loser.record.version > $1.loser.record.version : $0.detectedMilliseconds > $1.detectedMilliseconds
-        }
+        try r.conflicts(suite: suite).filter { $0.key == key }.sorted(by: Conflict.newerLoser)
+    }
+}
+
+extension Conflict {
+    /// The order beaten writes are numbered in (`Suite.explain`, `restore`, `sync-tool conflicts`):
+    /// the newer losing version first, then the later found.
+    package static func newerLoser(_ a: Conflict, _ b: Conflict) -> Bool {
+        a.loser.record.version != b.loser.record.version
+            ? a.loser.record.version > b.loser.record.version : a.detectedMilliseconds > b.detectedMilliseconds
     }
 }

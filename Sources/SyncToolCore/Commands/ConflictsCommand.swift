@@ -26,6 +26,8 @@ struct ConflictsCommand: Command {
         let store = try Arguments.openStore(dir)
         let conflicts = clear ? try store.clearConflicts(suite: suite) : try store.conflicts(suite: suite)
         let names = try ReplicaNameText(store)
+        // Each key's beaten writes numbered as why and restore number them: the newest loser is 1.
+        let numbers = Dictionary(grouping: conflicts) { $0.suite + "\u{0}" + $0.key }.mapValues { $0.sorted(by: Conflict.newerLoser) }
         for c in conflicts {
             if json {
                 io.out(
@@ -38,7 +40,8 @@ struct ConflictsCommand: Command {
                             ("detected", ValueText.json(JSONValue.formatDate(Date(timeIntervalSince1970: Double(c.detectedMilliseconds) / 1000))))
                         ]))
             } else {
-                io.out(names.annotated(SyncCommandSupport.conflictLine(c)))
+                let number = (numbers[c.suite + "\u{0}" + c.key]?.firstIndex(of: c) ?? 0) + 1
+                io.out(names.annotated(SyncCommandSupport.conflictLine(c)) + " [restore --conflict \(number)]")
             }
         }
         if !json { io.out(clear ? "cleared \(conflicts.count) conflicts" : "\(conflicts.count) conflicts") }

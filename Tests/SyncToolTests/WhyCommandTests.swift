@@ -57,6 +57,8 @@ struct WhyCommandTests {
         #expect(text.first == #"prefs/theme = string "light""#)
         #expect(text.contains { $0.contains("by \(desktopID) (Bob's desktop)") && $0.contains("written") })
         #expect(text.contains { $0.hasPrefix("  1. string \"dark\"") && $0.contains("(Ada's laptop)") })
+        let log = try await tool("log", laptop, "prefs")
+        #expect(log.contains { $0.hasSuffix("@\(desktopID) (Bob's desktop)") }, "the log's versions carry the writer's name: \(log)")
         let conflicts = try await tool("conflicts", laptop)
         #expect(conflicts.first?.contains("\(desktopID) (Bob's desktop)") == true && conflicts.first?.contains("\(laptopID) (Ada's laptop)") == true)
 

@@ -47,8 +47,8 @@ struct ExplainTests {
         var later = Store.Options()
         later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // b's write is the later one
         let (a, b) = (try Store.temporary(), try Store.temporary(options: later))
-        try a.setName("Ada's laptop")
-        try b.setName("Bob's desktop")
+        try await a.setName("Ada's laptop")
+        try await b.setName("Bob's desktop")
         try await a.suite("prefs").set("dark", forKey: "theme")
         try await b.suite("prefs").set("light", forKey: "theme")
         let first = try await Synchronizer().sync(a, b)
@@ -70,7 +70,7 @@ struct ExplainTests {
             try a.suite("prefs").restore("theme", conflict: 2)
         }
         #expect(try a.lastSeq() == seq, "nothing written")
-        let version = try #require(try a.suite("prefs").restore("theme", conflict: 1))
+        let version = try #require(try await a.suite("prefs").restore("theme", conflict: 1))
         #expect(version.replica == a.replicaID)
         let second = try await Synchronizer().sync(a, b)
         #expect(second.conflicts.isEmpty)
@@ -80,7 +80,7 @@ struct ExplainTests {
 
     @Test func aSetsPartsArePerReplica() async throws {
         let (a, b) = (try Store.temporary(), try Store.temporary())
-        try a.setName("a")
+        try await a.setName("a")
         try a.suite("app").declare(.set, forKey: "tags")
         _ = try await Synchronizer().sync(a, b)
         try await a.suite("app").update("tags", as: [String].self) { $0 = ($0 ?? []) + ["red"] }

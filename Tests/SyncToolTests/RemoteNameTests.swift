@@ -12,12 +12,12 @@ struct RemoteNameTests {
         let fx = try RemoteFixture()
         defer { fx.tmp.remove() }
         let a = try Store(path: fx.path("a"))
-        try a.setName("Ada's laptop")
+        try await a.setName("Ada's laptop")
         try await a.suite("prefs").set("dark", forKey: "theme")
         let first = try await offThePool { try fx.sync(fx.path("a"), fx.remote("b"), ["--create"]) }
         #expect(first.status == 0, "\(first.stderr)")
         let b = try Store(path: fx.path("b"))
-        try b.setName("Bob's desktop")
+        try await b.setName("Bob's desktop")
         #expect(try b.name(of: a.replicaID) == "Ada's laptop")
         let why = try b.suite("prefs").explain("theme")
         #expect(why.writer == NamedReplica(id: a.replicaID, name: "Ada's laptop"))

@@ -14,6 +14,16 @@ extension Store {
         try write { w in _ = try w.nameReplica(name) }
     }
 
+    /// Gives this replica a human name (nil removes it) without blocking the cooperative pool; see
+    /// the synchronous `setName(_:)`.
+    ///
+    /// ```swift
+    /// try await store.setName("Ada's laptop")
+    /// ```
+    public func setName(_ name: String?) async throws {
+        try await thread.run { [self] in try setName(name) }
+    }
+
     /// The name `replica` gave itself, as this replica knows it (nil when none has arrived).
     ///
     /// ```swift

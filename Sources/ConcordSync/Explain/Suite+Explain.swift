@@ -99,6 +99,23 @@ extension Suite {
         return try set(value, forKey: key)
     }
 
+    /// Writes the `number`-th write `key` beat back as a new local write, without blocking the
+    /// cooperative pool. See the synchronous `restore(_:conflict:)`.
+    ///
+    /// ```swift
+    /// try await suite.restore("theme", conflict: 1)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key whose beaten write to restore.
+    ///   - number: Which beaten write, 1 for the newest.
+    /// - Returns: The version written, or nil when nothing was.
+    /// - Throws: What `restore(_:conflict:)` throws; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func restore(_ key: String, conflict number: Int) async throws -> Version? {
+        try await store.thread.run { [self] in try restore(key, conflict: number) }
+    }
+
     /// The conflict log's entries whose loser was a write of `key`, newest loser first.
     static func beatenWrites(_ r: some ReplicaRows, suite: String, key: String) throws -> [Conflict] {
         try r.conflicts(suite: suite).filter { $0.key == key }.sorted(by: Conflict.newerLoser)

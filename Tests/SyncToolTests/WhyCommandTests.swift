@@ -116,6 +116,8 @@ struct WhyCommandTests {
         try await tool("import", c, bundle)
         let onC = try json(try await tool("why", c, "prefs", "theme", "--json").first)
         #expect((onC["record"] as? [String: Any])?["writer_name"] as? String == "Ada's laptop", "the name came with the bundle")
+        let viaBundle = try #require(onC["arrival"] as? [String: Any])
+        #expect(viaBundle["kind"] as? String == "sync" && viaBundle["peer"] as? String == aID && viaBundle["peer_name"] as? String == "Ada's laptop")
         #expect(try await tool("list", c, "_concord").contains { $0.contains("replica-name:\(aID)") })
 
         try await tool("name", a, "Ada's new laptop") // renaming is a later write that wins everywhere

@@ -99,7 +99,8 @@ enum ExplanationText {
         switch arrival {
         case .thisProcess: "written by this process"
         case .otherProcess: "written by a process of this replica"
-        case .sync(let peer, let at): "merged by a sync from \(describe(peer))" + (at.map { " at \(Explanation.text($0))" } ?? "")
+        case .sync(let peer, let last):
+            "merged by a sync from \(describe(peer))" + (last.map { ", at or before \(Explanation.text($0)) (the last sync with it)" } ?? "")
         }
     }
 
@@ -113,9 +114,11 @@ enum ExplanationText {
         switch arrival {
         case .thisProcess: return ValueText.object([("kind", ValueText.json("this_process"))])
         case .otherProcess: return ValueText.object([("kind", ValueText.json("other_process"))])
-        case .sync(let peer, let at):
+        case .sync(let peer, let last):
             return ValueText.object(
-                [("kind", ValueText.json("sync"))] + replica("peer", peer) + [("at", at.map { ValueText.json(Explanation.text($0)) } ?? "null")])
+                [("kind", ValueText.json("sync"))] + replica("peer", peer) + [
+                    ("no_later_than", last.map { ValueText.json(Explanation.text($0)) } ?? "null")
+                ])
         }
     }
 }

@@ -59,8 +59,10 @@ struct ExplainTests {
             #expect(why.beaten.map(\.number) == [1] && why.beaten.first?.value == .string("dark"))
             #expect(why.beaten.first?.writer.name == "Ada's laptop")
         }
-        if case .sync(let peer, let at)? = try a.suite("prefs").explain("theme").arrival {
-            #expect(peer.id == b.replicaID && peer.name == "Bob's desktop" && at != nil)
+        let explained = try a.suite("prefs").explain("theme")
+        if case .sync(let peer, let last)? = explained.arrival {
+            #expect(peer.id == b.replicaID && peer.name == "Bob's desktop")
+            #expect(last.map { $0 >= explained.written!.addingTimeInterval(-1.5) } == true, "the last sync came after the write (b's clock runs 1 s ahead)")
         } else {
             Issue.record("the winner reached the laptop by a sync")
         }

@@ -89,18 +89,3 @@ extension ReplicaRows {
         }
     }
 }
-
-extension ReplicaRows {
-    /// Where the journal entry `seq` came from and the replica's clock right after it was committed
-    /// (nil for an entry written before store format 4, which carries no clock); nil when there is no such entry.
-    package func journalArrival(seq: UInt64) throws -> (source: ChangeSource, clock: UInt64?)? {
-        guard let bytes = try txn.get(layout.journal, StoreLayout.seqKey(seq)) else { return nil }
-        var reader = ByteReader(bytes)
-        do {
-            let source = try JournalEntry.decodeSource(&reader)
-            return (source, JournalEntry.clock(prefix: Array(bytes.prefix(JournalEntry.clockPrefixSize))))
-        } catch {
-            throw StoreError.damaged(path: path, reason: "journal entry \(seq): \(error)")
-        }
-    }
-}

@@ -47,16 +47,19 @@ public struct Explanation: Hashable, Sendable {
         case thisProcess
         /// Written by another process with this replica open (another program, `sync-tool`, an extension).
         case otherProcess
-        /// Merged by a sync from `peer` (any transport: a directory, a bundle, `serve`, the hub). `at` is
-        /// the replica's hybrid clock just after the merge committed — the wall-clock time then, or a
-        /// little later when a merged version ran ahead; nil for a change journaled before store format 4.
-        case sync(from: NamedReplica, at: Date?)
+        /// Merged by a sync from `peer` (any transport: a directory, a bundle, `serve`, the hub).
+        /// `noLaterThan` is when this replica last merged from that peer (its cursor on the peer last
+        /// moved): the record arrived then or earlier, and after it was written. The journal records
+        /// which peer delivered a change but not when, so that is as exact as it gets without a new
+        /// field in the store. Nil for a beaten write's origin, and when no cursor on the peer is kept.
+        case sync(from: NamedReplica, noLaterThan: Date?)
 
         public var description: String {
             switch self {
             case .thisProcess: "written by this process"
             case .otherProcess: "written by another process of this replica"
-            case .sync(let peer, let at): "merged by a sync from \(peer)" + (at.map { " at \(Explanation.text($0))" } ?? "")
+            case .sync(let peer, let last):
+                "merged by a sync from \(peer)" + (last.map { ", at or before \(Explanation.text($0)) (the last sync with it)" } ?? "")
             }
         }
     }
@@ -87,7 +90,7 @@ public struct Explanation: Hashable, Sendable {
         public let written: Date
         /// The replica that wrote it.
         public let writer: NamedReplica
-        /// How it had reached this replica (`at` is not known for a loser).
+        /// How it had reached this replica (for a sync, without a time).
         public let origin: Arrival
         /// The version that beat it.
         public let beatenBy: Version

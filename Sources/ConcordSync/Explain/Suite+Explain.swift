@@ -5,7 +5,7 @@ extension Suite {
     /// Why `key` reads as it does: the value and its layer (the stored record, a default registered in
     /// this process, or nothing), the stored record's version as a time and its writer (with the
     /// name the writer gave itself), how it arrived (this process, another process, or a sync from
-    /// which peer and when), the merge policy and each replica's part, and the writes it beat, newest
+    /// which peer, by the last sync with it), the merge policy and each replica's part, and the writes it beat, newest
     /// first. All read in one snapshot. A key nothing was ever stored under is not an error: the
     /// layer says where the read's answer (a default, or nothing) comes from.
     ///
@@ -27,10 +27,15 @@ extension Suite {
         return try store.read { r in
             let names = try r.replicaNames()
             func named(_ id: ReplicaID) -> NamedReplica { NamedReplica(id: id, name: names[id]) }
-            func origin(_ source: ChangeSource, at clock: UInt64?) -> Explanation.Arrival {
+            // The journal says which peer a merged record came from, not when; the peer's cursor rows say
+            // when this replica last merged from it, so the record arrived then or before.
+            let cursors = try r.peerCursors().cursors
+            func origin(_ source: ChangeSource, bounded: Bool) -> Explanation.Arrival {
                 switch source {
-                case .process(let token): token == ReplicaCore.processToken ? .thisProcess : .otherProcess
-                case .sync(let peer): .sync(from: named(peer), at: clock.map { Explanation.date(milliseconds: $0 >> 16) })
+                case .process(let token): return token == ReplicaCore.processToken ? .thisProcess : .otherProcess
+                case .sync(let peer):
+                    let last = bounded ? cursors.filter { $0.peer == peer }.map(\.updatedMilliseconds).max() : nil
+                    return .sync(from: named(peer), noLaterThan: last.map { Explanation.date(milliseconds: $0) })
                 }
             }
             let stored = try r.storedRecord(suite: suiteName, key: key)
@@ -41,7 +46,7 @@ extension Suite {
             }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
             var arrival: Explanation.Arrival?
-            if let stored, let found = try r.journalArrival(seq: stored.seq) { arrival = origin(found.source, at: found.clock) }
+            if let stored, let source = try r.journalSource(seq: stored.seq) { arrival = origin(source, bounded: true) }
             var policy = record?.policy ?? .lww
             if suiteName != ReservedSuite.name, let declared = try r.declaredPolicy(suite: suiteName, key: key) { policy = declared }
             var parts: [Explanation.Part] = []
@@ -57,7 +62,7 @@ extension Suite {
             let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
                 Explanation.BeatenWrite(
                     number: i + 1, value: try? c.loser.record.value(), version: c.loser.record.version,
-                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, at: nil),
+                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, bounded: false),
                     beatenBy: c.winner.record.version, detected: Explanation.date(milliseconds: c.detectedMilliseconds))
             }
             return Explanation(

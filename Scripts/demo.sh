@@ -64,6 +64,16 @@ show conflicts "$app"
 echo '$ sync-tool sync ... --dry-run   (exit 0: in sync)'
 "$tool" sync "$app" "$watch" --dry-run
 
+step "Why is the theme what it is? Name the replicas (the names sync), ask, and undo the merge"
+show name "$app" "Ada's phone"
+show name "$watch" "Ada's watch"
+show sync "$app" "$watch"
+show why "$app" group.example.app theme
+show restore "$app" group.example.app theme --conflict 1
+show sync "$app" "$watch"
+show get "$watch" group.example.app theme
+echo "(the losing write came back as a new write, and synced like any other)"
+
 step "A counter: increments on both replicas add up (with lww, one of them would be lost)"
 show policy "$app" group.example.app launchCount counter
 show sync "$app" "$watch"

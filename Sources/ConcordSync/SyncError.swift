@@ -16,6 +16,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     case refusedRecord(RefusedRecord)
     /// `ReplicaRecovery.rebuild` was asked to rebuild a replica that reads back whole.
     case nothingToRecover(path: String)
+    /// `Suite.restore(_:conflict:)` was given a number outside the key's beaten writes (1 is the
+    /// newest; `count` are listed): nothing was written.
+    case noSuchConflict(suite: String, key: String, number: Int, count: Int)
 
     public var description: String {
         switch self {
@@ -26,6 +29,9 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
             return "the batch holds two entries for key \"\(key)\" of suite \"\(suite)\"; a batch carries one change per key, so nothing was merged"
         case .refusedRecord(let refused):
             return "the batch holds a record this replica refuses, so nothing of it was merged: \(refused)"
+        case .noSuchConflict(let suite, let key, let number, let count):
+            let listed = count == 0 ? "it has no beaten writes in the conflict log" : "its beaten writes are numbered 1 to \(count), newest first"
+            return "there is no beaten write \(number) of key \"\(key)\" in suite \"\(suite)\": \(listed) (nothing was written)"
         case .nothingToRecover(let path):
             return
                 "\(path) reads back whole (every page, record and journal entry, and they agree): there is nothing to recover, and nothing was changed (rebuilding it anyway would only retire its replica id)"

@@ -30,9 +30,10 @@ public enum SyncTool {
     /// Every command, in the order `--help` lists them.
     public static let commands: [any Command.Type] = [
         SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self, PolicyCommand.self, SchemaCommand.self,
-        ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, CheckCommand.self,
+        ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, NameCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
-        SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, HubCommand.self,
+        SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,
+        RestoreCommand.self, HubCommand.self,
         BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
@@ -97,7 +98,9 @@ public enum SyncTool {
 
     static func exitCode(for error: StoreError) -> ExitCode {
         switch error {
-        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch, .invalidSchema: .invalidInput
+        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch, .invalidSchema,
+            .invalidReplicaName:
+            .invalidInput
         case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted: .storeError
         }
     }

@@ -448,4 +448,50 @@ private final class GreetingPreferences {
             return reason.contains("chmod 700")
         }
     }
+
+    /// "Why is this value what it is?".
+    @Test func explainingValues() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        var later = Store.Options()
+        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // "a little later", whatever the scheduling
+        let laptop = try Store(path: tmp.path("laptop"))
+        let desktop = try Store(path: tmp.path("desktop"), options: later)
+        try laptop.setName("Ada's laptop")
+        try desktop.setName("Bob's desktop")
+        try laptop.suite("prefs").set("dark", forKey: "theme")
+        try desktop.suite("prefs").set("light", forKey: "theme")
+        try Synchronizer().sync(laptop, desktop)
+
+        let why = try laptop.suite("prefs").explain("theme")
+        #expect(why.value == .string("light") && why.layer == .stored && why.layer.description == "the stored record")
+        #expect(why.writer!.description == "\(desktop.replicaID) (Bob's desktop)" && why.written != nil)
+        #expect("\(why.arrival!)".hasPrefix("merged by a sync from \(desktop.replicaID) (Bob's desktop), at or before "))
+        #expect(why.beaten.map(\.number) == [1] && why.beaten[0].value == .string("dark") && why.beaten[0].writer.name == "Ada's laptop")
+
+        try laptop.suite("prefs").restore("theme", conflict: 1)
+        try Synchronizer().sync(laptop, desktop)
+        #expect(try desktop.suite("prefs").get("theme", as: String.self) == "dark")
+
+        let app = try laptop.suite("app")
+        try app.register(defaults: ["theme": "light"])
+        try app.set("dark", forKey: "theme")
+        try app.remove("theme")
+        let deleted = try app.explain("theme")
+        #expect(deleted.layer == .registeredDefault && deleted.value == .string("light"))
+        #expect(deleted.record!.isTombstone && deleted.writer!.description == "\(laptop.replicaID) (Ada's laptop)")
+
+        struct ThemeKey: SettingKey {
+            static let defaultValue = Theme.system
+            static let name = "theme"
+        }
+        let scope = SettingsScope(suites: [app])
+        let preview = scope.child { $0[ThemeKey.self] = .dark }
+        #expect(try preview.explain(ThemeKey.self)!.layer.description == "a scope's override (0 up)")
+
+        try app.declare(.counter, forKey: "launches")
+        try app.increment("launches", by: 2)
+        let parts = try app.explain("launches").parts
+        #expect(parts.map(\.isBase) == [false] && parts[0].value == .int(2) && parts[0].replica.name == "Ada's laptop")
+    }
 }

@@ -168,6 +168,32 @@ import Testing
         #expect(try watch.check().isSound)
     }
 
+    /// "Why is this value what it is?": the README's code on two replicas whose themes conflicted.
+    @Test func theWhyTour() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        var later = Store.Options()
+        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // "a little later", whatever the scheduling
+        let laptop = try Store(path: tmp.path("laptop"))
+        let desktop = try Store(path: tmp.path("desktop"), options: later)
+        try desktop.setName("Bob's desktop")
+        try laptop.suite("prefs").set("dark", forKey: "theme")
+        try desktop.suite("prefs").set("light", forKey: "theme")
+        try Synchronizer().sync(laptop, desktop)
+
+        try laptop.setName("Ada's laptop")
+        let why = try laptop.suite("prefs").explain("theme")
+        #expect(why.value == .string("light") && "\(why.layer)" == "the stored record")
+        #expect("\(why.writer!)" == "\(desktop.replicaID) (Bob's desktop)")
+        #expect("\(why.arrival!)".hasPrefix("merged by a sync from \(desktop.replicaID) (Bob's desktop), at or before "))
+        #expect(why.beaten.count == 1 && why.beaten[0].number == 1 && "\(why.beaten[0].writer)" == "\(laptop.replicaID) (Ada's laptop)")
+        try laptop.suite("prefs").restore("theme", conflict: 1)
+        #expect(try laptop.suite("prefs").get("theme", as: String.self) == "dark")
+        try Synchronizer().sync(laptop, desktop)
+        #expect(try desktop.suite("prefs").get("theme", as: String.self) == "dark", "synced as usual")
+        #expect(throws: StoreError.self) { try laptop.setName(String(repeating: "x", count: 65)) }
+    }
+
     /// "Merge policies": the README's code, then what it says happens across two replicas.
     @Test func theMergePoliciesTour() throws {
         let tmp = try TemporaryDirectory()

@@ -74,7 +74,9 @@ final class Coordinator {
 
     func run() throws -> StressSummary {
         for replica in replicas {
-            try Store(path: path(replica)).suite(Worker.counterSuite).declare(.counter, forKey: Worker.globalCounter)
+            let store = try Store(path: path(replica))
+            try store.suite(Worker.counterSuite).declare(.counter, forKey: Worker.globalCounter)
+            try store.setName(replica) // a record of the reserved suite: every replica must end up holding every name
         }
         var id = 0
         for replica in replicas {

@@ -55,6 +55,7 @@ struct InvariantChecker {
         }
         try checkConflictLogs(stores, &r)
         try checkConvergence(stores, &r)
+        try checkNames(stores, &r)
         try checkWrites(stores, &r)
         try checkCounters(stores, &r)
         try checkGlobalCounter(stores, &r)
@@ -85,7 +86,8 @@ struct InvariantChecker {
     /// Every replica holds identical records (values and versions) for every synced suite.
     private func checkConvergence(_ stores: [String: Store], _ r: inout CheckResults) throws {
         guard replicas.count > 1 else { return }
-        for suite in [Worker.dataSuite, Worker.counterSuite, Worker.choiceSuite] {
+        // The reserved suite too: policy declarations and the replicas' names sync like the data.
+        for suite in [Worker.dataSuite, Worker.counterSuite, Worker.choiceSuite, "_concord"] {
             var views: [[String: Record]] = []
             for (name, _) in replicas {
                 views.append(Dictionary(uniqueKeysWithValues: try stores[name]!.suite(suite).records().map { ($0.key, $0.record) }))
@@ -94,6 +96,19 @@ struct InvariantChecker {
             for key in keys.sorted() where Set(views.map { $0[key] }).count > 1 {
                 r.divergedKeys += 1
                 r.note("diverged: \(suite)/\(key)")
+            }
+        }
+    }
+
+    /// Every replica holds the name every replica gave itself at the start (`Store.setName`).
+    private func checkNames(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        guard replicas.count > 1 else { return }
+        let given = try Dictionary(uniqueKeysWithValues: replicas.map { (try stores[$0.name]!.replicaID, $0.name) })
+        for (name, store) in stores {
+            let held = try store.replicaNames()
+            for (id, expected) in given where held[id] != expected {
+                r.divergedKeys += 1
+                r.note("\(name): holds \(held[id].map { "the name \($0)" } ?? "no name") for \(expected)'s replica \(id)")
             }
         }
     }

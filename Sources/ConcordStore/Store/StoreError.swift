@@ -44,11 +44,15 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A write needs a version past the greatest any replica accepts (the key's record, or the clock,
     /// is at that bound): it would wrap around to a version that loses. Nothing was written.
     case versionExhausted(suite: String, key: String, reason: String)
+    /// A replica name outside 1–64 bytes of UTF-8, or holding a control character. Nothing was written.
+    case invalidReplicaName(String, reason: String)
 
     public var description: String {
         switch self {
         case .invalidSuiteName(let name, let reason): return "invalid suite name \(quoted(name)): \(reason)"
         case .invalidKey(let key, let reason): return "invalid key \(quoted(key)): \(reason)"
+        case .invalidReplicaName(let name, let reason):
+            return "invalid replica name \(quoted(name)): \(reason) (a name is 1–64 bytes of UTF-8 without control characters)"
         case .valueTooLarge(let key, let bytes, let limit): return "value for key \(quoted(key)) is \(bytes) bytes, over the limit of \(limit) bytes"
         case .unsupportedValue(let key, let reason): return "cannot store the value for key \(quoted(key)): \(reason)"
         case .typeMismatch(let suite, let key, let stored, let requested):

@@ -25,20 +25,34 @@ struct ConflictsCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let store = try Arguments.openStore(dir)
         let conflicts = clear ? try store.clearConflicts(suite: suite) : try store.conflicts(suite: suite)
+        let names = try ReplicaNameText(store)
+        // Each key's beaten writes numbered as why and restore number them: the newest loser is 1.
+        let numbers = Dictionary(grouping: conflicts) { $0.suite + "\u{0}" + $0.key }.mapValues { $0.sorted(by: Conflict.newerLoser) }
         for c in conflicts {
             if json {
                 io.out(
-                    ValueText.object([
-                        ("suite", ValueText.json(c.suite)), ("key", ValueText.json(c.key)),
-                        ("winner", SyncCommandSupport.side(c.winner)), ("loser", SyncCommandSupport.side(c.loser)),
-                        ("peer", ValueText.json(c.peer.description)),
-                        ("detected", ValueText.json(JSONValue.formatDate(Date(timeIntervalSince1970: Double(c.detectedMilliseconds) / 1000))))
-                    ]))
+                    ValueText.object(
+                        [
+                            ("suite", ValueText.json(c.suite)), ("key", ValueText.json(c.key)),
+                            ("winner", Self.side(c.winner, names)), ("loser", Self.side(c.loser, names)),
+                            ("peer", ValueText.json(c.peer.description))
+                        ] + names.jsonField("peer_name", c.peer) + [
+                            ("detected", ValueText.json(JSONValue.formatDate(Date(timeIntervalSince1970: Double(c.detectedMilliseconds) / 1000))))
+                        ]))
             } else {
-                io.out(SyncCommandSupport.conflictLine(c))
+                let number = (numbers[c.suite + "\u{0}" + c.key]?.firstIndex(of: c) ?? 0) + 1
+                io.out(names.annotated(SyncCommandSupport.conflictLine(c)) + " [restore --conflict \(number)]")
             }
         }
         if !json { io.out(clear ? "cleared \(conflicts.count) conflicts" : "\(conflicts.count) conflicts") }
         return .ok
+    }
+
+    /// One side as JSON: what `SyncCommandSupport.side` prints, and the writer's name when it has one.
+    static func side(_ side: ConflictSide, _ names: ReplicaNameText) -> String {
+        var json = SyncCommandSupport.side(side)
+        let name = names.jsonField("writer_name", side.writer)
+        if !name.isEmpty { json = String(json.dropLast()) + "," + String(ValueText.object(name).dropFirst()) }
+        return json
     }
 }

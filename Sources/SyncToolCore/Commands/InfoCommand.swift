@@ -16,13 +16,15 @@ struct InfoCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        let i = try Arguments.openStore(dir).info()
-        let fields: [(String, String)] = [
-            ("directory", ValueText.json(i.directory)), ("replica", ValueText.json(i.replicaID.description)),
-            ("format", String(i.formatVersion)), ("suites", String(i.suites)), ("records", String(i.records)),
-            ("tombstones", String(i.tombstones)), ("journal_entries", String(i.journalEntries)),
-            ("last_seq", String(i.lastSeq)), ("file_bytes", String(i.fileBytes)), ("map_bytes", String(i.mapBytes))
-        ]
+        let store = try Arguments.openStore(dir)
+        let i = try store.info()
+        let name = try store.name(of: i.replicaID).map { [("replica_name", ValueText.json($0))] } ?? []
+        let fields: [(String, String)] =
+            [("directory", ValueText.json(i.directory)), ("replica", ValueText.json(i.replicaID.description))] + name + [
+                ("format", String(i.formatVersion)), ("suites", String(i.suites)), ("records", String(i.records)),
+                ("tombstones", String(i.tombstones)), ("journal_entries", String(i.journalEntries)),
+                ("last_seq", String(i.lastSeq)), ("file_bytes", String(i.fileBytes)), ("map_bytes", String(i.mapBytes))
+            ]
         if json {
             io.out(ValueText.object(fields))
         } else {

@@ -30,12 +30,13 @@ struct LogCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let store = try Arguments.openStore(dir)
         if let suite { try Names.validateSuite(suite) }
+        let names = try ReplicaNameText(store)
         for entry in try store.journalEntries(after: since, suite: suite) {
             if json {
                 io.out(ValueText.object([("seq", String(entry.seq))] + (try ValueText.recordFields(suite: entry.suite, key: entry.key, record: entry.record))))
             } else {
                 let type = try entry.record.value()?.typeName ?? "deleted"
-                io.out("\(entry.seq)\t\(entry.suite)\t\(printable(entry.key))\t\(type)\t\(entry.record.version)")
+                io.out("\(entry.seq)\t\(entry.suite)\t\(printable(entry.key))\t\(type)\t\(names.annotated(entry.record.version.description))")
             }
         }
         return .ok

@@ -1,0 +1,137 @@
+import ConcordStore
+import Foundation
+
+extension Suite {
+    /// Why `key` reads as it does: the value and its layer (the stored record, a default registered in
+    /// this process, or nothing), the stored record's version as a time and its writer (with the
+    /// name the writer gave itself), how it arrived (this process, another process, or a sync from
+    /// which peer, by the last sync with it), the merge policy and each replica's part, and the writes it beat, newest
+    /// first. All read in one snapshot. A key nothing was ever stored under is not an error: the
+    /// layer says where the read's answer (a default, or nothing) comes from.
+    ///
+    /// ```swift
+    /// let why = try suite.explain("theme")
+    /// if why.layer == .registeredDefault, let deleted = why.record, deleted.isTombstone {
+    ///     print("deleted by", why.writer!, "at", why.written!)   // so the default answers
+    /// }
+    /// ```
+    ///
+    /// - Parameter key: The key to explain.
+    /// - Returns: One `Explanation`.
+    /// - Throws: `StoreError.invalidKey`, or `StoreError.damaged` when a record, journal entry or
+    ///   conflict does not decode.
+    public func explain(_ key: String) throws -> Explanation {
+        try Names.validateKey(key, inSuite: name)
+        let suiteName = name
+        let fallback = registeredDefault(forKey: key)
+        return try store.read { r in
+            let names = try r.replicaNames()
+            func named(_ id: ReplicaID) -> NamedReplica { NamedReplica(id: id, name: names[id]) }
+            // The journal says which peer a merged record came from, not when; the peer's cursor rows say
+            // when this replica last merged from it, so the record arrived then or before.
+            let cursors = try r.peerCursors().cursors
+            func origin(_ source: ChangeSource, bounded: Bool) -> Explanation.Arrival {
+                switch source {
+                case .process(let token): return token == ReplicaCore.processToken ? .thisProcess : .otherProcess
+                case .sync(let peer):
+                    let last = bounded ? cursors.filter { $0.peer == peer }.map(\.updatedMilliseconds).max() : nil
+                    return .sync(from: named(peer), noLaterThan: last.map { Explanation.date(milliseconds: $0) })
+                }
+            }
+            let stored = try r.storedRecord(suite: suiteName, key: key)
+            let record = stored?.record
+            let value: Value?
+            do { value = try record?.value() } catch {
+                throw StoreError.damaged(path: r.path, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
+            }
+            let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
+            var arrival: Explanation.Arrival?
+            if let stored, let source = try r.journalSource(seq: stored.seq) { arrival = origin(source, bounded: true) }
+            var policy = record?.policy ?? .lww
+            if suiteName != ReservedSuite.name, let declared = try r.declaredPolicy(suite: suiteName, key: key) { policy = declared }
+            var parts: [Explanation.Part] = []
+            do {
+                for part in try record?.state?.parts() ?? [] {
+                    parts.append(
+                        Explanation.Part(
+                            replica: named(part.replica), isBase: part.isBase, value: part.value, time: Explanation.date(milliseconds: part.hlc >> 16)))
+                }
+            } catch {
+                throw StoreError.damaged(path: r.path, reason: "the record of \(suiteName)/\(key) does not decode: \(error)")
+            }
+            let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
+                Explanation.BeatenWrite(
+                    number: i + 1, value: try? c.loser.record.value(), version: c.loser.record.version,
+                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, bounded: false),
+                    beatenBy: c.winner.record.version, detected: Explanation.date(milliseconds: c.detectedMilliseconds))
+            }
+            return Explanation(
+                suite: suiteName, key: key, value: value ?? fallback, layer: layer, record: record, written: record.map { Explanation.date($0.version) },
+                writer: record.map { named($0.version.replica) }, arrival: arrival, policy: policy, parts: parts, beaten: beaten)
+        }
+    }
+
+    /// Writes the `number`-th write `key` beat (as `explain(_:)` and `sync-tool why` list them, 1 the
+    /// newest) back as a new local write of this replica — an ordinary write with a fresh version,
+    /// so it wins here and syncs like any other. A beaten deletion is restored as a removal. The
+    /// conflict stays in the log.
+    ///
+    /// ```swift
+    /// let why = try suite.explain("theme")
+    /// if let lost = why.beaten.first { try suite.restore("theme", conflict: lost.number) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key whose beaten write to restore.
+    ///   - number: Which beaten write, 1 for the newest.
+    /// - Returns: The version written, or nil when nothing was (removing a key that holds nothing).
+    /// - Throws: `SyncError.noSuchConflict` when `number` is outside the list (nothing is written), or what
+    ///   `set(_:forKey:)` throws.
+    @discardableResult
+    public func restore(_ key: String, conflict number: Int) throws -> Version? {
+        try Names.validateKey(key, inSuite: name)
+        let suiteName = name
+        let beaten = try store.read { r in try Self.beatenWrites(r, suite: suiteName, key: key) }
+        guard number >= 1, number <= beaten.count else {
+            throw SyncError.noSuchConflict(suite: name, key: key, number: number, count: beaten.count)
+        }
+        let loser = beaten[number - 1].loser.record
+        let value: Value?
+        do { value = try loser.value() } catch {
+            throw StoreError.damaged(path: store.directory, reason: "the beaten write \(number) of \(name)/\(key) does not decode: \(error)")
+        }
+        guard let value else { return try remove(key) }
+        return try set(value, forKey: key)
+    }
+
+    /// Writes the `number`-th write `key` beat back as a new local write, without blocking the
+    /// cooperative pool. See the synchronous `restore(_:conflict:)`.
+    ///
+    /// ```swift
+    /// try await suite.restore("theme", conflict: 1)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key whose beaten write to restore.
+    ///   - number: Which beaten write, 1 for the newest.
+    /// - Returns: The version written, or nil when nothing was.
+    /// - Throws: What `restore(_:conflict:)` throws; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func restore(_ key: String, conflict number: Int) async throws -> Version? {
+        try await store.thread.run { [self] in try restore(key, conflict: number) }
+    }
+
+    /// The conflict log's entries whose loser was a write of `key`, newest loser first.
+    static func beatenWrites(_ r: some ReplicaRows, suite: String, key: String) throws -> [Conflict] {
+        try r.conflicts(suite: suite).filter { $0.key == key }.sorted(by: Conflict.newerLoser)
+    }
+}
+
+extension Conflict {
+    /// The order beaten writes are numbered in (`Suite.explain`, `restore`, `sync-tool conflicts`):
+    /// the newer losing version first, then the later found.
+    package static func newerLoser(_ a: Conflict, _ b: Conflict) -> Bool {
+        a.loser.record.version != b.loser.record.version
+            ? a.loser.record.version > b.loser.record.version : a.detectedMilliseconds > b.detectedMilliseconds
+    }
+}

@@ -93,8 +93,8 @@ public enum BundleExchange {
         }
         var reading: ProgressMeter?
         if let onProgress {
-            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: merged, selection: selection), try store.lastSeq())
-            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            let total = try DeltaReader.seqsToRead(in: store, alreadyMerged: merged, selection: selection)
+            reading = ProgressMeter(onProgress, phase: "read", total: total, unit: "seqs")
             reading?.update(0)
         }
         let read = try DeltaReader.read(

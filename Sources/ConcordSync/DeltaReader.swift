@@ -145,4 +145,11 @@ package enum DeltaReader {
     package static func start(of source: ReplicaID, alreadyMerged: PeerKnowledge, selection: SyncSelection) -> UInt64 {
         selection.scopes.map { alreadyMerged.merged(of: source, scope: $0) }.min() ?? 0
     }
+
+    /// How many seqs of `store`'s journal a read for a target that merged `alreadyMerged` goes over,
+    /// from its start to the store's last seq: what the "read" phase of a progress report counts.
+    package static func seqsToRead(in store: Store, alreadyMerged: PeerKnowledge, selection: SyncSelection) throws -> Int {
+        let (first, last) = (start(of: store.replicaID, alreadyMerged: alreadyMerged, selection: selection), try store.lastSeq())
+        return last > first ? Int(clamping: last - first) : 0
+    }
 }

@@ -183,11 +183,8 @@ public struct Synchronizer: Sendable {
     private func readMeter(_ a: Store, _ b: Store, mergedByB: PeerKnowledge, resync: Bool) throws -> (meter: ProgressMeter, rangeA: Int)? {
         guard let onProgress else { return nil }
         let mergedByA = resync ? PeerKnowledge.none : PeerKnowledge(received: try a.peerCursors())
-        func range(_ s: Store, _ merged: PeerKnowledge) throws -> Int {
-            let (start, last) = (DeltaReader.start(of: s.replicaID, alreadyMerged: merged, selection: selection), try s.lastSeq())
-            return last > start ? Int(clamping: last - start) : 0
-        }
-        let (rangeA, rangeB) = (try range(a, mergedByB), try range(b, mergedByA))
+        let rangeA = try DeltaReader.seqsToRead(in: a, alreadyMerged: mergedByB, selection: selection)
+        let rangeB = try DeltaReader.seqsToRead(in: b, alreadyMerged: mergedByA, selection: selection)
         let meter = ProgressMeter(onProgress, phase: "read", total: rangeA + rangeB, unit: "seqs")
         meter.update(0)
         return (meter, rangeA)

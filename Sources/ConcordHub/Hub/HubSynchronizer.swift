@@ -202,8 +202,8 @@ public struct HubSynchronizer: Sendable {
         let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
         var reading: ProgressMeter?
         if let onProgress {
-            let (first, last) = (DeltaReader.start(of: store.replicaID, alreadyMerged: knowledge, selection: selection), try store.lastSeq())
-            reading = ProgressMeter(onProgress, phase: "read", total: last > first ? Int(clamping: last - first) : 0, unit: "seqs")
+            let total = try DeltaReader.seqsToRead(in: store, alreadyMerged: knowledge, selection: selection)
+            reading = ProgressMeter(onProgress, phase: "read", total: total, unit: "seqs")
             reading?.update(0)
         }
         let read = try DeltaReader.read(

@@ -91,15 +91,8 @@ public enum BundleExchange {
             causes = mine.causes(me: store.replicaID, peer: peer.replicaID) + theirs.causes(me: peer.replicaID, peer: store.replicaID)
             (target, merged) = (peer.replicaID, resync ? .none : PeerKnowledge(received: try peer.peerCursors()))
         }
-        var reading: ProgressMeter?
-        if let onProgress {
-            let total = try DeltaReader.seqsToRead(in: store, alreadyMerged: merged, selection: selection)
-            reading = ProgressMeter(onProgress, phase: "read", total: total, unit: "seqs")
-            reading?.update(0)
-        }
-        let read = try DeltaReader.read(
-            from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync, progress: reading.map { ($0, 0) })
-        reading?.finish()
+        let read = try DeltaReader.readReporting(
+            from: store, for: target, alreadyMerged: merged, selection: selection, leaveOutEchoes: !resync, onProgress: onProgress)
         let delta = read.bound(to: try store.currentMark(givingTo: target, scopes: selection.scopes))
         let (live, pruned, disproven) = try store.read { r in
             (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))

@@ -146,6 +146,25 @@ package enum DeltaReader {
         selection.scopes.map { alreadyMerged.merged(of: source, scope: $0) }.min() ?? 0
     }
 
+    /// Reads a whole delta (as `read(from:for:alreadyMerged:selection:leaveOutEchoes:)`) and, with
+    /// `onProgress`, reports it as a "read" phase over the seqs it scans (`seqsToRead`).
+    package static func readReporting(
+        from source: Store, for target: ReplicaID?, alreadyMerged: PeerKnowledge, selection: SyncSelection,
+        leaveOutEchoes: Bool, onProgress: ProgressHandler?
+    ) throws -> Delta {
+        let meter = try onProgress.map { onProgress in
+            ProgressMeter(
+                onProgress, phase: "read", total: try seqsToRead(in: source, alreadyMerged: alreadyMerged, selection: selection),
+                unit: "seqs")
+        }
+        meter?.update(0)
+        let delta = try read(
+            from: source, for: target, alreadyMerged: alreadyMerged, selection: selection, leaveOutEchoes: leaveOutEchoes,
+            progress: meter.map { ($0, 0) })
+        meter?.finish()
+        return delta
+    }
+
     /// How many seqs of `store`'s journal a read for a target that merged `alreadyMerged` goes over,
     /// from its start to the store's last seq: what the "read" phase of a progress report counts.
     package static func seqsToRead(in store: Store, alreadyMerged: PeerKnowledge, selection: SyncSelection) throws -> Int {

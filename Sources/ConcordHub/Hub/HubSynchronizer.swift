@@ -200,15 +200,8 @@ public struct HubSynchronizer: Sendable {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
         let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
-        var reading: ProgressMeter?
-        if let onProgress {
-            let total = try DeltaReader.seqsToRead(in: store, alreadyMerged: knowledge, selection: selection)
-            reading = ProgressMeter(onProgress, phase: "read", total: total, unit: "seqs")
-            reading?.update(0)
-        }
-        let read = try DeltaReader.read(
-            from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full, progress: reading.map { ($0, 0) })
-        reading?.finish()
+        let read = try DeltaReader.readReporting(
+            from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full, onProgress: onProgress)
         let delta = read.bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
         var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
         let meter = ProgressMeter(onProgress, phase: "push", total: delta.batch.entries.count, unit: "changes")

@@ -79,9 +79,10 @@ package final class Environment: @unchecked Sendable {
     package let staleReadersClearedAtOpen: Int
     /// What to run once the environment is closed (`whenClosed`).
     private let closeActions = Mutex<[@Sendable () -> Void]>([])
+    /// This environment's entry in the registry, told when the environment has closed.
+    private let registration: RegistryEntry
 
-    private init(path: String, options: Options) throws {
-        ForkGuard.install()
+    private init(path: String, options: Options, registration: RegistryEntry) throws {
         var raw: OpaquePointer?
         var rc = C.envCreate(&raw)
         guard rc == 0, let env = raw else { throw LMDBError(code: rc, operation: "mdb_env_create") }
@@ -124,7 +125,8 @@ package final class Environment: @unchecked Sendable {
         self.handle = env
         self.path = path
         self.options = options
-        self.forkGeneration = ForkGuard.generation
+        self.forkGeneration = registration.generation
+        self.registration = registration
         region.withLock { $0 = locateMap() }
     }
 
@@ -223,15 +225,19 @@ package final class Environment: @unchecked Sendable {
             while let txn = pool.pop() { C.txnAbort(txn) }
         }
         // Stop sharing the data file first: a process holding it always holds LMDB's lock on the lock
-        // file (the guard's own descriptor of it closes after LMDB's, when the guard goes).
+        // file. The guard's own descriptor of the lock file closes after LMDB's.
         lockGuard.releaseDataFile()
         C.envClose(handle)
+        lockGuard.closeLockFile()
+        // Only now may this process open the directory again (see `open`).
+        registration.closed.store(true, ordering: .releasing)
         for action in closeActions.withLock({ $0 }) { action() }
     }
 
     /// Runs `action` right after this environment is closed (when its last reference goes), for
     /// whatever must wait until no process-local handle refers to the files, such as removing them.
-    /// Never runs in a child forked after the environment was opened.
+    /// Never runs in a child forked after the environment was opened. An open of the directory
+    /// meanwhile opens it anew (it does not wait for `action`).
     ///
     /// ```swift
     /// env.whenClosed { try? FileManager.default.removeItem(atPath: directory) }
@@ -242,15 +248,18 @@ package final class Environment: @unchecked Sendable {
 
     // MARK: - One environment per directory per process
 
-    /// One directory opened in this process, in a list of them.
+    /// One directory opened in this process, in a list of them. It stays in the list after its
+    /// environment's last reference went until the environment has closed every descriptor of the
+    /// files: a weak reference reads nil as soon as the deinitializer starts, and until it has finished,
+    /// a second environment of the directory would be a second LMDB environment of one process.
     private final class RegistryEntry: @unchecked Sendable {
         let path: String
-        weak var environment: Environment?
         let generation: Int
+        weak var environment: Environment?
+        /// Set by the environment's deinitializer once it has closed the files.
+        let closed = Atomic<Bool>(false)
         var next: RegistryEntry?
-        init(path: String, environment: Environment, next: RegistryEntry?) {
-            (self.path, self.environment, self.generation, self.next) = (path, environment, environment.forkGeneration, next)
-        }
+        init(path: String, generation: Int) { (self.path, self.generation) = (path, generation) }
     }
     /// The directories opened in this process, newest first (a linked list for the same reason as
     /// `databases`). Guarded by the mutex.
@@ -258,30 +267,74 @@ package final class Environment: @unchecked Sendable {
 
     /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
     /// `options` apply only when this process opens the directory for the first time.
+    ///
+    /// When the last reference to this process's environment of the directory went on another thread
+    /// and that thread is still closing it, this waits until it has closed (at most 10 seconds; it
+    /// takes microseconds): LMDB allows one environment of a directory per process, and the old one's
+    /// close would drop the new one's locks.
     package static func open(directory: String, options: Options = Options()) throws -> Environment {
         let key = canonicalPath(directory)
-        return try registry.withLock { head in
-            var entry = head
-            while let current = entry {
-                if current.path == key {
-                    if current.generation == ForkGuard.generation, let env = current.environment { return env }
-                    break
+        var waits = 0
+        while true {
+            var closing: RegistryEntry?
+            let opened = try registry.withLock { head -> Environment? in
+                if let current = entry(key, in: head) {
+                    if let env = current.environment { return env }
+                    if !current.closed.load(ordering: .acquiring) {
+                        closing = current
+                        return nil
+                    }
                 }
-                entry = current.next
-            }
-            let env = try Environment(path: key, options: options)
-            // Drop this directory's stale entry and entries whose environment is gone, then put the new one first.
-            var kept: RegistryEntry?
-            entry = head
-            while let current = entry {
-                entry = current.next
-                if current.path != key && current.environment != nil {
-                    current.next = kept
-                    kept = current
+                ForkGuard.install()
+                let registration = RegistryEntry(path: key, generation: ForkGuard.generation)
+                let env = try Environment(path: key, options: options, registration: registration)
+                registration.environment = env
+                // Drop this directory's old entry, entries whose environment has closed and entries of a
+                // parent process before `fork()`, then put the new one first.
+                var kept: RegistryEntry?
+                var entry = head
+                while let current = entry {
+                    entry = current.next
+                    if current.path != key && current.generation == registration.generation
+                        && (current.environment != nil || !current.closed.load(ordering: .acquiring))
+                    {
+                        current.next = kept
+                        kept = current
+                    }
                 }
+                registration.next = kept
+                head = registration
+                return env
             }
-            head = RegistryEntry(path: key, environment: env, next: kept)
-            return env
+            if let opened { return opened }
+            if let closing { try waitUntilClosed(closing, waits: &waits) }
+        }
+    }
+
+    /// The entry of `key` for this process (not a parent's before `fork()`), or nil.
+    private static func entry(_ key: String, in head: RegistryEntry?) -> RegistryEntry? {
+        var entry = head
+        while let current = entry {
+            if current.path == key { return current.generation == ForkGuard.generation ? current : nil }
+            entry = current.next
+        }
+        return nil
+    }
+
+    /// Waits a moment for the environment of `entry`, which another thread is closing; throws once
+    /// `waits` (counted across calls) says it has taken 10 seconds.
+    private static func waitUntilClosed(_ entry: RegistryEntry, waits: inout Int) throws {
+        while !entry.closed.load(ordering: .acquiring) {
+            waits += 1
+            if waits <= 100 {
+                sched_yield()
+            } else if waits <= 100 + 10_000 {
+                usleep(1000)
+            } else {
+                throw LMDBError(
+                    code: EBUSY, operation: "opening \(entry.path)",
+                    message: "this process's previous environment of it has been closing for 10 seconds; try again")
+            }
         }
     }
 
@@ -289,18 +342,22 @@ package final class Environment: @unchecked Sendable {
     /// work on its files that no process may see half done, such as rebuilding a damaged store).
     package static func checkUnused(directory: String) throws {
         let key = canonicalPath(directory)
-        let here = registry.withLock { head -> Bool in
-            var entry = head
-            while let current = entry {
-                if current.path == key, current.generation == ForkGuard.generation, current.environment != nil { return true }
-                entry = current.next
+        var waits = 0
+        while true {
+            var closing: RegistryEntry?
+            let here = registry.withLock { head -> Bool in
+                guard let current = entry(key, in: head) else { return false }
+                if current.environment != nil { return true }
+                if !current.closed.load(ordering: .acquiring) { closing = current }
+                return false
             }
-            return false
-        }
-        if here {
-            throw LMDBError(
-                code: EBUSY, operation: "taking the store at \(key) out of use",
-                message: "this process has it open; release every Store, Suite and wrapper of it first")
+            if here {
+                throw LMDBError(
+                    code: EBUSY, operation: "taking the store at \(key) out of use",
+                    message: "this process has it open; release every Store, Suite and wrapper of it first")
+            }
+            guard let closing else { break }
+            try waitUntilClosed(closing, waits: &waits)
         }
         try LockFileGuard.checkUnused(directory: key)
     }

@@ -19,11 +19,17 @@
 /// A descriptor of the lock file stays open for the environment's life: POSIX drops every `fcntl` lock
 /// a process holds on a file when it closes any descriptor of it, so this one is closed only after
 /// LMDB closed its own.
+///
+/// The data file's `flock` belongs to the open file description, which a child process started
+/// meanwhile shares until it executes its program: releasing it is an explicit `LOCK_UN`, not a
+/// close, or the child's copy would keep it, and the next open of the directory in this process would
+/// take the lock for another process's.
 final class LockFileGuard: @unchecked Sendable {
     let lockPath: String
     private let device: UInt64
     private let inode: UInt64
-    private let lockDescriptor: Int32
+    /// A descriptor of the lock file (-1 once closed).
+    private var lockDescriptor: Int32
     /// Holds the shared `flock` on the data file (-1 once released).
     private var dataDescriptor: Int32
 
@@ -84,11 +90,18 @@ final class LockFileGuard: @unchecked Sendable {
             throw LMDBError(code: code, operation: "opening \(directory)", message: "cannot open its data file: \(String(cString: strerror(code)))")
         }
         // Alone with the data file, or beside processes that hold this same lock file: share the data file.
-        // A process that just closed or died may be seen in one check and gone in the next: look again.
-        for _ in 0..<3 {
+        // A process that is ending holds the data file a moment longer than the lock file (the kernel
+        // closes its descriptors in order): look again for a while before taking it for a process of
+        // another lock file.
+        var pause: UInt32 = 500
+        for attempt in 0..<10 {
             if flockRetrying(LOCK_EX | LOCK_NB) == 0 || othersHoldLockFile() {
                 _ = flockRetrying(LOCK_SH)
                 return
+            }
+            if attempt < 9 {
+                usleep(pause)
+                pause *= 2
             }
         }
         throw Self.lockFileOfOthersGone(directory)
@@ -119,15 +132,27 @@ final class LockFileGuard: @unchecked Sendable {
         }
     }
 
+    /// Closes the descriptors without unlocking: in a child forked after the environment was opened,
+    /// the data file's lock is the parent's.
     deinit {
-        releaseDataFile()
-        close(lockDescriptor)
+        if dataDescriptor >= 0 { close(dataDescriptor) }
+        if lockDescriptor >= 0 { close(lockDescriptor) }
     }
 
-    /// Stops sharing the data file (before the environment is closed, or once this process stopped using it).
+    /// Stops sharing the data file (before the environment is closed, or once this process stopped
+    /// using it): unlocks it, then closes the descriptor.
     func releaseDataFile() {
-        if dataDescriptor >= 0 { close(dataDescriptor) }
+        guard dataDescriptor >= 0 else { return }
+        _ = flockRetrying(LOCK_UN)
+        close(dataDescriptor)
         dataDescriptor = -1
+    }
+
+    /// Closes the lock file's descriptor (once LMDB has closed its own), which drops every `fcntl`
+    /// lock this process holds on the file.
+    func closeLockFile() {
+        if lockDescriptor >= 0 { close(lockDescriptor) }
+        lockDescriptor = -1
     }
 
     /// An error when the lock file at the path is no longer the one this process holds.

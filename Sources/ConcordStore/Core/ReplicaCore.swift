@@ -43,6 +43,11 @@ package final class ReplicaCore: Sendable {
     /// third of an open). Guarded by the mutex.
     private static let registry = Mutex<RegistryEntry?>(nil)
 
+    /// This process's core of the replica at `path`, opened when it has none. A core whose last
+    /// reference went is no longer found, even while another thread still runs its deinitializer: the
+    /// new core may briefly share the directory with it, which is safe because a core holds no lock of
+    /// its own on the files (its notify file descriptor takes none) and `Environment.open` returns the
+    /// old core's environment, or waits until that has closed.
     static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
         let (directory, created) = try StoreDirectory.prepare(path, create: options.createIfMissing)
         return try registry.withLock { head in

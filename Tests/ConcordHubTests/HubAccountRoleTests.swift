@@ -6,7 +6,7 @@ import Testing
 
 /// An account is only ever a role the hub created for it, with LOGIN and membership of the device
 /// role and nothing else; what another account can learn about it.
-@Suite("Hub account roles")
+@Suite("Hub account roles", .offThePool)
 struct HubAccountRoleTests {
     @Test("add-account refuses a role that exists (BYPASSRLS, CREATEROLE or plain) with exit 3, changing nothing: attributes, password, memberships")
     func existingRoleIsRefused() throws {

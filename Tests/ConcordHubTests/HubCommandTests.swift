@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("sync-tool hub and sync DIR postgresql://…")
+@Suite("sync-tool hub and sync DIR postgresql://…", .offThePool)
 struct HubCommandTests {
     @Test("init is idempotent; add-account prints how to connect; two devices sync through the hub; stats and gc report")
     func endToEnd() throws {
@@ -60,7 +60,7 @@ struct HubCommandTests {
     }
 }
 
-@Suite("sync-tool's hub errors: one line, the right exit code, no secret")
+@Suite("sync-tool's hub errors: one line, the right exit code, no secret", .offThePool)
 struct HubErrorLineTests {
     func expectOneLine(_ result: ProcessResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.stderr.split(separator: "\n").count == 1, "\(what): one line on stderr: \(result.stderr)", sourceLocation: sourceLocation)
@@ -100,7 +100,7 @@ struct HubErrorLineTests {
     }
 }
 
-@Suite("sync-tool sync DIR postgresql://… --watch")
+@Suite("sync-tool sync DIR postgresql://… --watch", .offThePool)
 struct HubWatchCommandTests {
     @Test("--watch keeps a directory live: a change pushed by another device arrives, and a local one is pushed, until killed")
     func watch() throws {
@@ -198,7 +198,7 @@ extension HubWatchCommandTests {
     }
 }
 
-@Suite("The README's hub walkthrough")
+@Suite("The README's hub walkthrough", .offThePool)
 struct HubReadmeTests {
     @Test("an owner that is not a superuser (CREATEROLE, owns the database) sets up the hub; two devices sync with PGPASSWORD")
     func walkthrough() throws {

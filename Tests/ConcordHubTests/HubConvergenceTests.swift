@@ -7,7 +7,7 @@ import Testing
 /// Five replicas doing random sets, deletes, resets and increments, syncing through one hub account
 /// in random order, and then concurrently from five processes, converge to last-writer-wins: per key,
 /// the write with the greatest version anywhere. The hub is a peer like another directory.
-@Suite("Hub convergence")
+@Suite("Hub convergence", .offThePool)
 struct HubConvergenceTests {
     /// Per key, the greatest-versioned record any replica wrote (written independently of RecordMerge).
     struct Model {

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The hub code of the documentation's "Syncing replicas" article, against a scratch server.
-@Suite("The documentation's hub code", .serialized)
+@Suite("The documentation's hub code", .serialized, .offThePool)
 struct HubDocumentationTests {
     @Test("a device syncs with the hub once, then keeps syncing live until it stops")
     func syncOnceThenLive() throws {

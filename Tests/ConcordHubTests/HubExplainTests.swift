@@ -7,7 +7,7 @@ import Testing
 /// Replica names and `Suite.explain` through the hub: a name is an ordinary record of the reserved
 /// suite, so the hub carries it with no path of its own, and a device explains a value another device
 /// wrote by that device's name, as arrived from the hub.
-@Suite("Hub: replica names and explanations")
+@Suite("Hub: replica names and explanations", .offThePool)
 struct HubExplainTests {
     @Test("a replica's name and its counter part reach another device through the hub")
     func aNameTravelsThroughTheHub() throws {

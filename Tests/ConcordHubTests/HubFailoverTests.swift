@@ -8,7 +8,7 @@ import Testing
 
 /// PostgreSQL's own high availability under the hub: a primary with a streaming standby (made with
 /// `pg_basebackup -R`), devices on a multi-host URI that picks whichever server accepts writes.
-@Suite("Hub failover", .serialized)
+@Suite("Hub failover", .serialized, .offThePool)
 struct HubFailoverTests {
     /// A device that writes a new key and syncs once, in a loop, counting the syncs that returned.
     final class Pusher: @unchecked Sendable {

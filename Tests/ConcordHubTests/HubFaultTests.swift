@@ -7,7 +7,7 @@ import Testing
 
 /// Faults with a server of their own (they stop it): the server stopped mid-push and mid-pull, a
 /// device killed mid-pull. Nothing is half-applied on either side, and the next sync converges.
-@Suite("Hub faults", .serialized)
+@Suite("Hub faults", .serialized, .offThePool)
 struct HubFaultTests {
     @Test("the server stops (immediate shutdown) while a push's transaction is open: the hub has none of it, the device is unchanged, the next sync converges")
     func serverStopsMidPush() throws {

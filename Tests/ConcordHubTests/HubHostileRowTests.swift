@@ -7,7 +7,7 @@ import Testing
 /// Rows an account's own role writes into its hub (issue 18, part 2): any device of the account, or
 /// anyone with its login, can. Each bad row is refused and named by `sync-tool sync DIR URL` (exit 3)
 /// while the account's sound rows merge; the device stays `check`-sound and later syncs work.
-@Suite("Hub rows the gate refuses", .serialized)
+@Suite("Hub rows the gate refuses", .serialized, .offThePool)
 struct HubHostileRowTests {
     let fx: HubFixture
     let alice: (name: String, url: String, password: String)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Hub accounts are isolated by roles and row-level security")
+@Suite("Hub accounts are isolated by roles and row-level security", .offThePool)
 struct HubIsolationTests {
     @Test("account A's credentials asking for B get a clear error and none of B's rows, and cannot write B's")
     func rowLevelSecurity() throws {

@@ -5,7 +5,7 @@ import ScratchPostgres
 import TestSupport
 import Testing
 
-@Suite("Hub live sync: LISTEN/NOTIFY", .serialized)
+@Suite("Hub live sync: LISTEN/NOTIFY", .serialized, .offThePool)
 struct HubLiveTests {
     /// Waits until `body` holds (or the timeout passes).
     func eventually(_ timeout: Double = 30, _ body: () throws -> Bool) rethrows -> Bool {

@@ -10,7 +10,7 @@ import Testing
 
 /// `sync-tool sync DIR postgresql://… --watch --metrics-file FILE`: a change another device pushes to
 /// the hub shows in the watching device's metrics file once the watch pulled it.
-@Suite("Hub watch metrics file")
+@Suite("Hub watch metrics file", .offThePool)
 struct HubMetricsFileTests {
     /// The value of the sample `name{labels}` in the file, or nil (no file yet, no such sample).
     static func sample(_ file: String, _ name: String) -> Double? {

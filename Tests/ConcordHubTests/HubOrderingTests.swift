@@ -6,7 +6,7 @@ import Testing
 
 /// The hub's trap (the architecture document, "The hub"): seqs handed out by concurrent transactions commit out of order, so a reader
 /// that moves its cursor past N can skip a smaller seq committed later.
-@Suite("Hub seqs become visible in order")
+@Suite("Hub seqs become visible in order", .offThePool)
 struct HubOrderingTests {
     @Test("the naive way (a sequence): a reader between two out-of-order commits skips a row for good")
     func sequenceSkipsARow() throws {

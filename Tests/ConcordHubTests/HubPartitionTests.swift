@@ -6,7 +6,7 @@ import Testing
 
 /// `hub init --partitions N`: records and devices hash-partitioned by account, on a new hub or moved
 /// on an existing one, with row-level security holding on every partition.
-@Suite("Hub partitions")
+@Suite("Hub partitions", .offThePool)
 struct HubPartitionTests {
     /// How many partitions `table` has (0: a plain table).
     func partitions(_ table: String, _ db: PostgresConnection) throws -> Int64 {

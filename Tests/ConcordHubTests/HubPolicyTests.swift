@@ -6,7 +6,7 @@ import Testing
 
 /// Policy records through the hub: its push merges them with the replicas' own rule, so counters
 /// incremented on every device add up and set members added on every device all survive.
-@Suite("Hub merge policies")
+@Suite("Hub merge policies", .offThePool)
 struct HubPolicyTests {
     @Test(
         "four devices increment a counter and add set members, syncing through the hub in random order, on either table layout",

@@ -7,7 +7,7 @@ import Testing
 
 /// The hub through a real PgBouncer (Debian's): one-shot syncs in transaction mode with fewer server
 /// connections than devices; live sync in session mode, and a clear refusal in transaction mode.
-@Suite("Hub through PgBouncer")
+@Suite("Hub through PgBouncer", .offThePool)
 struct HubPoolingTests {
     @Test(
         "transaction mode, a pool of 2: 8 devices syncing at once, each round its own connection, all succeed and converge; the server never serves the account more than 2 connections"

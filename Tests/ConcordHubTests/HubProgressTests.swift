@@ -6,7 +6,7 @@ import Testing
 
 /// `sync-tool sync DIR postgresql://… --progress=json`: the device's journal read, the push's changes,
 /// then the pull's seqs of the account page by page, each phase's last update complete.
-@Suite("Hub sync progress")
+@Suite("Hub sync progress", .offThePool)
 struct HubProgressTests {
     /// The progress objects of `phase` on `stderr`: `done` never going back, one total, the last complete.
     func phase(_ stderr: String, _ name: String, unit: String) throws -> (total: Int, updates: Int) {

@@ -6,7 +6,7 @@ import Testing
 
 /// Per-account limits the database enforces: a push past one is refused whole (exit 6), and the
 /// account's own SQL login cannot get past them either.
-@Suite("Hub quotas")
+@Suite("Hub quotas", .offThePool)
 struct HubQuotaTests {
     func usage(_ fx: HubFixture, _ account: String) throws -> HubUsage {
         try #require(try HubAdmin(fx.adminURL).stats().perAccount.first { $0.name == account }).usage

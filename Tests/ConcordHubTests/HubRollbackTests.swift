@@ -12,7 +12,7 @@ import Testing
 /// cursors are past; a device restored from a backup hands its seqs out again to the hub. The first
 /// sync that meets either must notice, and everything that still exists anywhere must come back
 /// (the architecture document, "Trust and time"). Every step runs the built `sync-tool`.
-@Suite("Rollback: a hub restored from a dump, a device restored from a backup", .serialized)
+@Suite("Rollback: a hub restored from a dump, a device restored from a backup", .serialized, .offThePool)
 struct HubRollbackTests {
     let fx: HubFixture
     let url: String

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Hub sync: two devices through one account")
+@Suite("Hub sync: two devices through one account", .offThePool)
 struct HubSyncTests {
     @Test("a value set on one device reaches the other; both hold the same record; a delete travels too")
     func twoDevices() throws {

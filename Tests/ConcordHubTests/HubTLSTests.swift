@@ -32,7 +32,7 @@ enum SharedTLSPostgres {
 
 /// TLS to the hub (`sslmode=verify-full` with a CA the test makes), the failures a device meets, and
 /// every libpq connection form on the command line.
-@Suite("Hub over TLS, and connection strings")
+@Suite("Hub over TLS, and connection strings", .offThePool)
 struct HubTLSTests {
     @Test("verify-full against the server's CA syncs over TLS (the server says so); a URI and a keyword/value string both work")
     func verifyFull() throws {

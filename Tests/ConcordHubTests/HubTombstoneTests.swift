@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Hub tombstone collection and the full resync")
+@Suite("Hub tombstone collection and the full resync", .offThePool)
 struct HubTombstoneTests {
     @Test("a device offline past the horizon gets a full resync: deleted keys stay deleted, its new writes still arrive")
     func resyncAfterCollection() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Hub schema upgrades")
+@Suite("Hub schema upgrades", .offThePool)
 struct HubUpgradeTests {
     @Test(
         "a version-2 hub with accounts and rows upgrades to 3 (and on to 4): each account gets its own secret channel, the default limits and its use as stored; devices sync on"

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ConcordStore
 
-@Suite("Versions and the hybrid logical clock")
+@Suite("Versions and the hybrid logical clock", .offThePool)
 struct ClockTests {
     @Test func versionsAreTotallyOrderedByHLCThenReplica() {
         let a = ReplicaID(bytes: [UInt8](repeating: 1, count: 16))!

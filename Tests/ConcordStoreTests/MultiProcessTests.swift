@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConcordStore
 
-@Suite("Many processes on one replica")
+@Suite("Many processes on one replica", .offThePool)
 struct MultiProcessTests {
     @Test func fourProcessesWritingDistinctKeysLoseNothing() throws {
         let tmp = try TemporaryDirectory()

@@ -137,7 +137,7 @@ struct ObservationTests {
         #expect(try store.check().isSound)
     }
 
-    @Test func aWatcherProcessReceivesEveryChangeFromThreeConcurrentWriters() throws {
+    @Test(.offThePool) func aWatcherProcessReceivesEveryChangeFromThreeConcurrentWriters() throws {
         let store = try Store.temporary()
         let dir = store.directory
         let watcher = try ChildProcess("sync-tool", ["watch", dir, "--json", "--count", "900", "--timeout", "120"])
@@ -163,7 +163,7 @@ struct ObservationTests {
         for (writer, order) in perWriter { #expect(order == Array(0..<300), "\(writer) out of order or missing") }
     }
 
-    @Test func observersInThisProcessSeeOtherProcessesChanges() throws {
+    @Test(.offThePool) func observersInThisProcessSeeOtherProcessesChanges() throws {
         let store = try Store.temporary()
         let expectation = try store.suite("app").expectChange(of: "k")
         #expect(try run("sync-tool", ["set", store.directory, "app", "k", "v"]).status == 0)

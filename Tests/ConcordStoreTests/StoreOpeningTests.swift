@@ -5,7 +5,7 @@ import Testing
 
 @testable import ConcordStore
 
-@Suite("Opening and creating replicas")
+@Suite("Opening and creating replicas", .offThePool)
 struct StoreOpeningTests {
     @Test func createsThePrivateDirectoryAndStampsIdentity() throws {
         let tmp = try TemporaryDirectory()

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct BundleTests {
+@Suite(.offThePool) struct BundleTests {
     @Test func crc32MatchesTheStandardCheckValue() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(CRC32.checksum([UInt8]()) == 0)

@@ -21,7 +21,7 @@ struct LastWriterWinsModel {
 /// repeated, some interrupted between their two directions, some syncing processes killed at a
 /// random moment — and wall clocks that drift and jump back. After a final full round
 /// every replica holds byte-identical records, equal to the model. Each failure names its seed.
-@Suite struct ConvergenceTests {
+@Suite(.offThePool) struct ConvergenceTests {
     static let seeds: [UInt64] = (0..<24).map { 0xC0_4C0D_0000 + $0 }
     static let base: UInt64 = 1_700_000_000_000
 

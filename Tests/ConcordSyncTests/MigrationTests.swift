@@ -7,7 +7,7 @@ import Testing
 /// Schema migrations with real processes at different schema versions (the test helper's
 /// `schema-app` role: version 1 has no migrations; version 2 renames `theme` to `appearance.theme`,
 /// converts `fontSize` from Int to Double, drops `legacy` and makes `launchCount` a counter).
-@Suite(.timeLimit(.minutes(2))) struct MigrationTests {
+@Suite(.timeLimit(.minutes(2)), .offThePool) struct MigrationTests {
     /// Runs the helper as a program at `version` on `dir`, with `steps`; returns its lines.
     static func app(_ dir: String, version: Int, _ steps: String...) throws -> [String] {
         let result = try run("concord-test-helper", ["schema-app", dir, String(version)] + steps)

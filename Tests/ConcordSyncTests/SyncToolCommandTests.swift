@@ -6,7 +6,7 @@ import Testing
 
 /// The sync commands of the real `sync-tool` executable: shapes, output, exit codes, and
 /// concurrent syncs of overlapping replicas while other processes write.
-@Suite struct SyncToolCommandTests {
+@Suite(.offThePool) struct SyncToolCommandTests {
     static func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct SynchronizerTests {
+@Suite(.offThePool) struct SynchronizerTests {
     @Test func syncLeavesBothReplicasWithTheSameRecords() throws {
         let tmp = try TemporaryDirectory("sync")
         defer { tmp.remove() }

@@ -7,7 +7,7 @@ import Testing
 /// Waiting for a change with a timeout: blocking and async, from this process and another one.
 @Suite("ChangeExpectation")
 struct ChangeExpectationTests {
-    @Test func blockingWaitSeesAnotherProcesssWrite() throws {
+    @Test(.offThePool) func blockingWaitSeesAnotherProcesssWrite() throws {
         let store = try Store.temporary()
         let suite = try store.suite("load")
         let expectation = try suite.expectChange(of: "w-2")

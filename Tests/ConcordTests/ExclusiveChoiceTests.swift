@@ -100,7 +100,7 @@ import Testing
     /// N real processes race for the same lease, 120 times; each time exactly one wins and every
     /// loser saw the winner holding it. The racers stay alive across rounds and start each round
     /// when they observe the round number in the store.
-    @Test func exactlyOneOfManyProcessesWinsEveryRace() throws {
+    @Test(.offThePool) func exactlyOneOfManyProcessesWinsEveryRace() throws {
         let box = try Sandbox()
         defer { box.remove() }
         let racerCount = 4

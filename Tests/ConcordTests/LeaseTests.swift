@@ -6,7 +6,7 @@ import Testing
 /// Leases of exclusive choices: expiry and renewal, holders whose process is gone, slow holders,
 /// loss observers, and what stays last-writer-wins across replicas. Other processes are real
 /// (the test helper's `lease-holder` and `lease-claim` roles), and a holder is killed with SIGKILL.
-@Suite(.timeLimit(.minutes(2))) struct LeaseTests {
+@Suite(.timeLimit(.minutes(2)), .offThePool) struct LeaseTests {
     static func store(_ path: String, clock: ManualClock? = nil) throws -> Store {
         var options = Store.Options()
         if let clock { options.wallClock = clock.read }

@@ -217,7 +217,7 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
     /// Another process sets a key to 1…200, printing each number once its write returned; whenever
     /// this process sees a number printed, a read must return at least that number — never a
     /// cached older value.
-    @Test func readsAfterAnotherProcesssWritesAreNeverStale() throws {
+    @Test(.offThePool) func readsAfterAnotherProcesssWritesAreNeverStale() throws {
         let box = try Sandbox()
         defer { box.remove() }
         @Stored("count", in: box.suite) var count = 0

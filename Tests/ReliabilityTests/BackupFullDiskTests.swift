@@ -4,7 +4,7 @@ import Testing
 
 /// A backup onto a real full disk: a small file system of its own. The copy fails with a clear error
 /// and leaves nothing behind; the original is untouched; a compacted copy that fits succeeds there.
-@Suite struct BackupFullDiskTests {
+@Suite(.offThePool) struct BackupFullDiskTests {
     @Test(
         .enabled(
             if: ScratchFileSystem.isAvailable,

@@ -6,7 +6,7 @@ import Testing
 /// A damaged page that `check` finds, where LMDB's cursor asserts `IS_LEAF` (a leaf page whose flags say
 /// branch), in the records and in the journal: no process dies anonymously, and the replica can be
 /// rebuilt from what can still be read and its peers.
-@Suite struct DamagedPageTests {
+@Suite(.offThePool) struct DamagedPageTests {
     /// A replica like `DamagedStoreTests.makeStore`'s, with a peer that holds what it had synced, then a
     /// leaf page of each of its records and journal damaged. Returns the keys whose row and journal
     /// entry were both on a damaged page (lost locally; the peer holds them).

@@ -5,7 +5,7 @@ import Testing
 
 /// Damaged store files are reported (exit 4, "damaged"), never a crash or a hang. Every damaged
 /// store is opened by sync-tool in a child process, so a crash is a signal exit that fails the test.
-@Suite struct DamagedStoreTests {
+@Suite(.offThePool) struct DamagedStoreTests {
     /// A store with small, medium and overflow-page values, several write transactions and two-level trees.
     static func makeStore(at dir: String) throws {
         let store = try Store(path: dir)

@@ -9,7 +9,7 @@ import Testing
 /// I/O faults injected through the LMDB layer, in a helper process (fault injection is global to a
 /// process): the caller gets an error, nothing crashes, and a fresh process finds the store sound
 /// with every write that was acknowledged and none that was refused.
-@Suite struct FaultInjectionTests {
+@Suite(.offThePool) struct FaultInjectionTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let operation: String
         let error: String

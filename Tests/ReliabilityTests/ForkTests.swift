@@ -4,7 +4,7 @@ import Testing
 
 /// fork() right after opening a store: the child cannot use the parent's LMDB environment (ForkGuard
 /// refuses it), may open the store afresh, and the parent's store stays sound with all its data.
-@Suite struct ForkTests {
+@Suite(.offThePool) struct ForkTests {
     @Test func childOfForkCannotCorruptTheParentsStore() throws {
         let tmp = try TemporaryDirectory("concord-fork")
         defer { tmp.remove() }

@@ -10,7 +10,7 @@ import Testing
 /// A real full disk: a store on a small file system of its own, filled to the last byte. Writes are
 /// refused with a clear error, nothing is damaged, and writes succeed again once space returns.
 /// (The injected-ENOSPC variants in `FaultInjectionTests` run everywhere.)
-@Suite struct FullDiskTests {
+@Suite(.offThePool) struct FullDiskTests {
     @Test(
         .enabled(
             if: ScratchFileSystem.isAvailable,

@@ -9,7 +9,7 @@ import Testing
 /// and replayed by `replayKeptInputs` from then on.
 ///
 /// `CONCORD_FUZZ_ITERATIONS` and `CONCORD_FUZZ_SEED` make longer or different runs.
-@Suite struct FuzzTests {
+@Suite(.offThePool) struct FuzzTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("fixtures/fuzz").path
 

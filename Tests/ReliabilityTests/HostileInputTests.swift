@@ -5,7 +5,7 @@ import Testing
 
 /// Odd bytes on the command line, values over the size limit and collections nested without end:
 /// each is refused with a clear error (or stored exactly), never a crash, a hang or a silent change.
-@Suite struct HostileInputTests {
+@Suite(.offThePool) struct HostileInputTests {
     /// Expects no raw control characters (other than line ends, and tabs where they separate columns) in `text`.
     static func expectPrintable(_ text: String, tabsSeparateColumns: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
         let raw = text.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n" && !(tabsSeparateColumns && $0 == "\t")) || $0.value == 0x7f }

@@ -11,7 +11,7 @@ import Testing
 /// second write lock: two writers would commit over each other. A writer notices before it commits
 /// and stops with a clear error; a process opening the store while others hold the old lock file is
 /// refused; nothing acknowledged is lost and the store stays sound. Every process here is real.
-@Suite struct LockFileTests {
+@Suite(.offThePool) struct LockFileTests {
     enum Mistake: String, CaseIterable, Sendable { case deleted, replaced }
 
     static func apply(_ mistake: Mistake, to dir: String) throws {

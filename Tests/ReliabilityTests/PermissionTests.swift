@@ -9,7 +9,7 @@ import Testing
 
 /// Directories and files that others could tamper with, and suite names that try to leave the store,
 /// are refused with a clear error before anything is read or written.
-@Suite struct PermissionTests {
+@Suite(.offThePool) struct PermissionTests {
     static func makeStore(_ dir: String) throws {
         try #require(ChildRun.syncTool(["set", dir, "app", "theme", "dark"]).exited(0))
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// Processes killed (SIGKILL) in the middle of a transaction: the next process goes on, nothing
 /// half-written is visible, and a dead reader's slot is cleared so the file stops growing.
-@Suite struct StaleProcessTests {
+@Suite(.offThePool) struct StaleProcessTests {
     @Test func writerKilledInsideItsTransactionDoesNotBlockTheNextOne() throws {
         let tmp = try TemporaryDirectory("concord-killed-writer")
         defer { tmp.remove() }

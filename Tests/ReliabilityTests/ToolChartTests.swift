@@ -6,7 +6,7 @@ import Testing
 /// runs the real tool, then renders its SVG with rsvg-convert and with headless Chromium and checks
 /// the pictures are there (PNGs of the SVG's size, far from blank) and say what they must: the
 /// workloads, the systems, the goals, the invariants' verdict.
-@Suite struct ToolChartTests {
+@Suite(.offThePool) struct ToolChartTests {
     static func scratch() throws -> String {
         let dir = NSTemporaryDirectory() + "/concord-charts-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -7,7 +7,7 @@ import Testing
 /// upgrade: the store it leaves opens as the old format or the new one, never damaged, and a fresh
 /// process then reads every record, journal entry, cursor, conflict and policy state as the old
 /// release printed them.
-@Suite struct UpgradeCrashTests {
+@Suite(.offThePool) struct UpgradeCrashTests {
     static let stores: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }

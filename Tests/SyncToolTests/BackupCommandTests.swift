@@ -11,7 +11,7 @@ import Testing
 
 /// `sync-tool backup`: a hot, consistent copy taken while other processes write, checked, private,
 /// refusing to overwrite anything, leaving nothing behind when it fails.
-@Suite("sync-tool backup")
+@Suite("sync-tool backup", .offThePool)
 struct BackupCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-backup") }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A replica whose system clock runs a year ahead (libfaketime) must not drag the others' clocks.
-@Suite struct ClockSkewCommandTests {
+@Suite(.offThePool) struct ClockSkewCommandTests {
     static func json(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

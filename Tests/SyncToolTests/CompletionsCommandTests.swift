@@ -6,7 +6,7 @@ import Testing
 
 /// `sync-tool completions bash|zsh`: scripts generated from the command specs, that the shells accept
 /// and that complete every command, option, value choice and directory.
-@Suite("sync-tool completions")
+@Suite("sync-tool completions", .offThePool)
 struct CompletionsCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-completions") }

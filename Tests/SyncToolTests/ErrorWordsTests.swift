@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Each CLI error says what happened, in the right words, on one line of standard error.
-@Suite("sync-tool errors: the right words, one line")
+@Suite("sync-tool errors: the right words, one line", .offThePool)
 struct ErrorWordsTests {
     let tmp: TemporaryDirectory
     let dir: String

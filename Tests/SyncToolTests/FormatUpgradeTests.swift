@@ -8,7 +8,7 @@ import Testing
 /// Stores written by older releases (fixtures/stores/format1, the first release; fixtures/stores/format3,
 /// the last release of format 3) open with today's code, which upgrades them in place, and read exactly
 /// as those releases printed them.
-@Suite struct FormatUpgradeTests {
+@Suite(.offThePool) struct FormatUpgradeTests {
     static let stores: String = {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }

@@ -7,7 +7,7 @@ import Testing
 
 /// `sync-tool gc`: collects only tombstones past the retention that every known peer has merged, and
 /// says what it removed, what it kept and why.
-@Suite("sync-tool gc")
+@Suite("sync-tool gc", .offThePool)
 struct GcCommandTests {
     static let day: UInt64 = 86_400_000
     let tmp: TemporaryDirectory

@@ -8,7 +8,7 @@ import Testing
 /// one is refused whole by `sync-tool import` (exit 3, nothing imported); a replica that already holds
 /// such records (stored by a release before the gate) leaves them out of `sync-tool sync` and
 /// `export`, says so, and syncs everything else.
-@Suite("Bundles and directories holding records the gate refuses")
+@Suite("Bundles and directories holding records the gate refuses", .offThePool)
 struct HostileBundleTests {
     let tmp: TemporaryDirectory
     let target: String

@@ -14,7 +14,7 @@ import Testing
 /// (exit 3), leaves the replica as it was and `check`-sound, and the next honest sync works. The
 /// streams go to real `sync-tool serve` processes, directly and through a real sshd; the client side
 /// meets a server that sends what no honest one does (`concord-test-helper hostile-serve`) over ssh.
-@Suite("Hostile peers over the sync protocol", .serialized)
+@Suite("Hostile peers over the sync protocol", .serialized, .offThePool)
 struct HostileServeTests {
     let fx: RemoteFixture
     let served: String

@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Live sync with a remote over a real sshd", .serialized)
+@Suite("Live sync with a remote over a real sshd", .serialized, .offThePool)
 struct LiveRemoteTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }

@@ -11,7 +11,7 @@ import Testing
 
 /// `sync-tool stat --prometheus` and `sync --watch --metrics-file`: what Prometheus (through
 /// node_exporter's textfile collector) scrapes, checked by Prometheus's own `promtool`.
-@Suite("sync-tool metrics")
+@Suite("sync-tool metrics", .offThePool)
 struct MetricsCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-metrics") }

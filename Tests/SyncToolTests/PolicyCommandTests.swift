@@ -7,7 +7,7 @@ import Testing
 
 /// `sync-tool policy`, `schema` and `incr` on policies — the two-device example through the
 /// real `sync-tool` binary, one process per command, as a user would type it.
-@Suite("sync-tool policies")
+@Suite("sync-tool policies", .offThePool)
 struct PolicyCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("policy-cli") }

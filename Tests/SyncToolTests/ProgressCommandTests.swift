@@ -12,7 +12,7 @@ import Testing
 /// `--progress` on the long commands: the JSON lines a script reads (real totals, `done` never going
 /// back, the last complete), and the line a person sees on a terminal, captured through a
 /// pseudo-terminal by util-linux `script`.
-@Suite("sync-tool --progress")
+@Suite("sync-tool --progress", .offThePool)
 struct ProgressCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-progress") }

@@ -9,7 +9,7 @@ import Testing
 #endif
 
 /// Two remote replicas (two directories behind the same loopback sshd), synced through the local process.
-@Suite("Two remotes relayed through this process over a real sshd", .serialized)
+@Suite("Two remotes relayed through this process over a real sshd", .serialized, .offThePool)
 struct RelaySyncTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }

@@ -5,7 +5,7 @@ import Testing
 
 /// Replica names over `serve` (ssh): an ordinary record of the reserved suite, carried both ways by a
 /// remote sync, and a value explained on the far side by its writer's name.
-@Suite("Replica names over a real sshd")
+@Suite("Replica names over a real sshd", .offThePool)
 struct RemoteNameTests {
     @Test("names travel both ways over ssh, and why on the far side names the writer")
     func namesTravelOverSSH() async throws {

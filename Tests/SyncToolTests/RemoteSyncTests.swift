@@ -43,7 +43,7 @@ struct RemoteFixture {
     }
 }
 
-@Suite("Remote sync over a real sshd", .serialized)
+@Suite("Remote sync over a real sshd", .serialized, .offThePool)
 struct RemoteSyncTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }
@@ -185,7 +185,7 @@ func contents(_ store: Store) throws -> [SuiteKey: Record] {
     return out
 }
 
-@Suite("Remote sync: a million keys in bounded memory", .serialized)
+@Suite("Remote sync: a million keys in bounded memory", .serialized, .offThePool)
 struct MillionKeyRemoteSyncTests {
     @Test("1,000,000 keys sync over ssh into an empty replica in batches; neither side holds more than a few batches in memory")
     func millionKeys() async throws {

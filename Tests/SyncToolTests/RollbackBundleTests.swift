@@ -9,7 +9,7 @@ import Testing
 /// source's cursor on the importer bound to a mark the importer lacks. Until then nothing is skipped
 /// (an import that cannot prove the cursor merges every entry), and a round trip of bundles brings
 /// back everything. Every step runs the built `sync-tool`.
-@Suite("Rollback: bundles exported by, or imported into, a replica restored from a backup")
+@Suite("Rollback: bundles exported by, or imported into, a replica restored from a backup", .offThePool)
 struct RollbackBundleTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-rollback-bundles") }

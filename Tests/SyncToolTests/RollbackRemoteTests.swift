@@ -11,7 +11,7 @@ import Testing
 /// A replica restored from its backup, met through `serve` over a real sshd (either side restored),
 /// through a relay between two remotes, and by live syncs (a remote, a directory) that run across the
 /// restore. Each case converges with nothing lost and says so in one line.
-@Suite("Rollback: serve, relay and live sync with a replica restored from a backup", .serialized)
+@Suite("Rollback: serve, relay and live sync with a replica restored from a backup", .serialized, .offThePool)
 struct RollbackRemoteTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }

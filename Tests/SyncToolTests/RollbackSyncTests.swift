@@ -8,7 +8,7 @@ import Testing
 /// cursors are past: the first sync that meets it must notice, before anything is skipped, and the
 /// replicas must converge with nothing lost (the architecture document, "Trust and time"). Every
 /// step runs the built `sync-tool` in a process of its own, on real directories.
-@Suite("Rollback: directory sync with a replica restored from a backup")
+@Suite("Rollback: directory sync with a replica restored from a backup", .offThePool)
 struct RollbackSyncTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-rollback") }

@@ -10,7 +10,7 @@ import Testing
 
 /// `sync-tool serve` fed hand-made streams: each bad frame is refused with a clear error and its
 /// exit code, and nothing from it is merged.
-@Suite("sync-tool serve: hostile frames")
+@Suite("sync-tool serve: hostile frames", .offThePool)
 struct ServeFrameTests {
     let tmp: TemporaryDirectory
     let source: Store

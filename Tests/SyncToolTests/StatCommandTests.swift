@@ -11,7 +11,7 @@ import Testing
 
 /// `sync-tool stat`: the figures someone sizing a deployment reads, checked against the store's
 /// contents and against LMDB's own `mdb_stat`.
-@Suite("sync-tool stat")
+@Suite("sync-tool stat", .offThePool)
 struct StatCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-stat") }

@@ -18,7 +18,7 @@ struct Invocation {
     }
 }
 
-@Suite("sync-tool commands")
+@Suite("sync-tool commands", .offThePool)
 struct SyncToolTests {
     let tmp: TemporaryDirectory
     let dir: String

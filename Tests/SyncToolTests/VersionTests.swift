@@ -7,7 +7,7 @@ import Testing
 @testable import SyncToolCore
 
 /// `sync-tool --version` / `-V`: the version from its one place, and the formats this build reads and writes.
-@Suite("sync-tool --version")
+@Suite("sync-tool --version", .offThePool)
 struct VersionTests {
     @Test func printsTheVersionAndTheFormats() throws {
         for flag in ["--version", "-V"] {

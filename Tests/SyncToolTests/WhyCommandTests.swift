@@ -6,7 +6,7 @@ import Testing
 /// `sync-tool why`, `name` and `restore` (issue 23, part 1) through the real binary, one process per
 /// command as a user types them: the theme that "went back to light" explained on both replicas,
 /// its loser restored and synced, names carried by a directory sync and by a bundle.
-@Suite("sync-tool why, name and restore")
+@Suite("sync-tool why, name and restore", .offThePool)
 struct WhyCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("why-cli") }

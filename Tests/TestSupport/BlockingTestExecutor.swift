@@ -14,6 +14,11 @@ public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
     /// (at least two), so the blocking tests run as many at once as they did on the pool.
     public static let shared = BlockingTestExecutor(threads: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
+    private static let marker = "concord.blocking-test-executor"
+
+    /// Whether the calling thread is one of a `BlockingTestExecutor`'s.
+    public static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
+
     private let condition = NSCondition() // guards `jobs`
     private var jobs: [UnownedJob] = []
 
@@ -21,6 +26,7 @@ public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
         for index in 0..<threads {
             Thread { [self] in
                 Thread.current.name = "off-pool-\(index)" // set here: on Linux a thread is named from within
+                Thread.current.threadDictionary[Self.marker] = true
                 serve()
             }.start()
         }

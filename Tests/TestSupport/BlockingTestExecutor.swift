@@ -62,11 +62,13 @@ public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
 /// @Suite("sync-tool backup", .offThePool)
 /// struct BackupCommandTests { … }
 /// ```
+///
+/// The scope is the suite's (or the test function's), not each test case's: the tasks Swift Testing
+/// runs the test cases in are its child tasks and inherit the preference, so a test case waits for a
+/// thread of the executor before it starts, not inside its time limit.
 public struct OffThePoolTrait: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
-
-    /// The scope of each test case (a suite itself needs none).
-    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? { testCase == nil ? nil : self }
+    /// The scope of the suite or test function it is applied to, which holds the scopes of its tests.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? { testCase == nil ? self : nil }
 
     public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }

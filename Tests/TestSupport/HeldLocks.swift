@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// The locks this process holds on a directory's LMDB files, from `/proc/locks`: what a process with
+/// The locks this process holds on a directory's LMDB files, as the kernel shows them: what a process with
 /// the environment open must hold, or another process would take the directory for unused.
 ///
 /// ```swift
@@ -22,23 +22,30 @@ public struct HeldLocks: CustomStringConvertible, Sendable {
     /// Whether all three are held.
     public var complete: Bool { lockFileShared && readerAlive && dataFileShared }
 
+    /// Reads the locks from `/proc/self/fdinfo` of each descriptor this process has of the files:
+    /// each lists the locks taken through it, in one small read. (`/proc/locks` lists every lock of
+    /// the machine, and a read of more than a page of it skips lines when locks come and go meanwhile.)
     public init(directory: String) throws {
         let pid = String(getpid())
-        func inode(_ file: String) throws -> String {
-            var info = stat()
-            guard stat(directory + "/" + file, &info) == 0 else { throw POSIXError(.ENOENT) }
-            return ":" + String(info.st_ino)
-        }
-        let (lockInode, dataInode) = (try inode("lock.mdb"), try inode("data.mdb"))
-        let table = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
-        for line in table.split(separator: "\n") {
-            // "1: POSIX  ADVISORY  READ 4242 fe:00:1234 0 0" (a waiter has "->" after the number)
-            let fields = line.split(separator: " ").filter { $0 != "->" }
-            guard fields.count >= 8, fields[4] == pid else { continue }
-            let (kind, mode, file, start) = (fields[1], fields[3], fields[5], fields[6])
-            if kind == "POSIX" && file.hasSuffix(lockInode) && mode == "READ" && start == "0" { lockFileShared = true }
-            if kind == "POSIX" && file.hasSuffix(lockInode) && mode == "WRITE" && start == pid { readerAlive = true }
-            if kind == "FLOCK" && file.hasSuffix(dataInode) && mode == "READ" { dataFileShared = true }
+        guard let resolved = realpath(directory, nil) else { throw POSIXError(.ENOENT) }
+        let base = String(cString: resolved)
+        free(resolved)
+        let files = FileManager.default
+        for fd in try files.contentsOfDirectory(atPath: "/proc/self/fd") {
+            guard let target = try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + fd),
+                target == base + "/lock.mdb" || target == base + "/data.mdb",
+                let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + fd, encoding: .utf8)
+            else { continue }
+            let isLockFile = target.hasSuffix("/lock.mdb")
+            for line in info.split(separator: "\n") where line.hasPrefix("lock:") {
+                // "lock:\t1: POSIX  ADVISORY  READ 4242 fe:00:1234 0 0"
+                let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+                guard fields.count >= 9, fields[5] == pid else { continue }
+                let (kind, mode, start) = (fields[2], fields[4], fields[7])
+                if isLockFile && kind == "POSIX" && mode == "READ" && start == "0" { lockFileShared = true }
+                if isLockFile && kind == "POSIX" && mode == "WRITE" && start == pid { readerAlive = true }
+                if !isLockFile && kind == "FLOCK" && mode == "READ" { dataFileShared = true }
+            }
         }
     }
 

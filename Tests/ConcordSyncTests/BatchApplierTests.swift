@@ -4,7 +4,7 @@ import Testing
 
 @testable import ConcordSync
 
-@Suite struct BatchApplierTests {
+@Suite(.offThePool) struct BatchApplierTests {
     @Test func aBatchWithTwoEntriesForOneKeyIsRefusedWholesale() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }

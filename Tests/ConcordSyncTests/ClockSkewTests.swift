@@ -5,7 +5,7 @@ import Testing
 
 /// The architecture document, "Versions and the clock": A remote version beyond the drift bound is merged (convergence first) and reported;
 /// versions stay ordered when a wall clock runs ahead or goes backwards.
-@Suite struct ClockSkewTests {
+@Suite(.offThePool) struct ClockSkewTests {
     static let start: UInt64 = 1_800_000_000_000
     static let hour: UInt64 = 3_600_000
 
@@ -70,7 +70,7 @@ import Testing
 }
 
 /// One device with a wrong clock must not drag every replica's clock with it.
-@Suite struct SkewedKeyTests {
+@Suite(.offThePool) struct SkewedKeyTests {
     static let start: UInt64 = 1_800_000_000_000
     static let year: UInt64 = 365 * 24 * 3_600_000
 

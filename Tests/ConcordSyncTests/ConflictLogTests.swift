@@ -3,7 +3,7 @@ import ConcordSync
 import TestSupport
 import Testing
 
-@Suite struct ConflictLogTests {
+@Suite(.offThePool) struct ConflictLogTests {
     @Test func concurrentWritesAreLoggedWithBothVersionsAndOrigins() throws {
         let tmp = try TemporaryDirectory("conflicts")
         defer { tmp.remove() }

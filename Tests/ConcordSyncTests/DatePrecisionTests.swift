@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// A `Date` reads back `==` wherever it goes: the store, the journal, a bundle, a sync.
-@Suite struct DatePrecisionTests {
+@Suite(.offThePool) struct DatePrecisionTests {
     struct Event: Codable, Equatable, StorableValue {
         var at: Date
         var history: [Date]

@@ -6,7 +6,7 @@ import Testing
 
 /// The architecture document, "Delta sync": The cost of a sync grows with the changes since the last sync, not with the
 /// size of the store: merging 100 changes into a 1,000,000-key replica reads and writes about 100 records.
-@Suite struct DeltaCostTests {
+@Suite(.offThePool) struct DeltaCostTests {
     /// The large replica's size.
     static let bigKeys = 1_000_000
 

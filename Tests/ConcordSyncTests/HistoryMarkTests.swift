@@ -7,7 +7,7 @@ import Testing
 /// Cursors bound to history marks (the architecture document, "Trust and time"), seen through the
 /// library: what a sync reports when a replica went back in time, how the cursors on it are replaced,
 /// which marks are kept, and that a restore is found whatever the seqs say.
-@Suite("History marks: cursors bound to the history they were merged from")
+@Suite("History marks: cursors bound to the history they were merged from", .offThePool)
 struct HistoryMarkTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory("concord-marks") }

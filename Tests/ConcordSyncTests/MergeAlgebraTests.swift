@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The architecture document, "Merge": merge is commutative, associative and idempotent — over records and over whole replica states.
-@Suite struct MergeAlgebraTests {
+@Suite(.offThePool) struct MergeAlgebraTests {
     static let replicas = (0..<3).map { i in ReplicaID(bytes: [UInt8](repeating: UInt8(i * 40 + 1), count: 15) + [UInt8(i)])! }
 
     /// A random record: few distinct versions (so ties and equal versions happen), values or tombstones.

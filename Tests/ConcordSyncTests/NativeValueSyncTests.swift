@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Floats and UUIDs travel as themselves: through a sync and through a bundle file.
-@Suite struct NativeValueSyncTests {
+@Suite(.offThePool) struct NativeValueSyncTests {
     @Test func floatsAndUUIDsTravelThroughSyncsAndBundles() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }

@@ -84,7 +84,7 @@ struct PolicyWorld {
     }
 }
 
-@Suite struct PolicyConvergenceTests {
+@Suite(.offThePool) struct PolicyConvergenceTests {
     static let seeds: [UInt64] = (0..<24).map { 0x90_11C7_0000 + $0 }
 
     /// The counter against the sum of the acknowledged increments: every increment is counted once,

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// What each policy means for a user, operation by operation, across two replicas.
-@Suite struct PolicySemanticsTests {
+@Suite(.offThePool) struct PolicySemanticsTests {
     struct Pair {
         let tmp: TemporaryDirectory
         let phone: Store, watch: Store

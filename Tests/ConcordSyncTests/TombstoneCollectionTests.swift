@@ -5,7 +5,7 @@ import Testing
 
 /// The architecture document, "Tombstones": a tombstone may be dropped only after every known peer has merged past it and a
 /// retention period (default 30 days) has passed; never earlier.
-@Suite struct TombstoneCollectionTests {
+@Suite(.offThePool) struct TombstoneCollectionTests {
     static let start: UInt64 = 1_800_000_000_000
     static let day: UInt64 = 24 * 3_600_000
 

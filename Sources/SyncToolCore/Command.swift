@@ -29,7 +29,7 @@ public protocol Command: Sendable {
 public enum SyncTool {
     /// Every command, in the order `--help` lists them.
     public static let commands: [any Command.Type] = [
-        SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self, PolicyCommand.self, SchemaCommand.self,
+        SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self, PolicyCommand.self, ScopeCommand.self, SchemaCommand.self,
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, NameCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,

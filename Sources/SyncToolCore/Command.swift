@@ -34,7 +34,7 @@ public enum SyncTool {
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,
         RestoreCommand.self, HubCommand.self,
-        BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
+        BackupCommand.self, RecoverCommand.self, StatCommand.self, StatusCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {

@@ -117,7 +117,11 @@ public struct HubSynchronizer: Sendable {
             report = try pushStep(store, hub, start, dryRun: dryRun)
             pulled = try pullStep(store, hub, start, dryRun: dryRun)
         }
-        if !dryRun { try finish(store, hub, start, pulled) }
+        if !dryRun {
+            try finish(store, hub, start, pulled)
+            // The hub names no replica of its own: the device names the account's, so status and why say "hub".
+            try store.write { w in _ = try w.nameUnnamedPeer(hub.replicaID, "hub \(hub.account)") }
+        }
         report.pulled = pulled.report
         report.pages = pulled.pages
         report.resync = pulled.resync

@@ -190,7 +190,7 @@ package final class ReplicaCore: Sendable {
                     let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
                     try pending.run(transaction)
                     try transaction.finish()
-                    if transaction.changeCount > 0 { changed = true }
+                    if transaction.changeCount > 0 || transaction.cursorsChanged { changed = true }
                 }
                 failed = nil
                 return changed

@@ -29,6 +29,8 @@ package final class ReplicaTransaction: ReplicaRows {
     package private(set) var changeCount = 0
     /// How many records it journaled again unchanged, because their key stopped being device-local.
     package var rejournaledCount = 0
+    /// Whether it moved a cursor on a peer (the sync layer's): observers of acknowledgements are woken.
+    package var cursorsChanged = false
     /// What the reserved suite declares for the suite this transaction last wrote (most write one suite).
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).

@@ -23,6 +23,9 @@ package final class ChangeHub: Sendable {
         let startMilliseconds: UInt64
         let deliver: @Sendable (Change) -> Void
         let fail: @Sendable (StoreError) -> Void
+        /// Set for a subscriber to commits rather than changes: called after every wake-up (a commit
+        /// by any process, a cursor moved by a sync), whatever it changed.
+        var onCommit: (@Sendable () -> Void)? = nil
     }
 
     /// The values that expired in a span of time, and the next expiry after it.
@@ -115,6 +118,14 @@ package final class ChangeHub: Sendable {
         return id
     }
 
+    /// Registers `body` to be called after every commit to the replica from now on (by any process,
+    /// cursor moves included), on the delivery queue; returns its id for `unsubscribe`.
+    func subscribeCommits(_ body: @escaping @Sendable () -> Void, fail: @escaping @Sendable (StoreError) -> Void) throws -> Int {
+        let id = try subscribe(suite: nil, key: nil, deliver: { _ in }, fail: fail)
+        state.withLock { $0.subscribers[id]?.onCommit = body }
+        return id
+    }
+
     func unsubscribe(_ id: Int) {
         let stopping = state.withLock { s -> ChangeWatcher? in
             s.subscribers[id] = nil
@@ -151,7 +162,7 @@ package final class ChangeHub: Sendable {
             for entry in entries {
                 var change: Change?
                 for sub in subscribers
-                where entry.seq > sub.startSeq
+                where entry.seq > sub.startSeq && sub.onCommit == nil
                     && (sub.suite == nil || sub.suite == entry.suite)
                     && (sub.key == nil || sub.key == entry.key)
                 {
@@ -167,6 +178,7 @@ package final class ChangeHub: Sendable {
             if entries.count < Self.pageSize { break }
         }
         tellExpiries(now: now, deliveredBefore: deliveredBefore)
+        for sub in state.withLock({ Array($0.subscribers.values) }) { sub.onCommit?() }
     }
 
     /// Tells observers of the values that expired since the last look, up to `now`, and sets the
@@ -186,7 +198,7 @@ package final class ChangeHub: Sendable {
             let expiry = entry.record.expiresAtMilliseconds ?? 0
             var change: Change?
             for sub in subscribers
-            where expiry > sub.startMilliseconds
+            where expiry > sub.startMilliseconds && sub.onCommit == nil
                 && (sub.suite == nil || sub.suite == entry.suite)
                 && (sub.key == nil || sub.key == entry.key)
             {

@@ -76,6 +76,8 @@ extension ApplyReport {
         recordsRead += other.recordsRead
         recordsWritten += other.recordsWritten
         recordsMigrated += other.recordsMigrated
+        deviceLocalIgnored += other.deviceLocalIgnored
+        recordsRejournaled += other.recordsRejournaled
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
         refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }

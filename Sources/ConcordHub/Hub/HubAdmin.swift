@@ -286,7 +286,7 @@ public final class HubAdmin {
                     """
                     WITH doomed AS (
                       DELETE FROM concord_hub.records
-                      WHERE (value IS NULL AND version < $1) OR (expires_ms IS NOT NULL AND NOT policy AND expires_ms < $2)
+                      WHERE (value IS NULL AND version < $1) OR (expires_ms IS NOT NULL AND NOT policy AND expires_ms <= $2)
                       RETURNING account, seq),
                     horizons AS (SELECT account, max(seq) AS seq, count(*) AS n FROM doomed GROUP BY account),
                     moved AS (

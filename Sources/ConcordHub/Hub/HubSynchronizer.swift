@@ -119,8 +119,8 @@ public struct HubSynchronizer: Sendable {
         }
         if !dryRun {
             try finish(store, hub, start, pulled)
-            // The hub names no replica of its own: the device names the account's, so status and why say "hub".
-            try store.write { w in _ = try w.nameUnnamedPeer(hub.replicaID, "hub \(hub.account)") }
+            // The hub names no replica of its own: the device notes, for itself alone, which peer is its hub.
+            try store.write { w in try w.noteHubPeer(hub.replicaID, account: hub.account) }
         }
         report.pulled = pulled.report
         report.pages = pulled.pages

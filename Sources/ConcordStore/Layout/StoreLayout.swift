@@ -25,6 +25,9 @@ package struct StoreLayout: Sendable {
     static let createdKey = Array("created".utf8)
     /// The highest seq of a history mark this replica has pruned (the sync layer's, UInt64).
     package static let marksPrunedKey = Array("marks-pruned".utf8)
+    /// `hub:` and a peer's id: that peer is a hub account's replica, named by the account (UTF-8).
+    /// Local to this replica (never synced): what `peerStatus` calls the hub.
+    package static let hubPeerPrefix = Array("hub:".utf8)
 
     /// `suite 0x00 key`: records sort by suite, then key.
     package static func recordKey(suite: String, key: String) -> [UInt8] {

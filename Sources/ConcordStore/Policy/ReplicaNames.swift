@@ -61,18 +61,3 @@ extension ReplicaTransaction {
         return true
     }
 }
-
-extension ReplicaTransaction {
-    /// Names `replica` — a peer that cannot name itself, such as a hub account — when no name for it
-    /// is known here; returns whether anything was written. `name` is cut to the longest valid name.
-    package func nameUnnamedPeer(_ replica: ReplicaID, _ name: String) throws -> Bool {
-        var name = name
-        while name.utf8.count > ReplicaNames.maxBytes { name.removeLast() }
-        try ReplicaNames.validate(name)
-        let key = ReplicaNames.key(of: replica)
-        guard try replicaName(of: replica) == nil else { return false }
-        let existing = try existingRow(suite: ReservedSuite.name, key: key)
-        _ = try writePlain(suite: ReservedSuite.name, key: key, valueBytes: try ValueCodec.encode(.string(name)), existing: existing)
-        return true
-    }
-}

@@ -225,6 +225,13 @@ public struct Suite: Sendable {
     /// ```swift
     /// try suite.set(true, forKey: "snoozed", expiresAfter: .seconds(15 * 60))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAfter: How long from now the value reads; above zero. Kept to the millisecond, rounded up.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAt:)` throws; nothing is written then.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAfter: Duration) throws -> Version? {
         let (seconds, attoseconds) = expiresAfter.components

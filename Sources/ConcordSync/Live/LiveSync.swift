@@ -145,6 +145,10 @@ public final class LiveSync: Sendable {
     /// try await live.waitUntilAcknowledged(timeout: .seconds(5))
     /// ```
     ///
+    /// A live sync between two remotes (no store of its own) has nothing of its own to wait for and
+    /// returns at once.
+    ///
+    /// - Parameter timeout: How long to wait at most.
     /// - Throws: `SyncError.notAcknowledged` when `timeout` passes first (naming the peer and how
     ///   many changes it has not acknowledged, or saying it was never reached).
     public func waitUntilAcknowledged(timeout: Duration) async throws {

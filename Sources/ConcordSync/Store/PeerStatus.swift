@@ -11,7 +11,8 @@ import Foundation
 public struct PeerStatus: Hashable, Sendable {
     /// The peer replica (a hub account is a peer too, by its replica id).
     public let peer: ReplicaID
-    /// The name the peer gave itself (`Store.setName`), as this replica has it; nil when none arrived.
+    /// The name the peer gave itself (`Store.setName`), as this replica has it — for a hub account's
+    /// replica, "hub ACCOUNT" — or nil when none arrived.
     public let name: String?
     /// When a sync with it last moved a cursor (a change went either way, or was acknowledged); nil when never.
     public let lastSynced: Date?
@@ -31,13 +32,16 @@ extension Store {
     /// ```swift
     /// let waiting = try store.peerStatus().filter { $0.unacknowledged > 0 }
     /// ```
+    ///
+    /// - Returns: One status per peer, sorted by replica id (empty when the replica never synced).
+    /// - Throws: `StoreError` when the replica cannot be read.
     public func peerStatus() throws -> [PeerStatus] {
         let live = LivePresence.livePeers(in: directory)
-        let (cursors, names) = try read { r in (try r.peerCursors(), try r.replicaNames()) }
+        let (cursors, names, hubs) = try read { r in (try r.peerCursors(), try r.replicaNames(), try r.hubPeers()) }
         return try cursors.peers.filter { $0 != replicaID }.sorted().map { peer in
             let updated = cursors.cursors.filter { $0.peer == peer }.map(\.updatedMilliseconds).max() ?? 0
             return PeerStatus(
-                peer: peer, name: names[peer], lastSynced: updated == 0 ? nil : Date(timeIntervalSince1970: Double(updated) / 1000),
+                peer: peer, name: names[peer] ?? hubs[peer].map { "hub \($0)" }, lastSynced: updated == 0 ? nil : Date(timeIntervalSince1970: Double(updated) / 1000),
                 unacknowledged: try unacknowledged(by: peer, cursors: cursors), isLive: live.contains(peer))
         }
     }

@@ -136,7 +136,8 @@ extension SyncBundle {
                 throw BundleError(.malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
             }
             if version < 6, record.expiresAtMilliseconds != nil {
-                throw BundleError(.malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")
+                throw BundleError(
+                    .malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")
             }
             // Names, the value's size and content, versions: the gate every record from outside passes.
             if let refused = gate.refusal(suite: suite, key: key, seq: seq, record: record) {

@@ -76,7 +76,9 @@ package struct RecordGate: Sendable {
         }
         if let expiry = record.expiresAtMilliseconds, expiry == 0 || expiry > HybridClock.maxMilliseconds {
             return refused(
-                .version, "its expiry (\(expiry) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999): the record is damaged or forged")
+                .version,
+                "its expiry (\(expiry) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999): the record is damaged or forged"
+            )
         }
         if let bytes = record.valueBytes {
             guard bytes.count <= maxValueBytes else {

@@ -37,7 +37,9 @@ struct HubSyncTests {
         #expect(again.pushed == 0 && again.pulled.entries == 0)
     }
 
-    @Test("device-local keys never reach the hub (a device that had not seen the declaration pushes one: the others ignore it); expiring values keep their expiry, read absent after it everywhere, and hub gc collects them; status names the hub")
+    @Test(
+        "device-local keys never reach the hub (a device that had not seen the declaration pushes one: the others ignore it); expiring values keep their expiry, read absent after it everywhere, and hub gc collects them; status names the hub"
+    )
     func deviceLocalAndExpiringKeys() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")

@@ -177,8 +177,9 @@ struct ExpiryTests {
         let result = watcher.wait(timeout: 60)
         #expect(result.status == 0, "\(result.stderr)")
         // The watcher is told of the write, then — nobody writing — of the expiry, by its own timer.
-        #expect(result.lines.filter { $0 != "ready" }.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == [
-            "app token other-process", "app token expired"
-        ])
+        #expect(
+            result.lines.filter { $0 != "ready" }.map { $0.split(separator: " ").dropFirst().joined(separator: " ") } == [
+                "app token other-process", "app token expired"
+            ])
     }
 }

@@ -499,7 +499,8 @@ private final class GreetingPreferences {
     @Test func deviceLocalSettings() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
-        let laptop = try Store(path: tmp.path("laptop")), desktop = try Store(path: tmp.path("desktop"))
+        let laptop = try Store(path: tmp.path("laptop"))
+        let desktop = try Store(path: tmp.path("desktop"))
         let ui = try laptop.suite("ui")
         try ui.setDeviceLocal(true, forKeysWithPrefix: "window.")
         try ui.setDeviceLocal(false, forKey: "window.theme")

@@ -64,7 +64,9 @@ struct LiveRemoteTests {
         #expect(seen.last?.connection == .stopped)
     }
 
-    @Test("live over serve: the far serve paused (SIGSTOP), the wait for acknowledgement times out naming it; resumed, it returns; device-local and expiring keys as every transport")
+    @Test(
+        "live over serve: the far serve paused (SIGSTOP), the wait for acknowledgement times out naming it; resumed, it returns; device-local and expiring keys as every transport"
+    )
     func acknowledgementAcrossAPausedServe() async throws {
         let a = try Store(path: fx.path("a"))
         let b = try Store(path: fx.path("b"))

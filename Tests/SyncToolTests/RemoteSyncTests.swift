@@ -79,7 +79,8 @@ struct RemoteSyncTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }
 
-    @Test("over serve: device-local keys stay on each side (a value from a side that had not seen the declaration is ignored), expiring values keep their expiry")
+    @Test(
+        "over serve: device-local keys stay on each side (a value from a side that had not seen the declaration is ignored), expiring values keep their expiry")
     func deviceLocalAndExpiringKeys() throws {
         let a = try Store(path: fx.path("a"))
         let b = try Store(path: fx.path("b"))

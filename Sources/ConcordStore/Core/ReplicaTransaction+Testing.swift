@@ -5,6 +5,8 @@ extension ReplicaTransaction {
     /// for tests of replicas that hold such records.
     package func storeUncheckedForTesting(_ record: Record, suite: String, key: String, from peer: ReplicaID) throws {
         let existing = try existingRow(suite: suite, key: key)
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: .sync(peer: peer), replacing: try replaced(existing, suite: suite, key: key))
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: .sync(peer: peer),
+            replacing: try replaced(existing, suite: suite, key: key))
     }
 }

@@ -149,7 +149,8 @@ package final class ReplicaTransaction: ReplicaRows {
                 key: key, reason: "its expiry (\(when)) is not after now (\(text(wallClockMilliseconds))): a value must expire in the future")
         }
         guard expiry <= HybridClock.maxMilliseconds else {
-            throw StoreError.unsupportedValue(key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
+            throw StoreError.unsupportedValue(
+                key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
         }
     }
 
@@ -255,7 +256,8 @@ package final class ReplicaTransaction: ReplicaRows {
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
         }
         let existing = try existingRow(suite: suite, key: key)
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacing: try replaced(existing, suite: suite, key: key))
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacing: try replaced(existing, suite: suite, key: key))
     }
 
     /// Runs `body` as a migration: it may write the reserved suite and a suite whose stored schema

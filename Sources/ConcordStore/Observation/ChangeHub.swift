@@ -160,20 +160,7 @@ package final class ChangeHub: Sendable {
                 return Array(s.subscribers.values)
             }
             for entry in entries {
-                var change: Change?
-                for sub in subscribers
-                where entry.seq > sub.startSeq && sub.onCommit == nil
-                    && (sub.suite == nil || sub.suite == entry.suite)
-                    && (sub.key == nil || sub.key == entry.key)
-                {
-                    if change == nil {
-                        do { change = try makeChange(entry, now, false) } catch {
-                            failAll(error)
-                            return
-                        }
-                    }
-                    sub.deliver(change!)
-                }
+                guard deliver(entry, to: subscribers, now: now, expired: false, where: { entry.seq > $0.startSeq }) else { return }
             }
             if entries.count < Self.pageSize { break }
         }
@@ -196,22 +183,27 @@ package final class ChangeHub: Sendable {
         state.withLock { $0.expiriesToldUpTo = max($0.expiriesToldUpTo, now) }
         for entry in found.expired where entry.seq <= deliveredBefore {
             let expiry = entry.record.expiresAtMilliseconds ?? 0
-            var change: Change?
-            for sub in subscribers
-            where expiry > sub.startMilliseconds && sub.onCommit == nil
-                && (sub.suite == nil || sub.suite == entry.suite)
-                && (sub.key == nil || sub.key == entry.key)
-            {
-                if change == nil {
-                    do { change = try makeChange(entry, now, true) } catch {
-                        failAll(error)
-                        return
-                    }
-                }
-                sub.deliver(change!)
-            }
+            guard deliver(entry, to: subscribers, now: now, expired: true, where: { expiry > $0.startMilliseconds }) else { return }
         }
         watcher?.wake(at: found.next)
+    }
+
+    /// Delivers the change `entry` made (read at `now`; with `expired`, its value's expiry) to each
+    /// subscriber to changes of its key that `wants` it. False when the change cannot be made: every
+    /// observer was told the error, and observation ended.
+    private func deliver(_ entry: JournalEntry, to subscribers: [Subscriber], now: UInt64, expired: Bool, where wants: (Subscriber) -> Bool) -> Bool {
+        var change: Change?
+        for sub in subscribers
+        where sub.onCommit == nil && (sub.suite == nil || sub.suite == entry.suite) && (sub.key == nil || sub.key == entry.key) && wants(sub) {
+            if change == nil {
+                do { change = try makeChange(entry, now, expired) } catch {
+                    failAll(error)
+                    return false
+                }
+            }
+            sub.deliver(change!)
+        }
+        return true
     }
 
     /// Tells every observer that the journal cannot be read, and ends every observation.

@@ -14,7 +14,13 @@ package struct DeviceLocalKeys: Sendable, Equatable {
     /// Per suite: the keys declared, each `true` for device-local, `false` for synced.
     private var keys: [String: [String: Bool]] = [:]
     /// Per suite: the prefixes declared, longest first.
-    private var prefixes: [String: [(prefix: String, isLocal: Bool)]] = [:]
+    private var prefixes: [String: [Declared]] = [:]
+
+    /// A prefix's declaration.
+    private struct Declared: Sendable, Equatable {
+        let prefix: String
+        let isLocal: Bool
+    }
 
     static let keyPrefix = "scope:"
     static let prefixPrefix = "scope-prefix:"
@@ -73,7 +79,7 @@ package struct DeviceLocalKeys: Sendable, Equatable {
         if isPrefix {
             var list = prefixes[suite] ?? []
             list.removeAll { $0.prefix == key }
-            if let isLocal { list.append((key, isLocal)) }
+            if let isLocal { list.append(Declared(prefix: key, isLocal: isLocal)) }
             list.sort { $0.prefix.utf8.count != $1.prefix.utf8.count ? $0.prefix.utf8.count > $1.prefix.utf8.count : $0.prefix < $1.prefix }
             prefixes[suite] = list.isEmpty ? nil : list
         } else {
@@ -81,10 +87,6 @@ package struct DeviceLocalKeys: Sendable, Equatable {
             table[key] = isLocal
             keys[suite] = table.isEmpty ? nil : table
         }
-    }
-
-    package static func == (a: DeviceLocalKeys, b: DeviceLocalKeys) -> Bool {
-        a.keys == b.keys && a.prefixes.mapValues { $0.map { "\($0.isLocal ? 1 : 0)\($0.prefix)" } } == b.prefixes.mapValues { $0.map { "\($0.isLocal ? 1 : 0)\($0.prefix)" } }
     }
 }
 

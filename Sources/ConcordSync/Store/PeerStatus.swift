@@ -41,7 +41,8 @@ extension Store {
         return try cursors.peers.filter { $0 != replicaID }.sorted().map { peer in
             let updated = cursors.cursors.filter { $0.peer == peer }.map(\.updatedMilliseconds).max() ?? 0
             return PeerStatus(
-                peer: peer, name: names[peer] ?? hubs[peer].map { "hub \($0)" }, lastSynced: updated == 0 ? nil : Date(timeIntervalSince1970: Double(updated) / 1000),
+                peer: peer, name: names[peer] ?? hubs[peer].map { "hub \($0)" },
+                lastSynced: updated == 0 ? nil : Date(timeIntervalSince1970: Double(updated) / 1000),
                 unacknowledged: try unacknowledged(by: peer, cursors: cursors), isLive: live.contains(peer))
         }
     }

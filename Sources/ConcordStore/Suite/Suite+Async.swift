@@ -41,6 +41,13 @@ extension Suite {
     /// ```swift
     /// try await suite.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAt: When the value stops reading; after now.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAt:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAt: Date) async throws -> Version? {
         try await store.thread.run { [self] in try set(value, forKey: key, expiresAt: expiresAt) }
@@ -52,6 +59,13 @@ extension Suite {
     /// ```swift
     /// try await suite.set(true, forKey: "snoozed", expiresAfter: .seconds(900))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAfter: How long from now the value reads; above zero.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAfter:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAfter: Duration) async throws -> Version? {
         try await store.thread.run { [self] in try set(value, forKey: key, expiresAfter: expiresAfter) }

@@ -84,6 +84,18 @@ show get "$watch" group.example.app launchCount
 echo "(3 + one increment on each replica; no conflict)"
 show policy "$watch" group.example.app
 
+step "A window frame that stays on each device, a token that expires, and: is the watch up to date?"
+show scope "$app" group.example.app window. device --prefix
+show set "$app" group.example.app window.frame "0 0 390 844"
+show set "$watch" group.example.app window.frame "0 0 198 242"
+show set "$app" group.example.app token abc123 --expires-in 2
+show status "$app"
+show sync "$app" "$watch"
+show get "$watch" group.example.app window.frame
+show get "$watch" group.example.app token
+show status "$app"
+echo "(each keeps its own window.frame; in two seconds the token reads as absent on both)"
+
 step "Reset a suite (tombstones every key, so a reset would sync)"
 show reset "$app" group.example.widget
 show suites "$app"

@@ -35,6 +35,7 @@ public func describe(_ origin: ChangeOrigin) -> String {
     case .thisProcess: "this process"
     case .otherProcess: "another process"
     case .sync: "a sync"
+    case .expired: "its expiry"
     }
 }
 

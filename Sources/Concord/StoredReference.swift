@@ -43,6 +43,8 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         /// The commit stamp `stored` was read at; `Int.min` when nothing is cached.
         @usableFromInline var snapshot = Int.min
         @usableFromInline var stored: Slot = .absent
+        /// When `stored` expires (wall-clock milliseconds since 1970); `UInt64.max` when it does not.
+        @usableFromInline var storedExpiry = UInt64.max
         /// The registered-defaults generation `registered` was looked up at; `Int.min` when nothing is cached.
         @usableFromInline var defaultsGeneration = Int.min
         /// What the registered-default layer answers (`.registeredDefault`, `.absent` or `.failed`).
@@ -60,8 +62,8 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         @usableFromInline init() {}
 
         /// The cached answer, if it is still current.
-        @inlinable func cached(snapshot current: Int, generation: Int) -> StoredLookup<Value>? {
-            guard snapshot == current else { return nil }
+        @inlinable func cached(snapshot current: Int, generation: Int, clock: StampReader) -> StoredLookup<Value>? {
+            guard snapshot == current, storedExpiry == .max || clock.wallClock() < storedExpiry else { return nil }
             switch stored {
             case .value(let value): return .stored(value)
             case .failed(let error): return .failed(error)
@@ -108,7 +110,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         registrar.access(self, keyPath: observedKeyPath)
         let commit = stamps.commitStamp()
         let generation = stamps.registeredDefaultsGeneration()
-        if let hit = state.withLock({ $0.cached(snapshot: commit, generation: generation) }) { return hit }
+        if let hit = state.withLock({ $0.cached(snapshot: commit, generation: generation, clock: stamps) }) { return hit }
         return refresh(generation: generation)
     }
 
@@ -149,6 +151,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
             if read.snapshot >= s.snapshot {
                 s.snapshot = read.snapshot
                 s.stored = slot
+                s.storedExpiry = read.expiry ?? .max
             }
             guard case .failed = slot, s.reportedSnapshot != read.snapshot else { return false }
             s.reportedSnapshot = read.snapshot
@@ -309,6 +312,11 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     }
 
     private func storeDidChange(_ change: Change) {
+        if change.origin == .expired {
+            // An expiry commits nothing: the value went when its time came, so it has no seq of its own.
+            invalidateAndNotify()
+            return
+        }
         let deferred = state.withLock { s -> Bool in
             guard s.writesInFlight > 0 else { return false }
             s.deferredSeq = max(s.deferredSeq, change.seq)

@@ -29,6 +29,12 @@ public struct ApplyReport: Sendable, Equatable {
     public var recordsWritten = 0
     /// Records the target's schema migrations changed on the way in (values written at an older schema).
     public var recordsMigrated = 0
+    /// Records of keys the target holds as device-local, which it did not merge (it keeps its own):
+    /// sent by a replica that had not seen the declaration yet, or in an older bundle.
+    public var deviceLocalIgnored = 0
+    /// Records the target journaled again because the batch ended their keys' stay on the device:
+    /// new entries of the target that are not the batch's.
+    package var recordsRejournaled = 0
     /// False when the batch starts after what the target had merged of the source (an earlier batch is
     /// missing): its entries were merged, but the cursor stays, so the gap is sent again next time.
     public var cursorAdvanced = true
@@ -70,6 +76,8 @@ extension ApplyReport {
         recordsRead += other.recordsRead
         recordsWritten += other.recordsWritten
         recordsMigrated += other.recordsMigrated
+        deviceLocalIgnored += other.deviceLocalIgnored
+        recordsRejournaled += other.recordsRejournaled
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
         refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }

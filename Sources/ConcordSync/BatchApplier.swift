@@ -68,17 +68,27 @@ package struct BatchApplier: Sendable {
             report.targetSeqBefore = w.lastSeq
             var stored: [String: [String]] = [:]
             let (meter, base) = (meter, progressBase)
-            for (index, decision) in decisions.enumerated() {
-                if index & 1023 == 0 { meter?.update(base + index) }
-                if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
-                if let record = decision.record {
-                    try w.storeMerged(
-                        record, suite: decision.entry.suite, key: decision.entry.key,
-                        from: batch.source, replacingSeq: decision.replacingSeq)
-                    report.recordsWritten += 1
-                    stored[decision.entry.suite, default: []].append(decision.entry.key)
+            func store() throws {
+                for (index, decision) in decisions.enumerated() {
+                    if index & 1023 == 0 { meter?.update(base + index) }
+                    if w.observeRemote(hlc: decision.entry.record.version.hlc, maxDriftMilliseconds: drift) { report.skewedVersions += 1 }
+                    if let record = decision.record {
+                        try w.storeMerged(
+                            record, suite: decision.entry.suite, key: decision.entry.key,
+                            from: batch.source, replacing: decision.replacing)
+                        report.recordsWritten += 1
+                        stored[decision.entry.suite, default: []].append(decision.entry.key)
+                    }
+                    if let conflict = decision.conflict { try w.logConflict(conflict) }
                 }
-                if let conflict = decision.conflict { try w.logConflict(conflict) }
+            }
+            // Declarations that end a key's stay on this device journal its record again, so it goes out.
+            if decisions.contains(where: { $0.record != nil && Self.declaresScope($0.entry) }) {
+                let before = w.rejournaledCount
+                try w.changingDeviceLocalKeys { try store() }
+                report.recordsRejournaled = w.rejournaledCount - before
+            } else {
+                try store()
             }
             for (suite, keys) in stored.sorted(by: { $0.key < $1.key }) {
                 if let schema = w.schemas.entry(suite: suite) { report.recordsMigrated += try schema.migrateIncoming(w, suite, keys) }
@@ -159,9 +169,9 @@ package struct BatchApplier: Sendable {
         /// What to store for the key (the remote record, or its merge with the local one); nil: nothing.
         let record: Record?
         let conflict: Conflict?
-        /// The journal seq of the local record the entry replaces (read while deciding, so storing it
+        /// The local record the entry replaces, with its journal seq (read while deciding, so storing it
         /// needs no second lookup), or nil when the key is new here.
-        var replacingSeq: UInt64? = nil
+        var replacing: StoredRecord? = nil
     }
 
     /// The merge decisions for `batch` against the replica seen through `rows`. Pure apart from reading.
@@ -180,10 +190,17 @@ package struct BatchApplier: Sendable {
         let bound = HybridClock.bound(nowMilliseconds: now, maxDriftMilliseconds: drift)
         var decisions: [Decision] = []
         decisions.reserveCapacity(batch.entries.count)
+        let deviceLocal = try deviceLocalKeys(after: batch, rows: rows)
         for entry in batch.entries {
             guard batch.selection.includes(entry.suite) else { continue }
             guard mode != .delta || entry.seq > cursors.received(from: source, suite: entry.suite) else {
                 report.alreadyMerged += 1
+                continue
+            }
+            // A record of a key that stays on this device is not merged, whoever sent it (a peer that had
+            // not seen the declaration yet, an older bundle): this replica keeps its own.
+            if !deviceLocal.isEmpty, deviceLocal.isDeviceLocal(suite: entry.suite, key: entry.key) {
+                report.deviceLocalIgnored += 1
                 continue
             }
             let remote = entry.record
@@ -198,7 +215,7 @@ package struct BatchApplier: Sendable {
                 continue
             }
             guard local.record != remote else {
-                decisions.append(Decision(entry: entry, record: nil, conflict: nil, replacingSeq: local.seq))
+                decisions.append(Decision(entry: entry, record: nil, conflict: nil, replacing: local))
                 continue
             }
             let merged = RecordMerge.merge(local.record, remote)
@@ -218,9 +235,26 @@ package struct BatchApplier: Sendable {
                     peer: source, detectedMilliseconds: now)
                 report.conflicts.append(conflict!)
             }
-            decisions.append(Decision(entry: entry, record: changed ? merged : nil, conflict: conflict, replacingSeq: local.seq))
+            decisions.append(Decision(entry: entry, record: changed ? merged : nil, conflict: conflict, replacing: local))
         }
         return (report, decisions)
+    }
+
+    /// Whether `entry` is a device-local declaration (a record of the reserved suite saying which keys stay on their device).
+    static func declaresScope(_ entry: RemoteEntry) -> Bool {
+        entry.suite == ReservedSuite.name && DeviceLocalKeys.isDeclaration(entry.key)
+    }
+
+    /// The device-local declarations this replica will hold once `batch` is merged: its own, with the
+    /// batch's declarations merged in (by the merge rule, as storing them will). Deciding by these
+    /// makes a batch that carries a declaration and the key it covers come out alike on every replica,
+    /// whichever order they were written in.
+    static func deviceLocalKeys(after batch: RemoteBatch, rows: some ReplicaRows) throws -> DeviceLocalKeys {
+        var keys = try rows.deviceLocalKeys()
+        for entry in batch.entries where declaresScope(entry) {
+            keys.apply(reservedKey: entry.key, record: RecordMerge.merge(try rows.record(suite: entry.suite, key: entry.key), entry.record))
+        }
+        return keys
     }
 
     /// A local record the source had not seen when it read the batch (stored here after the

@@ -135,6 +135,10 @@ extension SyncBundle {
             do { record = try Record.decode(recordBytes, validatingValue: false) } catch {
                 throw BundleError(.malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
             }
+            if version < 6, record.expiresAtMilliseconds != nil {
+                throw BundleError(
+                    .malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")
+            }
             // Names, the value's size and content, versions: the gate every record from outside passes.
             if let refused = gate.refusal(suite: suite, key: key, seq: seq, record: record) {
                 throw BundleError(refused.problem == .valueSize ? .oversized : .malformed, "\(what) is refused: \(refused)")

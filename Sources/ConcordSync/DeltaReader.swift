@@ -49,6 +49,9 @@ package struct Delta: Sendable {
 /// migration may have moved a record the target wrote to another key: those are always sent (merging
 /// them again changes nothing).
 ///
+/// Entries of keys declared device-local here (`Suite.setDeviceLocal`) are left out of every batch
+/// and every count: they never leave the replica (the batch's range still covers them).
+///
 /// Entries the gate (`RecordGate`) refuses — a record stored before its rules, such as a key holding
 /// U+0000 or a version past the bound — are left out and listed (`Delta.leftOut`), so a replica that
 /// holds one still syncs everything else instead of having every batch refused.
@@ -84,6 +87,7 @@ package enum DeltaReader {
         let gate = RecordGate(store: source)
         return try source.read { r in
             let cursors = try r.peerCursors()
+            let deviceLocal = try r.deviceLocalKeys()
             let knowledge = PeerKnowledge(received: cursors)
             let end = min(r.lastSeq, mark?.seq ?? .max)
             var last = end
@@ -105,6 +109,8 @@ package enum DeltaReader {
                 if read & 4095 == 0, let progress { progress.meter.update(progress.base + Int(clamping: entry.seq - start)) }
                 guard selection.includes(entry.suite) else { return true }
                 guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
+                // A device-local key's records never leave this replica, and are not changes a peer lacks.
+                if !deviceLocal.isEmpty, deviceLocal.isDeviceLocal(suite: entry.suite, key: entry.key) { return true }
                 // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
                 // (see `PeerCursor.echoSafe`). A policy record may combine it with changes the target lacks, and a
                 // migration here may have moved or rewritten a record the target wrote: those always go.

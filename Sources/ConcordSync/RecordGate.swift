@@ -16,7 +16,9 @@ import ConcordStore
 /// - the value: at most the store's limit in encoded bytes (a policy record: its state), and it
 ///   decodes — a policy record's state and every value in it;
 /// - the versions: the record's, and every one inside a policy state, at most `HybridClock.maxHLC`
-///   (the end of the year 9999): a fixed bound, so every replica refuses the same records.
+///   (the end of the year 9999): a fixed bound, so every replica refuses the same records;
+/// - an expiry (a plain value's, or a policy state's base's): a time like a version's, after 1970 and
+///   at most the end of the year 9999, bounded the same way.
 ///
 /// ```swift
 /// let gate = RecordGate(store: phone)
@@ -70,6 +72,12 @@ package struct RecordGate: Sendable {
             return refused(
                 .version,
                 "its version (hlc 0x\(String(greatest, radix: 16))) is past the greatest any clock produces (the end of the year 9999): the record is damaged or forged"
+            )
+        }
+        if let expiry = record.expiresAtMilliseconds, expiry == 0 || expiry > HybridClock.maxMilliseconds {
+            return refused(
+                .version,
+                "its expiry (\(expiry) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999): the record is damaged or forged"
             )
         }
         if let bytes = record.valueBytes {

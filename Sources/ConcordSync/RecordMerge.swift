@@ -85,14 +85,22 @@ package enum RecordMerge {
     }
 
     /// Whether plain record `a` loses to plain record `b`: by version, then a tombstone before a value,
-    /// then the value's bytes.
+    /// then the value's bytes, then the expiry (none first). An expiry never decides between two
+    /// writes — distinct writes carry distinct versions — and an expired record still wins by its
+    /// version (it reads as absent everywhere, so an older value cannot come back).
     package static func plainOrder(_ a: Record, _ b: Record) -> Bool {
         if a.version != b.version { return a.version < b.version }
         switch (a.valueBytes, b.valueBytes) {
         case (nil, nil): return false
         case (nil, _): return true
         case (_, nil): return false
-        case (let x?, let y?): return x.lexicographicallyPrecedes(y)
+        case (let x?, let y?) where x != y: return x.lexicographicallyPrecedes(y)
+        default:
+            switch (a.expiryMilliseconds, b.expiryMilliseconds) {
+            case (let x?, let y?): return x < y
+            case (nil, _?): return true
+            default: return false
+            }
         }
     }
 

@@ -3,13 +3,14 @@ import ConcordStore
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///
-/// Format version 5, every integer big-endian. Versions 1 to 4 have the same layout without the mark,
+/// Format version 6, every integer big-endian. Versions 1 to 4 have the same layout without the mark,
 /// the live marks and the knowledge items' marks (version 2 says its records may hold exact dates,
 /// version 3 that they may be policy records — flags 2, a counter's, max's, min's or set's state — which
 /// a format-2 reader cannot merge, version 4 that their values may hold floats and UUIDs (codec tags 11
 /// and 12), which a format-3 reader cannot decode, so it refuses the bundle as newer up front instead of
 /// failing on a record); version 5 binds the batch to the source's history (the architecture document,
-/// "Trust and time"):
+/// "Trust and time"); version 6 says its records may expire (record flags 3, or a policy base of kind
+/// 3), which a format-5 reader cannot decode:
 /// ```
 /// magic "CONCORDB" (8) | format version u16 | flags u16 (0) | total length u64 (the whole file)
 /// source replica (16) | from seq u64 | to seq u64 | created ms u64
@@ -33,9 +34,9 @@ package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
     package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    package static let formatVersion: UInt16 = 5
+    package static let formatVersion: UInt16 = 6
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle (of
-    /// format 1 to 4; one of format 5 holds 11 bytes more).
+    /// format 1 to 4; one of format 5 or 6 holds 11 bytes more).
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4
     /// The smallest possible entry: seq, a 1-byte suite, a 1-byte key, a tombstone record.
     static let minimumEntrySize = 8 + 1 + 1 + 2 + 1 + 4 + Record.headerSize

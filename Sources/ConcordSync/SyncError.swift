@@ -19,6 +19,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `Suite.restore(_:conflict:)` was given a number outside the key's beaten writes (1 is the
     /// newest; `count` are listed): nothing was written.
     case noSuchConflict(suite: String, key: String, number: Int, count: Int)
+    /// `Store.waitUntilAcknowledged` (or `LiveSync`'s) timed out: `peer` (with the name it gave itself,
+    /// if known; nil for a live sync's peer it never reached) had not acknowledged `pending` changes of
+    /// this replica (device-local ones not counted).
+    case notAcknowledged(peer: ReplicaID?, name: String?, pending: Int, waited: Duration)
 
     public var description: String {
         switch self {
@@ -32,6 +36,10 @@ public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noSuchConflict(let suite, let key, let number, let count):
             let listed = count == 0 ? "it has no beaten writes in the conflict log" : "its beaten writes are numbered 1 to \(count), newest first"
             return "there is no beaten write \(number) of key \"\(key)\" in suite \"\(suite)\": \(listed) (nothing was written)"
+        case .notAcknowledged(let peer, let name, let pending, let waited):
+            let who = peer.map { id in name.map { "\(id) (\($0))" } ?? "\(id)" } ?? "of the live sync (never reached)"
+            return
+                "peer \(who) did not acknowledge this replica's changes within \(waited): \(pending) change\(pending == 1 ? " is" : "s are") still unacknowledged (it is not syncing, or not live; the changes stay and go out at its next sync)"
         case .nothingToRecover(let path):
             return
                 "\(path) reads back whole (every page, record and journal entry, and they agree): there is nothing to recover, and nothing was changed (rebuilding it anyway would only retire its replica id)"

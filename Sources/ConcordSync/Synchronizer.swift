@@ -102,9 +102,11 @@ public struct Synchronizer: Sendable {
         // If nothing was written to B between its snapshot and the merge, B's entries after the snapshot
         // are only A's changes re-journaled (or combined with B's snapshot, which A merges too): A's
         // cursor on B may skip them rather than read them next time — bound to B's mark after the merge,
-        // which covers them — unless B's schema migrated what it received, which A has not seen.
+        // which covers them — unless B's schema migrated what it received, or B journaled records again
+        // whose keys stopped being device-local, which A has not seen.
         var batchB = fromB.batch
         if !dryRun, aToB.targetSeqBefore == batchB.toSeq, aToB.targetSeqAfter > batchB.toSeq, aToB.recordsMigrated == 0,
+            aToB.recordsRejournaled == 0,
             let after = aToB.markAfter, after.seq == aToB.targetSeqAfter
         {
             batchB = RemoteBatch(

@@ -3,6 +3,8 @@ import Synchronization
 /// A wall clock a test sets and moves by hand, in milliseconds since 1970, for the versions a store
 /// stamps (`Store.Options.wallClock`): tombstone retention, clock skew and "last writer wins" become
 /// things a test decides instead of waits for. The store's own clock still never goes backwards.
+/// Values set to expire expire by it too: a store made with `Store.temporary(clock:)` tells its
+/// observers when a move of the clock passed an expiry.
 ///
 /// ```swift
 /// let clock = ManualClock()
@@ -13,6 +15,9 @@ import Synchronization
 /// ```
 public final class ManualClock: Sendable {
     private let now: Mutex<UInt64>
+    /// Called after every move: stores made with this clock tell their observers of values that
+    /// expired (no timer follows a clock moved by hand).
+    private let moved = Mutex<[@Sendable () -> Void]>([])
 
     /// A clock reading `start` (milliseconds since 1970). The default is 2027-01-15 08:00:00 UTC.
     ///
@@ -33,14 +38,20 @@ public final class ManualClock: Sendable {
     /// ```swift
     /// clock.set(1_900_000_000_000)
     /// ```
-    public func set(_ milliseconds: UInt64) { now.withLock { $0 = milliseconds } }
+    public func set(_ milliseconds: UInt64) {
+        now.withLock { $0 = milliseconds }
+        didMove()
+    }
 
     /// Moves the time forwards by `milliseconds`.
     ///
     /// ```swift
     /// clock.advance(60_000)   // a minute later
     /// ```
-    public func advance(_ milliseconds: UInt64) { now.withLock { $0 += milliseconds } }
+    public func advance(_ milliseconds: UInt64) {
+        now.withLock { $0 += milliseconds }
+        didMove()
+    }
 
     /// Moves the time forwards by whole days.
     ///
@@ -54,7 +65,17 @@ public final class ManualClock: Sendable {
     /// ```swift
     /// clock.rewind(5_000)
     /// ```
-    public func rewind(_ milliseconds: UInt64) { now.withLock { $0 -= milliseconds } }
+    public func rewind(_ milliseconds: UInt64) {
+        now.withLock { $0 -= milliseconds }
+        didMove()
+    }
+
+    /// Calls `body` after every move of the clock (`Store.temporary(clock:)` registers its store).
+    package func onMove(_ body: @escaping @Sendable () -> Void) { moved.withLock { $0.append(body) } }
+
+    private func didMove() {
+        for body in moved.withLock({ $0 }) { body() }
+    }
 
     /// The clock as `Store.Options.wallClock` takes it.
     ///

@@ -20,6 +20,8 @@ extension Store {
     public static func temporary(clock: ManualClock, options: Options = Options()) throws -> Store {
         var options = options
         options.wallClock = clock.read
-        return try temporary(options: options)
+        let store = try temporary(options: options)
+        clock.onMove { [weak store] in store?.wallClockMovedForTesting() }
+        return store
     }
 }

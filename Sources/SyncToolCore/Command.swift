@@ -29,12 +29,12 @@ public protocol Command: Sendable {
 public enum SyncTool {
     /// Every command, in the order `--help` lists them.
     public static let commands: [any Command.Type] = [
-        SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self, PolicyCommand.self, SchemaCommand.self,
+        SetCommand.self, GetCommand.self, DeleteCommand.self, IncrCommand.self, PolicyCommand.self, ScopeCommand.self, SchemaCommand.self,
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, NameCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,
         RestoreCommand.self, HubCommand.self,
-        BackupCommand.self, RecoverCommand.self, StatCommand.self, GcCommand.self, CompletionsCommand.self
+        BackupCommand.self, RecoverCommand.self, StatCommand.self, StatusCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
     public static var help: String {

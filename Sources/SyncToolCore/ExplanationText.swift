@@ -9,12 +9,14 @@ enum ExplanationText {
         if let value = why.value {
             out.append("\(name) = \(shown(value))")
         } else {
-            out.append("\(name): nothing stored" + (why.record?.isTombstone == true ? " (deleted)" : ""))
+            out.append("\(name): nothing stored" + (why.record?.isTombstone == true ? " (deleted)" : why.expired ? " (expired)" : ""))
         }
         out.append(row("layer", why.layer.description))
+        if why.isDeviceLocal { out.append(row("scope", "device-local: its values never leave this replica")) }
         if let record = why.record, let written = why.written, let writer = why.writer {
             out.append(row(record.isTombstone ? "deleted" : "written", "\(Explanation.text(written)) by \(describe(writer))"))
             out.append(row("version", record.version.description))
+            if let expires = record.expires { out.append(row(why.expired ? "expired" : "expires", Explanation.text(expires))) }
         }
         if let arrival = why.arrival { out.append(row("arrived", describe(arrival))) }
         out.append(row("policy", why.policy.rawValue))
@@ -50,12 +52,14 @@ enum ExplanationText {
                         [
                             ("deleted", record.isTombstone ? "true" : "false"), ("version", ValueText.json(record.version.description)),
                             ("written", ValueText.json(Explanation.text(written)))
-                        ] + replica("writer", writer))
+                        ] + replica("writer", writer)
+                            + (record.expires.map { [("expires", ValueText.json(Explanation.text($0))), ("expired", why.expired ? "true" : "false")] } ?? []))
                 ))
         } else {
             fields.append(("record", "null"))
         }
         fields.append(("arrival", why.arrival.map(arrival) ?? "null"))
+        fields.append(("device_local", why.isDeviceLocal ? "true" : "false"))
         fields.append(("policy", ValueText.json(why.policy.rawValue)))
         let parts = why.parts.map { p in
             ValueText.object(

@@ -80,9 +80,10 @@ enum ValueText {
         return out
     }
 
-    /// The JSON fields describing one record: suite, key, type, value (or deleted), version, and the
-    /// merge policy it reads by when it is not lww.
-    static func recordFields(suite: String, key: String, record: Record) throws -> [(String, String)] {
+    /// The JSON fields describing one record: suite, key, type, value (or deleted), version, when it
+    /// expires (if it does: `expires`, and `expired: true` once it has), and the merge policy it reads
+    /// by when it is not lww.
+    static func recordFields(suite: String, key: String, record: Record, now: UInt64 = HybridClock.wallMilliseconds()) throws -> [(String, String)] {
         var fields: [(String, String)] = [("suite", json(suite)), ("key", json(key))]
         if let value = try record.value() {
             fields.append(("type", json(value.typeName)))
@@ -92,6 +93,10 @@ enum ValueText {
             fields.append(("deleted", "true"))
         }
         fields.append(("version", json(record.version.description)))
+        if let expires = record.expires {
+            fields.append(("expires", json(JSONValue.formatDate(expires))))
+            if record.hasExpired(at: now) { fields.append(("expired", "true")) }
+        }
         if record.policy != .lww { fields.append(("policy", json(record.policy.rawValue))) }
         return fields
     }

@@ -20,7 +20,9 @@ struct HubHostileRowTests {
 
     /// Writes a row as the account's role can: a fresh seq from its counter, then the row (replacing one for the same key).
     @discardableResult
-    func writeRow(suite: String, key: String, hlc: UInt64 = HybridClock.wallMilliseconds() << 16, value: [UInt8]?, policy: Bool = false) throws -> Int64 {
+    func writeRow(
+        suite: String, key: String, hlc: UInt64 = HybridClock.wallMilliseconds() << 16, value: [UInt8]?, policy: Bool = false, expires: Int64? = nil
+    ) throws -> Int64 {
         let db = try PostgresConnection(ConnectionString(alice.url))
         let seq = try db.execute(
             "UPDATE concord_hub.accounts SET last_seq = last_seq + 1 WHERE name = $1 RETURNING last_seq", [.text(alice.name)]
@@ -28,13 +30,15 @@ struct HubHostileRowTests {
         let version = (0..<8).map { UInt8(truncatingIfNeeded: hlc >> (56 - 8 * UInt64($0))) } + Self.writer.bytes
         try db.execute(
             """
-            INSERT INTO concord_hub.records (account, suite, key, version, value, policy, seq, pushed_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+            INSERT INTO concord_hub.records (account, suite, key, version, value, policy, seq, pushed_by, expires_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             ON CONFLICT (account, suite, key) DO UPDATE
-            SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
+            SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by,
+              expires_ms = EXCLUDED.expires_ms
             """,
             [
                 .text(alice.name), .text(suite), .text(key), .bytea(version), value.map { .bytea($0) } ?? .null, .bool(policy), .int8(seq),
-                .bytea(Self.writer.bytes)
+                .bytea(Self.writer.bytes), expires.map { .int8($0) } ?? .null
             ])
         return seq
     }
@@ -99,6 +103,29 @@ struct HubHostileRowTests {
         #expect(later.status == 0 && !later.stdout.contains("refused"), "\(later.stdout) \(later.stderr)")
         #expect(try store.suite("prefs").get("after", as: String.self) == "new")
         #expect(try store.suite("prefs").get("k1", as: String.self) == "fixed")
+        try expectSound("phone")
+    }
+
+    @Test("expiries no clock produces, and expiries on a tombstone or a policy row, are refused and named; a sound expiring row merges with its expiry")
+    func badExpiriesAreRefused() throws {
+        let string = try ValueCodec.encode(.string("fine"))
+        let later = Int64(HybridClock.wallMilliseconds() + 3_600_000)
+        var seqs: [String: Int64] = [:]
+        seqs["zero"] = try writeRow(suite: "prefs", key: "zero", value: string, expires: 0)
+        seqs["negative"] = try writeRow(suite: "prefs", key: "negative", value: string, expires: -5)
+        seqs["year 10000"] = try writeRow(suite: "prefs", key: "far", value: string, expires: Int64(HybridClock.maxMilliseconds) + 1)
+        seqs["tombstone"] = try writeRow(suite: "prefs", key: "deleted", value: nil, expires: later)
+        seqs["policy"] = try writeRow(suite: "prefs", key: "counter", value: PolicyState(policy: .counter).encoded, policy: true, expires: later)
+        try writeRow(suite: "prefs", key: "sound", value: string, expires: later)
+        let result = try sync("phone")
+        #expect(result.status == 3, "\(result.stdout) \(result.stderr)")
+        let line = try #require(result.lines.first { $0.contains("rows refused") }, "\(result.stdout)")
+        #expect(line.hasPrefix("5 rows refused: "), "\(line)")
+        for (what, seq) in seqs { #expect(line.contains("(seq \(seq))"), "\(what): \(line)") }
+        #expect(line.contains("its expiry") && line.contains("with an expiry"), "\(line)")
+        let store = try fx.store("phone")
+        #expect(try store.suite("prefs").keys() == ["sound"])
+        #expect(try store.suite("prefs").record(forKey: "sound")?.expiresAtMilliseconds == UInt64(later))
         try expectSound("phone")
     }
 

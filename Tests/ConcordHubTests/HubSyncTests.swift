@@ -37,6 +37,48 @@ struct HubSyncTests {
         #expect(again.pushed == 0 && again.pulled.entries == 0)
     }
 
+    @Test(
+        "device-local keys never reach the hub (a device that had not seen the declaration pushes one: the others ignore it); expiring values keep their expiry, read absent after it everywhere, and hub gc collects them; status names the hub"
+    )
+    func deviceLocalAndExpiringKeys() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        var options = Store.Options()
+        let clock = ManualClock()
+        options.wallClock = clock.read
+        let phone = try Store(path: fx.path("phone"), options: options)
+        let laptop = try Store(path: fx.path("laptop"), options: options)
+        try laptop.suite("app").set("/laptop", forKey: "local.path") // pushed before the laptop knows the key is local
+        try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        try phone.suite("app").setDeviceLocal(true, forKeysWithPrefix: "local.")
+        try phone.suite("app").set("/phone", forKey: "local.path")
+        try phone.suite("app").set("abc", forKey: "token", expiresAfter: .seconds(3600))
+        let pushed = try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(pushed.pushed == 2, "the declaration and the token: \(pushed)")
+        #expect(pushed.pulled.deviceLocalIgnored == 1, "the laptop's value of the key, on the hub, is ignored by the phone")
+        try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        #expect(try phone.suite("app").get("local.path", as: String.self) == "/phone")
+        #expect(try laptop.suite("app").get("local.path", as: String.self) == "/laptop")
+        #expect(try laptop.suite("app").isDeviceLocal("local.path"))
+        #expect(try laptop.suite("app").record(forKey: "token") == phone.suite("app").record(forKey: "token"))
+        let hub = try PostgresConnection(ConnectionString(fx.adminURL))
+        let rows = try hub.execute("SELECT key, expires_ms FROM concord_hub.records WHERE account = $1 AND suite = 'app' ORDER BY key", [.text(alice.name)])
+        #expect(rows.count == 2, "the laptop's old push and the token; the phone's local.path never went")
+        #expect(try rows.text(1, 0) == "token" && rows.int64(1, 1) == Int64(clock.milliseconds + 3_600_000))
+
+        // The laptop now knows: its new value stays; nothing is pending on either device.
+        try laptop.suite("app").set("/laptop2", forKey: "local.path")
+        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url), dryRun: true).pushed == 0)
+        let status = try laptop.peerStatus()
+        #expect(status.count == 1 && status[0].name == "hub \(alice.name)" && status[0].unacknowledged == 0, "\(status)")
+
+        clock.advance(3_600_000)
+        for store in [phone, laptop] { #expect(try store.suite("app").get("token", as: String.self) == nil, "\(store.directory)") }
+        let admin = try HubAdmin(fx.adminURL)
+        #expect(try admin.collectTombstones(retentionMilliseconds: 1_000, now: clock.milliseconds + 1_000) == 1, "the expired token goes")
+        #expect(try hub.execute("SELECT 1 FROM concord_hub.records WHERE account = $1 AND key = 'token'", [.text(alice.name)]).count == 0)
+    }
+
     @Test("floats and UUIDs travel through the hub as themselves")
     func nativeFloatsAndUUIDs() throws {
         let fx = try HubFixture()

@@ -7,7 +7,7 @@ import Testing
 @Suite("Hub schema upgrades", .offThePool)
 struct HubUpgradeTests {
     @Test(
-        "a version-2 hub with accounts and rows upgrades to 3 (and on to 4): each account gets its own secret channel, the default limits and its use as stored; devices sync on"
+        "a version-2 hub with accounts and rows upgrades to 3 (and on to the current one): each account gets its own secret channel, the default limits and its use as stored; devices sync on"
     )
     func fromVersion2() throws {
         let server = try SharedPostgres.get()
@@ -41,7 +41,7 @@ struct HubUpgradeTests {
         #expect(throws: HubError.self) { try HubAdmin(adminURL).stats() }
 
         let upgraded = try run("sync-tool", ["hub", "init", adminURL])
-        #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 2 to 4"), "\(upgraded.stdout) \(upgraded.stderr)")
+        #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 2 to 5"), "\(upgraded.stdout) \(upgraded.stderr)")
         let rows = try admin.execute("SELECT name, channel, keys_used, bytes_used, max_keys, max_bytes FROM concord_hub.accounts ORDER BY name")
         #expect(rows.count == 2)
         #expect(try rows.text(0, 1) != rows.text(1, 1), "each account has a channel of its own")

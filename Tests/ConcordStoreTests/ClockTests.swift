@@ -45,7 +45,7 @@ struct ClockTests {
         let suite = try store.suite("app")
         // A record from the far future (e.g. merged from a skewed peer) …
         let future = Version(hlc: (clock.milliseconds + 86_400_000) << 16, replica: .zero)
-        try store.write { w in try w.storeMerged(Record(version: future, value: .int(1)), suite: "app", key: "k", from: .zero, replacingSeq: nil) }
+        try store.write { w in try w.storeMerged(Record(version: future, value: .int(1)), suite: "app", key: "k", from: .zero, replacing: nil) }
         // … is still overwritten by a local write: read-your-writes.
         try suite.set(2, forKey: "k")
         let record = try #require(try suite.record(forKey: "k"))

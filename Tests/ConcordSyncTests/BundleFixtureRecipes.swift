@@ -28,6 +28,29 @@ enum BundleFixtureRecipes {
         return SyncBundle(batch: batch, createdMilliseconds: created, liveMarks: [mark])
     }
 
+    /// The valid bundle with a fourth entry, a value that expires a day after the bundle was made (so
+    /// it has expired wherever the fixture is imported now): what format 6 added.
+    static func expiring() -> SyncBundle {
+        let b = valid().batch
+        let session = RemoteEntry(
+            seq: 4, suite: "prefs", key: "session",
+            record: Record(
+                version: Version(hlc: (created + 4) << 16, replica: source), valueBytes: try! ValueCodec.encode(.string("token")),
+                expiryMilliseconds: created + 86_400_000))
+        let entries = [b.entries[0], b.entries[1], session, b.entries[2]]
+        let batch = RemoteBatch(
+            source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: entries, knowledge: b.knowledge, mark: b.mark)
+        return SyncBundle(batch: batch, createdMilliseconds: created, liveMarks: [mark])
+    }
+
+    /// `bytes` of a bundle of this format, stamped `version` instead (the layout of formats 5 and 6 is one).
+    static func restamped(_ bytes: [UInt8], version: UInt16) -> [UInt8] {
+        var out = bytes
+        out[versionOffset] = UInt8(version >> 8)
+        out[versionOffset + 1] = UInt8(version & 0xff)
+        return resealed(out)
+    }
+
     /// The valid bundle's contents as releases before history marks wrote them (formats 1 to 4 share
     /// this layout; the version field says what its records may hold).
     static func legacyEncoded(_ bundle: SyncBundle, version: UInt16) -> [UInt8] {
@@ -89,6 +112,8 @@ enum BundleFixtureRecipes {
         let second = legacyEncoded(valid(), version: 2) // exact dates, no policy records
         let third = legacyEncoded(valid(), version: 3) // policy records, no floats or UUIDs
         let fourth = legacyEncoded(valid(), version: 4) // floats and UUIDs, no history marks
+        let fifth = restamped(good, version: 5) // history marks, no expiring records
+        let expiringAsFifth = restamped(expiring().encoded(), version: 5) // an expiring record a format-5 bundle cannot hold
         var newer = good
         newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1) // a format newer than this Concord reads
         var huge = good
@@ -99,6 +124,9 @@ enum BundleFixtureRecipes {
             ("valid-format2.bundle", second, nil),
             ("valid-format3.bundle", third, nil),
             ("valid-format4.bundle", fourth, nil),
+            ("valid-format5.bundle", fifth, nil),
+            ("expiring.bundle", expiring().encoded(), nil),
+            ("expiring-in-format5.bundle", expiringAsFifth, .malformed),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .wrongMagic),

@@ -80,7 +80,7 @@ import Testing
             #expect(cli.status == 3, "\(name): \(cli.stderr)")
             #expect(cli.stderr.split(separator: "\n").count == 1 && cli.stdout.isEmpty, "\(name): \(cli.stderr)")
         }
-        #expect(refused == 5)
+        #expect(refused == 6)
         #expect(try Snapshot(a) == before)
         #expect(a.commitStamp == stamp, "not one transaction was committed")
     }

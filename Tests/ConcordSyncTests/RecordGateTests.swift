@@ -86,7 +86,7 @@ import Testing
         let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
         try store.write { w in
-            try w.storeMerged(try Self.plain(.int(1), hlc: HybridClock.maxHLC), suite: "app", key: "bound", from: Self.peer, replacingSeq: nil)
+            try w.storeMerged(try Self.plain(.int(1), hlc: HybridClock.maxHLC), suite: "app", key: "bound", from: Self.peer, replacing: nil)
             try w.storeUncheckedForTesting(try Self.plain(.int(2), hlc: .max), suite: "app", key: "pinned", from: Self.peer)
         }
         let seq = try store.lastSeq()

@@ -494,4 +494,78 @@ private final class GreetingPreferences {
         let parts = try app.explain("launches").parts
         #expect(parts.map(\.isBase) == [false] && parts[0].value == .int(2) && parts[0].replica.name == "Ada's laptop")
     }
+
+    /// "Settings that stay on this device".
+    @Test func deviceLocalSettings() throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let laptop = try Store(path: tmp.path("laptop"))
+        let desktop = try Store(path: tmp.path("desktop"))
+        let ui = try laptop.suite("ui")
+        try ui.setDeviceLocal(true, forKeysWithPrefix: "window.")
+        try ui.setDeviceLocal(false, forKey: "window.theme")
+        try ui.set("0 0 1280 800", forKey: "window.frame")
+        try ui.set("dark", forKey: "window.theme")
+        try Synchronizer().sync(laptop, desktop)
+
+        let there = try desktop.suite("ui")
+        #expect(try there.get("window.frame", as: String.self) == nil)
+        #expect(try there.get("window.theme", as: String.self) == "dark")
+        #expect(try there.isDeviceLocal("window.frame"))
+
+        try ui.setDeviceLocal(false, forKeysWithPrefix: "window.")
+        try Synchronizer().sync(laptop, desktop)
+        #expect(try there.get("window.frame", as: String.self) == "0 0 1280 800", "synced again, it went out")
+    }
+
+    /// "Values that expire".
+    @Test func expiringValues() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        var options = Store.Options()
+        let now = ManualClock(UInt64(Date().timeIntervalSince1970 * 1000))
+        options.wallClock = now.read // "fifteen minutes later", without waiting for them
+        let store = try Store(path: tmp.path("phone"), options: options)
+        let app = try store.suite("app")
+        try app.register(defaults: ["snoozed": false])
+        try await app.set(true, forKey: "snoozed", expiresAfter: .seconds(15 * 60))
+        try await app.set("eyJhbGciOi…", forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
+        #expect(try app.get("snoozed", as: Bool.self)! == true)
+        #expect(try app.record(forKey: "session")!.expires!.timeIntervalSinceNow > 3500)
+        now.advance(15 * 60_000)
+        #expect(try app.get("snoozed", as: Bool.self)! == false)
+
+        let clock = ManualClock()
+        let test = try Store.temporary(clock: clock)
+        let flags = try test.suite("app")
+        try await flags.set(true, forKey: "snoozed", expiresAfter: .seconds(60))
+        let seen = Collector<Change>()
+        let token = try flags.observe("snoozed") { change in seen.append(change) }
+        clock.advance(60_000)
+        #expect(await seen.arrival(of: 1))
+        #expect(seen.values.map { "\($0.origin) \($0.value as Any)" } == ["expired nil"])
+        withExtendedLifetime(token) {}
+    }
+
+    /// "Is it synced yet?".
+    @Test func isItSyncedYet() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Store(path: tmp.path("phone"))
+        let watch = try Store(path: tmp.path("watch"))
+        try await watch.setName("Ada's watch")
+        let live = try LiveSync(store: phone, directory: watch.directory)
+        defer { live.stop() }
+        try await phone.suite("prefs").set("dark", forKey: "theme")
+        try await live.waitUntilAcknowledged(timeout: .seconds(60))
+        #expect(try watch.suite("prefs").get("theme", as: String.self) == "dark")
+        let peers = try phone.peerStatus()
+        #expect(peers.count == 1 && peers[0].name == "Ada's watch" && peers[0].isLive && peers[0].unacknowledged == 0)
+        #expect(peers[0].lastSynced != nil)
+        #expect(phone.livePeers() == [watch.replicaID])
+        live.stop()
+        try await phone.suite("prefs").set("light", forKey: "theme")
+        await #expect(throws: SyncError.self) { try await phone.waitUntilAcknowledged(by: watch.replicaID, timeout: .milliseconds(200)) }
+        try await phone.waitUntilAcknowledged(timeout: .seconds(1)) // no live peer now: nothing to wait for
+    }
 }

@@ -299,4 +299,33 @@ import Testing
         focused = .sidebar // setting it moves the choice, held by this process
         #expect(focus.current == .sidebar && focus.currentLease?.isHeldByThisProcess == true)
     }
+
+    /// "Settings that stay on this device", "Is it synced yet?" and "Values that expire": the README's code.
+    @Test func deviceLocalStatusAndExpiry() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let laptop = try Store(path: tmp.path("laptop"))
+        let desktop = try Store(path: tmp.path("desktop"))
+        let ui = try laptop.suite("ui")
+        try ui.setDeviceLocal(true, forKeysWithPrefix: "window.")
+        try ui.setDeviceLocal(false, forKey: "window.theme")
+        try await ui.set("0 0 1280 800", forKey: "window.frame")
+        #expect(try ui.isDeviceLocal("window.frame") && !ui.isDeviceLocal("window.theme"))
+
+        let live = try LiveSync(store: laptop, directory: desktop.directory)
+        defer { live.stop() }
+        try await laptop.suite("prefs").set("dark", forKey: "theme")
+        try await live.waitUntilAcknowledged(timeout: .seconds(60))
+        let peers = try laptop.peerStatus()
+        #expect(peers.map(\.peer) == [desktop.replicaID] && peers[0].isLive && peers[0].unacknowledged == 0)
+        #expect(try desktop.suite("prefs").get("theme", as: String.self) == "dark")
+        #expect(try desktop.suite("ui").get("window.frame", as: String.self) == nil)
+
+        let app = try laptop.suite("app")
+        let token = "abc"
+        try await app.set(true, forKey: "snoozed", expiresAfter: .seconds(15 * 60))
+        try await app.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
+        #expect(try app.record(forKey: "session")!.expires!.timeIntervalSinceNow > 3500)
+        #expect(try app.get("snoozed", as: Bool.self) == true)
+    }
 }

@@ -28,7 +28,7 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         _ = w.observeRemote(hlc: hlc, maxDriftMilliseconds: 60_000)
         try w.storeMerged(
             Record(version: Version(hlc: hlc, replica: peer), value: value), suite: suite.name, key: key,
-            from: peer, replacingSeq: existing?.seq)
+            from: peer, replacing: existing)
     }
 }
 

@@ -28,7 +28,7 @@ import Testing
         try String(contentsOfFile: fixtures + "/expected/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    @Test(arguments: ["format1", "format3"], ["phone", "watch"])
+    @Test(arguments: ["format1", "format3", "format5"], ["phone", "watch"])
     func anOlderReplicaReadsAsItsReleasePrintedIt(_ format: String, _ name: String) throws {
         let fixtures = Self.stores + "/" + format
         let tmp = try TemporaryDirectory()
@@ -73,6 +73,30 @@ import Testing
         #expect(Invocation(["get", phone, "stats", "visits"]).out == ["6"])
         #expect(Invocation(["get", watch, "stats", "visits"]).out == ["6"])
         #expect(Invocation(["get", watch, "prefs", "after"]).out == ["upgrade"])
+        #expect(Invocation(["check", phone]).status == 0)
+        #expect(Invocation(["check", watch]).status == 0)
+    }
+
+    /// A format-5 replica (bound cursors, names) upgraded in place takes values that expire and keys
+    /// that stay on the device, and syncs them with its upgraded peer as a delta: its cursors stay bound.
+    @Test func aFormat5ReplicaTakesExpiringAndDeviceLocalValuesAndSyncsThemAsADelta() throws {
+        let fixtures = Self.stores + "/format5"
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp, from: fixtures)
+        let watch = try Self.copy("watch", into: tmp, from: fixtures)
+        #expect(Invocation(["sync", phone, watch]).status == 0)
+        #expect(Invocation(["set", phone, "prefs", "token", "abc", "--expires-in", "3600"]).status == 0)
+        #expect(Invocation(["scope", phone, "prefs", "cache", "device"]).status == 0)
+        #expect(Invocation(["set", phone, "prefs", "cache", "/var/cache"]).status == 0)
+        let sync = Invocation(["sync", phone, watch, "--json"])
+        #expect(sync.status == 0, "\(sync.err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data((sync.out.last ?? "").utf8)) as? [String: Any])
+        #expect(report["sent_a_to_b"] as? Int == 2, "the expiring value and the declaration, not the device-local value: \(report)")
+        #expect(report["history_resync"] == nil || report["history_resync"] is NSNull, "the format-5 cursors stay bound: \(report)")
+        #expect(Invocation(["get", watch, "prefs", "token"]).out == ["abc"])
+        #expect(Invocation(["get", watch, "prefs", "cache"]).status == 1)
+        #expect(Invocation(["scope", watch, "prefs", "cache"]).out == ["device"])
         #expect(Invocation(["check", phone]).status == 0)
         #expect(Invocation(["check", watch]).status == 0)
     }

@@ -64,6 +64,38 @@ struct LiveRemoteTests {
         #expect(seen.last?.connection == .stopped)
     }
 
+    @Test(
+        "live over serve: the far serve paused (SIGSTOP), the wait for acknowledgement times out naming it; resumed, it returns; device-local and expiring keys as every transport"
+    )
+    func acknowledgementAcrossAPausedServe() async throws {
+        let a = try Store(path: fx.path("a"))
+        let b = try Store(path: fx.path("b"))
+        try await b.setName("desktop")
+        try RemoteFixture.prepareSettings(a, b)
+        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: 30, maxBackoff: 0.3)
+        defer { live.stop() }
+        try await live.waitUntilAcknowledged(timeout: .seconds(60))
+        try RemoteFixture.expectSettings(a, b)
+        #expect(a.livePeers() == [b.replicaID] && b.livePeers() == [a.replicaID], "the client and the live serve both register")
+
+        let serve = try #require(RemoteSyncTests.process(commandLineContaining: ["serve", fx.path("b")]))
+        kill(serve, SIGSTOP)
+        defer { kill(serve, SIGCONT) }
+        try await a.suite("app").set("offline", forKey: "note")
+        do {
+            try await live.waitUntilAcknowledged(timeout: .milliseconds(500))
+            Issue.record("acknowledged while the far serve was stopped")
+        } catch SyncError.notAcknowledged(let peer, let name, let pending, _) {
+            #expect(peer == b.replicaID && name == "desktop" && pending == 1)
+        }
+        let waiting = Task { try await live.waitUntilAcknowledged(timeout: .seconds(120)) }
+        kill(serve, SIGCONT)
+        try await waiting.value
+        #expect(try b.suite("app").get("note", as: String.self) == "offline")
+        live.stop()
+        #expect(a.livePeers().isEmpty)
+    }
+
     @Test("sync --watch: one JSON line per round, a change propagates, SIGINT prints a summary and exits 0")
     func watchCommand() throws {
         let a = try Store(path: fx.path("a"))

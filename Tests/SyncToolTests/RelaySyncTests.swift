@@ -20,6 +20,18 @@ struct RelaySyncTests {
             timeout: 120)
     }
 
+    @Test("relayed: device-local keys stay on each side, expiring values keep their expiry")
+    func deviceLocalAndExpiringKeys() throws {
+        let a = try Store(path: fx.path("a"))
+        let b = try Store(path: fx.path("b"))
+        try RemoteFixture.prepareSettings(a, b)
+        let synced = try relay(["--json"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        try RemoteFixture.expectSettings(a, b)
+        try a.suite("app").set("/a2", forKey: "local.path")
+        #expect(try relay(["--dry-run"]).status == 0, "a device-local change is not pending")
+    }
+
     @Test("--dry-run exits 10 and writes nothing; the sync converges in whole batches both ways; the cursors name only the two replicas")
     func relayedSync() throws {
         let a = try Store(path: fx.path("a"))

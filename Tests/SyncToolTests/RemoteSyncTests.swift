@@ -37,6 +37,37 @@ struct RemoteFixture {
         }
     }
 
+    /// Device-local and expiring keys on two replicas, for every transport to carry (or not): A declares
+    /// the prefix "local." device-local (B has not seen it) and each holds its own "local.path"; A has
+    /// "token", expiring in an hour, and "session", which expired before the sync (over B's older value).
+    static func prepareSettings(_ a: Store, _ b: Store) throws {
+        try b.suite("app").set("old", forKey: "session")
+        try b.suite("app").set("/b", forKey: "local.path")
+        try a.suite("app").setDeviceLocal(true, forKeysWithPrefix: "local.")
+        try a.suite("app").set("/a", forKey: "local.path")
+        try a.suite("app").set("abc", forKey: "token", expiresAfter: .seconds(3600))
+        let gone = Collector<Change>()
+        let token = try a.suite("app").observe("session") { gone.append($0) }
+        try a.suite("app").set("new", forKey: "session", expiresAfter: .milliseconds(100))
+        #expect(gone.wait(for: 2), "the session value expired on A")
+        withExtendedLifetime(token) {}
+    }
+
+    /// What a sync of `prepareSettings`'s replicas must leave: each its own device-local value, the
+    /// declaration on both, the token with its expiry on both, and the session absent on both.
+    static func expectSettings(_ a: Store, _ b: Store, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try a.suite("app").get("local.path", as: String.self) == "/a", sourceLocation: sourceLocation)
+        #expect(try b.suite("app").get("local.path", as: String.self) == "/b", sourceLocation: sourceLocation)
+        #expect(try b.suite("app").isDeviceLocal("local.path"), sourceLocation: sourceLocation)
+        #expect(try b.suite("app").get("token", as: String.self) == "abc", sourceLocation: sourceLocation)
+        #expect(try b.suite("app").record(forKey: "token") == a.suite("app").record(forKey: "token"), sourceLocation: sourceLocation)
+        #expect(try b.suite("app").record(forKey: "token")?.expires != nil, sourceLocation: sourceLocation)
+        for store in [a, b] {
+            #expect(try store.suite("app").get("session", as: String.self) == nil, "\(store.directory)", sourceLocation: sourceLocation)
+        }
+        #expect(try b.suite("app").record(forKey: "session") == a.suite("app").record(forKey: "session"), sourceLocation: sourceLocation)
+    }
+
     static func json(_ result: ProcessResult) throws -> [String: Any] {
         let line = try #require(result.lines.last, "no output; stderr: \(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -47,6 +78,24 @@ struct RemoteFixture {
 struct RemoteSyncTests {
     let fx: RemoteFixture
     init() throws { fx = try RemoteFixture() }
+
+    @Test(
+        "over serve: device-local keys stay on each side (a value from a side that had not seen the declaration is ignored), expiring values keep their expiry")
+    func deviceLocalAndExpiringKeys() throws {
+        let a = try Store(path: fx.path("a"))
+        let b = try Store(path: fx.path("b"))
+        try RemoteFixture.prepareSettings(a, b)
+        let dry = try fx.sync(fx.path("a"), fx.remote("b"), ["--dry-run", "--json"])
+        #expect(try RemoteFixture.json(dry)["sent_a_to_b"] as? Int == 3, "the declaration, token and session: \(dry.stdout)")
+        let synced = try fx.sync(fx.path("a"), fx.remote("b"), ["--json"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        try RemoteFixture.expectSettings(a, b)
+        // A new device-local value on either side stays there; nothing is pending either way.
+        try a.suite("app").set("/a2", forKey: "local.path")
+        try b.suite("app").set("/b2", forKey: "local.path")
+        let again = try fx.sync(fx.path("a"), fx.remote("b"), ["--dry-run"])
+        #expect(again.status == 0, "in sync: \(again.stdout) \(again.stderr)")
+    }
 
     @Test("a full sync into a new remote replica, then a delta that sends only what changed, both ways")
     func fullThenDelta() throws {

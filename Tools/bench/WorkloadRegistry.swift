@@ -2,6 +2,7 @@
 enum WorkloadRegistry {
     static let all: [any Workload.Type] = [
         PointReadWorkload.self,
+        ExpiringReadWorkload.self,
         DurableSetWorkload.self,
         BatchedSetWorkload.self,
         OpenAndReadWorkload.self,

@@ -16,6 +16,9 @@ enum ImportantSymbols {
         // Reading and writing.
         "Suite.get(_:as:)",
         "Suite.set(_:forKey:)",
+        "Suite.set(_:forKey:expiresAt:)",
+        "Suite.set(_:forKey:expiresAfter:)",
+        "Suite.setDeviceLocal(_:forKey:)",
         "Suite.remove(_:)",
         "Suite.reset()",
         "Suite.batch(_:)",
@@ -50,6 +53,9 @@ enum ImportantSymbols {
         "Store.clearConflicts(suite:)",
         "Store.collectTombstones(retentionMilliseconds:)",
         "Store.forgetPeer(_:)",
+        "Store.peerStatus()",
+        "Store.waitUntilAcknowledged(by:timeout:)",
+        "LiveSync.waitUntilAcknowledged(timeout:)",
         "Hub.init(_:account:)",
         "HubSynchronizer.sync(_:_:dryRun:)",
         // Operations.

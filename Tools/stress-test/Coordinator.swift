@@ -76,6 +76,7 @@ final class Coordinator {
         for replica in replicas {
             let store = try Store(path: path(replica))
             try store.suite(Worker.counterSuite).declare(.counter, forKey: Worker.globalCounter)
+            try store.suite(Worker.dataSuite).setDeviceLocal(true, forKeysWithPrefix: Worker.localPrefix)
             try store.setName(replica) // a record of the reserved suite: every replica must end up holding every name
         }
         var id = 0
@@ -143,7 +144,7 @@ final class Coordinator {
         let checker = InvariantChecker(
             replicas: replicas.map { ($0, path($0)) },
             logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
-            killedPerReplica: killedPerReplica)
+            killedPerReplica: killedPerReplica, restored: restoreFault.restored)
         let result = try checker.check()
         var summary = StressSummary(
             seconds: elapsed, seed: options.seed, replicas: replicas.count, processes: workers.count,

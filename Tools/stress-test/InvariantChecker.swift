@@ -34,8 +34,15 @@ struct InvariantChecker {
     let operations: [LoggedOperation]
     let workerReplica: [Int: String]
     let killedPerReplica: [String: Int]
+    /// Replicas restored from a backup during the run: their device-local writes after the backup are
+    /// gone (no other replica holds them), so a missing one is not a lost write.
+    let restored: Set<String>
 
-    init(replicas: [(String, String)], logs: [(worker: Int, replica: String, path: String)], killedPerReplica: [String: Int]) {
+    init(
+        replicas: [(String, String)], logs: [(worker: Int, replica: String, path: String)], killedPerReplica: [String: Int],
+        restored: Set<String> = []
+    ) {
+        self.restored = restored
         self.replicas = replicas
         self.operations = logs.flatMap { LoggedOperation.parse(file: $0.path, worker: $0.worker) }
         self.workerReplica = Dictionary(logs.map { ($0.worker, $0.replica) }, uniquingKeysWith: { a, _ in a })
@@ -55,6 +62,8 @@ struct InvariantChecker {
         }
         try checkConflictLogs(stores, &r)
         try checkConvergence(stores, &r)
+        try checkDeviceLocalKeys(stores, &r)
+        try checkExpiredKeys(stores, &r)
         try checkNames(stores, &r)
         try checkWrites(stores, &r)
         try checkCounters(stores, &r)
@@ -83,7 +92,8 @@ struct InvariantChecker {
         }
     }
 
-    /// Every replica holds identical records (values and versions) for every synced suite.
+    /// Every replica holds identical records (values and versions) for every synced suite — but for
+    /// the device-local keys, which differ between replicas by design.
     private func checkConvergence(_ stores: [String: Store], _ r: inout CheckResults) throws {
         guard replicas.count > 1 else { return }
         // The reserved suite too: policy declarations and the replicas' names sync like the data.
@@ -92,10 +102,37 @@ struct InvariantChecker {
             for (name, _) in replicas {
                 views.append(Dictionary(uniqueKeysWithValues: try stores[name]!.suite(suite).records().map { ($0.key, $0.record) }))
             }
-            let keys = Set(views.flatMap(\.keys))
+            let keys = Set(views.flatMap(\.keys)).filter { suite != Worker.dataSuite || !$0.hasPrefix(Worker.localPrefix) }
             for key in keys.sorted() where Set(views.map { $0[key] }).count > 1 {
                 r.divergedKeys += 1
                 r.note("diverged: \(suite)/\(key)")
+            }
+        }
+    }
+
+    /// A device-local key's records never leave their replica: every one a replica holds was written
+    /// there (a set, a delete, a reset), none by another replica.
+    private func checkDeviceLocalKeys(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        for (name, store) in stores {
+            for (key, record) in try store.suite(Worker.dataSuite).records()
+            where key.hasPrefix(Worker.localPrefix) && record.version.replica != store.replicaID {
+                r.divergedKeys += 1
+                r.note("\(name): device-local \(key) holds \(record.version), written by another replica")
+                r.locate(record.version, "device-local \(key) reached \(name) from another replica")
+            }
+        }
+    }
+
+    /// A value whose expiry has passed reads as absent on every replica, whichever wrote it.
+    private func checkExpiredKeys(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        let now = Date()
+        for (name, store) in stores {
+            let suite = try store.suite(Worker.dataSuite)
+            for (key, record) in try suite.records() where (record.expires.map { $0 <= now }) == true {
+                if try suite.storedValue(forKey: key) != nil || suite.contains(key) {
+                    r.divergedKeys += 1
+                    r.note("\(name): \(key) expired at \(record.expires!) but still reads")
+                }
             }
         }
     }
@@ -119,10 +156,15 @@ struct InvariantChecker {
         for (name, store) in stores {
             finals[name] = Dictionary(uniqueKeysWithValues: try store.suite(Worker.dataSuite).records().map { ($0.key, $0.record) })
         }
-        for op in operations where op.kind == .set || op.kind == .del {
+        for op in operations where [.set, .del, .setLocal, .setExpiring].contains(op.kind) {
             guard let replica = workerReplica[op.worker], let hlc = UInt64(op.fields[1], radix: 16), let id = ReplicaID(hex: op.fields[2]) else { continue }
             let logged = Version(hlc: hlc, replica: id)
             let key = op.fields[0]
+            // A restore takes back a replica's device-local writes after its backup: nothing brings them back.
+            if op.kind == .setLocal, restored.contains(replica) {
+                let final = finals[replica]?[key]
+                if final == nil || final!.version < logged { continue }
+            }
             guard let final = finals[replica]?[key] else {
                 r.lostWrites += 1
                 r.note("lost: \(op.kind.rawValue) \(key) \(logged) by worker \(op.worker): no record")
@@ -135,7 +177,7 @@ struct InvariantChecker {
                 r.locate(logged, "lost \(op.kind.rawValue) of \(key) by worker \(op.worker) (\(replica)): replaced by an older version")
             } else if final.version == logged {
                 let value = try final.value()
-                let expected: Value? = op.kind == .set ? .string(op.fields[3]) : nil
+                let expected: Value? = op.kind == .del ? nil : .string(op.fields[3])
                 if value != expected {
                     r.lostWrites += 1
                     r.note("lost: \(key) at \(logged) holds \(String(describing: value))")

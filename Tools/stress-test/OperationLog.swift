@@ -5,9 +5,14 @@ import Foundation
 /// `set KEY VERSION_HEX REPLICA VALUE LATENCY_US`, `del KEY VERSION_HEX REPLICA LATENCY_US`,
 /// `incr KEY NEWVALUE LATENCY_US`, `incr-global KEY NEWVALUE LATENCY_US`, `reset COUNT LATENCY_US`,
 /// `claim KEY VERSION_HEX REPLICA UNTIL_MS LATENCY_US`, `release KEY LATENCY_US` (the claim just before
-/// it was released by its holder), `claim-lost KEY LATENCY_US`.
+/// it was released by its holder), `claim-lost KEY LATENCY_US`; `set-local KEY VERSION_HEX REPLICA VALUE
+/// LATENCY_US` (a device-local key: it never leaves the replica), `set-exp KEY VERSION_HEX REPLICA VALUE
+/// EXPIRY_MS LATENCY_US` (a value that expires).
 struct LoggedOperation {
-    enum Kind: String { case set, del, incr, incrGlobal = "incr-global", reset, claim, release, claimLost = "claim-lost" }
+    enum Kind: String {
+        case set, del, incr, incrGlobal = "incr-global", reset, claim, release, claimLost = "claim-lost"
+        case setLocal = "set-local", setExpiring = "set-exp"
+    }
     let worker: Int
     let kind: Kind
     let fields: [String]

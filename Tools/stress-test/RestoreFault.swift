@@ -22,6 +22,9 @@ struct RestoreFault {
     var backups: [String: (path: String, lastSeq: UInt64)] = [:]
     var backupsTaken = 0
     var restores = 0
+    /// The replicas restored at least once: their device-local writes since the backup are gone with
+    /// it (no peer holds them, by design), so the final checks do not count those as lost.
+    var restored: Set<String> = []
     /// Restores the first sync named (the replica's history had moved past its backup).
     var detected = 0
     /// Restores after which the replica's history had moved past the backup but the first sync said nothing.
@@ -71,6 +74,7 @@ extension Coordinator {
         try FileManager.default.removeItem(atPath: path(name))
         try FileManager.default.moveItem(atPath: backup.path, toPath: path(name))
         restoreFault.restores += 1
+        restoreFault.restored.insert(name)
         // 4. The first sync that meets it.
         let after = try restoreSync(name, neighbour)
         guard after.status == 0 else {

@@ -25,7 +25,9 @@ struct StressOptions {
         Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
         opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
         atomic increments, resets and exclusive-choice claims, while syncs run between replicas — optionally
-        with SIGKILLs of random workers and syncs, which are restarted. Every worker logs each operation it saw
+        with SIGKILLs of random workers and syncs, which are restarted. One set in eight writes a device-local
+        key (its values must never reach another replica), one in eight a value that expires within two
+        seconds (it must read as absent everywhere after). Every worker logs each operation it saw
         acknowledged, outside the store. At the end: a full sync round, then the checks.
 
         Options:

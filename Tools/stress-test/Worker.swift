@@ -15,6 +15,9 @@ struct Worker {
     static let leaseMilliseconds = 200
     /// A counter every worker of every replica increments (declared `.counter` in every replica).
     static let globalCounter = "count-global"
+    /// The prefix of the data suite's device-local keys (declared in every replica): each replica
+    /// keeps its own values, which must never reach another.
+    static let localPrefix = "local-"
 
     let directory: String
     let replica: String
@@ -53,8 +56,26 @@ struct Worker {
             switch kind {
             case .set:
                 let value = "w\(worker)-i\(incarnation)-n\(n)"
-                guard let version = try store.suite(Self.dataSuite).set(value, forKey: key) else { break }
-                log.log(["set", key, String(version.hlc, radix: 16), version.replica.description, value, latency()])
+                let data = try store.suite(Self.dataSuite)
+                // One set in eight writes a device-local key, one in eight a value that expires soon.
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0:
+                    let local = Self.localPrefix + key
+                    guard let version = try data.set(value, forKey: local) else { break }
+                    log.log(["set-local", local, String(version.hlc, radix: 16), version.replica.description, value, latency()])
+                case 1:
+                    let lifetime = Int64.random(in: 20...2_000, using: &random)
+                    guard let version = try data.set(value, forKey: key, expiresAfter: .milliseconds(lifetime)),
+                        let expiry = try data.record(forKey: key)?.expires
+                    else { break }
+                    log.log([
+                        "set-exp", key, String(version.hlc, radix: 16), version.replica.description, value,
+                        String(UInt64((expiry.timeIntervalSince1970 * 1000).rounded())), latency()
+                    ])
+                default:
+                    guard let version = try data.set(value, forKey: key) else { break }
+                    log.log(["set", key, String(version.hlc, radix: 16), version.replica.description, value, latency()])
+                }
             case .delete:
                 if let version = try store.suite(Self.dataSuite).remove(key) {
                     log.log(["del", key, String(version.hlc, radix: 16), version.replica.description, latency()])

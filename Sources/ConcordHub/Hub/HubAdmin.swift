@@ -267,9 +267,10 @@ public final class HubAdmin {
         }
     }
 
-    /// Deletes tombstones deleted more than `retentionMilliseconds` ago (their version's time) and
-    /// records, per account, the horizon: the highest seq collected. A device whose cursor is behind
-    /// it gets a full resync on its next sync. Returns how many tombstones went.
+    /// Deletes tombstones deleted more than `retentionMilliseconds` ago (their version's time), and
+    /// values that expired more than `retentionMilliseconds` ago, and records, per account, the
+    /// horizon: the highest seq collected. A device whose cursor is behind it gets a full resync on
+    /// its next sync. Returns how many rows went.
     @discardableResult
     public func collectTombstones(
         retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds,
@@ -284,7 +285,9 @@ public final class HubAdmin {
                 let rows = try db.execute(
                     """
                     WITH doomed AS (
-                      DELETE FROM concord_hub.records WHERE value IS NULL AND version < $1 RETURNING account, seq),
+                      DELETE FROM concord_hub.records
+                      WHERE (value IS NULL AND version < $1) OR (expires_ms IS NOT NULL AND NOT policy AND expires_ms <= $2)
+                      RETURNING account, seq),
                     horizons AS (SELECT account, max(seq) AS seq, count(*) AS n FROM doomed GROUP BY account),
                     moved AS (
                       UPDATE concord_hub.accounts a SET horizon_seq = greatest(a.horizon_seq, h.seq), horizon_ms = $2

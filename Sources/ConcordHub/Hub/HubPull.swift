@@ -122,7 +122,7 @@ struct HubPull {
                     }
                     let rows = try db.execute(
                         """
-                        SELECT seq, suite, key, version, value, policy, pushed_by FROM concord_hub.records
+                        SELECT \(HubRow.columns) FROM concord_hub.records
                         WHERE account = $1 AND seq > $2 AND seq <= $3 \(filter) ORDER BY seq LIMIT $4
                         """, parameters, operation: "pull")
                     var entries: [RemoteEntry] = []
@@ -142,7 +142,7 @@ struct HubPull {
                         }
                         // A plain row this device pushed is one it holds (or newer) while the hub's cursor on it is
                         // echo-safe; a policy row may combine it with other devices' changes, so it always comes.
-                        if !resync, entry.record.isPlain, try rows.bytes(row, 6) == store.replicaID.bytes,
+                        if !resync, entry.record.isPlain, try rows.bytes(row, HubRow.pushedByColumn) == store.replicaID.bytes,
                             deviceCursors.mayLeaveOutOwn(seq: entry.seq, selection: selection)
                         {
                             skipped += 1

@@ -55,11 +55,13 @@ package enum HubPush {
     }
 
     static let upsert = """
-        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, policy, seq, pushed_by)
-        SELECT $1, e.suite, e.key, e.version, e.value, e.policy::boolean, $2 + e.n::bigint, $3
-        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::text[], $9::text[]) AS e (suite, key, version, value, policy, n)
+        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, policy, expires_ms, seq, pushed_by)
+        SELECT $1, e.suite, e.key, e.version, e.value, e.policy::boolean, nullif(e.expires, '')::bigint, $2 + e.n::bigint, $3
+        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::text[], $9::text[], $10::text[])
+          AS e (suite, key, version, value, policy, n, expires)
         ON CONFLICT (account, suite, key) DO UPDATE
-        SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
+        SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, expires_ms = EXCLUDED.expires_ms,
+          seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
         """
 
     /// Pushes `batch` (read from the device's journal for the hub) in one transaction. `pulled(suite)`
@@ -111,7 +113,8 @@ package enum HubPush {
                         .text(hub.account), .int8(base), .bytea(batch.source.bytes),
                         .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
                         .byteaArray(writes.map { versionBytes($0.record.version) }), .byteaArray(writes.map { storedValue($0.record) }),
-                        .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) })
+                        .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) }),
+                        .textArray(writes.map { $0.record.expiryMilliseconds.map(String.init) ?? "" })
                     ], operation: "push")
                 outcome.rowsChanged = upserted.affected
             }
@@ -175,7 +178,7 @@ package enum HubPush {
         // conditions (one index scan whatever the batch's size); pairs not in the batch are left out.
         let rows = try hub.db.execute(
             """
-            SELECT r.seq, r.suite, r.key, r.version, r.value, r.policy, r.pushed_by FROM concord_hub.records r
+            SELECT \(HubRow.columns) FROM concord_hub.records r
             WHERE r.account = $1 AND r.suite = ANY($2::text[]) AND r.key = ANY($3::text[])
             """, [.text(hub.account), .textArray(Array(Set(batch.entries.map(\.suite)))), .textArray(Array(Set(batch.entries.map(\.key))))],
             operation: "read the rows a push meets")
@@ -189,7 +192,7 @@ package enum HubPush {
             let suiteKey = SuiteKey(suite: String(decoding: fields.suite, as: UTF8.self), key: String(decoding: fields.key, as: UTF8.self))
             guard let index = positions[suiteKey] else { continue }
             switch fields.entry(gate: gate) {
-            case .success(let hubRow): onHub[index] = (hubRow, try rows.bytes(row, 6))
+            case .success(let hubRow): onHub[index] = (hubRow, try rows.bytes(row, HubRow.pushedByColumn))
             case .failure: unreadable[index] = fields.parsedVersion.flatMap { $0.hlc <= HybridClock.maxHLC ? $0 : nil }
             }
         }
@@ -222,8 +225,8 @@ package enum HubPush {
         return try HubError.wrapping { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
     }
 
-    /// What the hub's `value` column holds for a record: a plain value's bytes, a policy record's
-    /// state (with `policy` true), or NULL for a tombstone.
+    /// What the hub's `value` column holds for a record: a plain value's bytes (its expiry, if any, in
+    /// `expires_ms`), a policy record's state (with `policy` true), or NULL for a tombstone.
     static func storedValue(_ record: Record) -> [UInt8]? {
         record.state?.encoded ?? record.valueBytes
     }

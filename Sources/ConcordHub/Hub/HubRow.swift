@@ -22,21 +22,30 @@ package struct HubRow: Sendable, Equatable {
     /// The value's bytes, a policy record's state when `policy`, or nil for a tombstone.
     package var value: [UInt8]?
     package var policy: Bool
+    /// A plain value's expiry in milliseconds since 1970 (hub schema 5), or nil when it does not expire.
+    package var expires: Int64?
 
-    package init(seq: Int64, suite: [UInt8], key: [UInt8], version: [UInt8], value: [UInt8]?, policy: Bool) {
+    package init(seq: Int64, suite: [UInt8], key: [UInt8], version: [UInt8], value: [UInt8]?, policy: Bool, expires: Int64? = nil) {
         self.seq = seq
         self.suite = suite
         self.key = key
         self.version = version
         self.value = value
         self.policy = policy
+        self.expires = expires
     }
 
-    /// Reads columns seq, suite, key, version, value, policy of `row`, starting at column `from`.
-    init(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws {
+    /// The columns a statement selects to read rows, in the order `init(_:_:)` reads them; the
+    /// device that pushed the row follows, at `pushedByColumn`.
+    static let columns = "seq, suite, key, version, value, policy, expires_ms, pushed_by"
+    static let pushedByColumn = 7
+
+    /// Reads columns seq, suite, key, version, value, policy, expires_ms of `row` (`columns`).
+    init(_ rows: PostgresRows, _ row: Int) throws {
         self.init(
-            seq: try rows.int64(row, c), suite: try rows.bytes(row, c + 1), key: try rows.bytes(row, c + 2),
-            version: try rows.bytes(row, c + 3), value: rows.optionalBytes(row, c + 4), policy: try rows.bool(row, c + 5))
+            seq: try rows.int64(row, 0), suite: try rows.bytes(row, 1), key: try rows.bytes(row, 2),
+            version: try rows.bytes(row, 3), value: rows.optionalBytes(row, 4), policy: try rows.bool(row, 5),
+            expires: rows.isNull(row, 6) ? nil : try rows.int64(row, 6))
     }
 
     /// The row's version, when its bytes are one.
@@ -60,8 +69,16 @@ package struct HubRow: Sendable, Equatable {
         guard let keyName else { return refused(.key, "its key is not UTF-8") }
         guard version.count == 24 else { return refused(.version, "its version is \(version.count) bytes, not 24") }
         guard !policy || value != nil else { return refused(.undecodable, "it is a policy record without a state") }
-        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : 0]
+        if let expires {
+            guard !policy, value != nil else { return refused(.undecodable, "it is a \(policy ? "policy record" : "tombstone") with an expiry") }
+            guard expires > 0, UInt64(expires) <= HybridClock.maxMilliseconds else {
+                return refused(
+                    .version, "its expiry (\(expires) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999)")
+            }
+        }
+        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : expires == nil ? 0 : 3]
         encoded += version
+        if let expires { encoded += PostgresValue.bigEndian(UInt64(expires)) }
         if let value { encoded += value }
         let record: Record
         do { record = try Record.decode(encoded, validatingValue: false) } catch {

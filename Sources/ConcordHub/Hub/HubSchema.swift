@@ -15,11 +15,13 @@
 ///   history mark, and the hub's mark the device holds (version 4).
 /// - `marks`: the account's history marks, one per push that changed its seqs (version 4:
 ///   `HubSchema+Marks.swift`).
+/// - `records.expires_ms` (version 5): when a plain value expires, in milliseconds since 1970 (NULL:
+///   never); a row that expired reads as absent on every device, and `hub gc` drops it like a tombstone.
 ///
 /// `records` and `devices` may be hash-partitioned by account (`HubPartitioning`); every migration
 /// applies to either layout.
 enum HubSchema {
-    static let version = 4
+    static let version = 5
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -83,7 +85,12 @@ enum HubSchema {
             "ALTER TABLE concord_hub.records ADD CONSTRAINT policy_has_state CHECK (NOT policy OR value IS NOT NULL)"
         ],
         accountsMigration,
-        marksMigration
+        marksMigration,
+        [
+            // Version 5: a plain value may expire (`expires_ms`, milliseconds since 1970; NULL: never). A
+            // version-4 client is refused by this hub (`newerSchema`) rather than dropping the expiry.
+            "ALTER TABLE concord_hub.records ADD COLUMN expires_ms bigint"
+        ]
     ]
 
     /// Creates or upgrades the schema, then (with `partitions`) lays `records` and `devices` out in that

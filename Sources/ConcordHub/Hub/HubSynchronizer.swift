@@ -117,7 +117,11 @@ public struct HubSynchronizer: Sendable {
             report = try pushStep(store, hub, start, dryRun: dryRun)
             pulled = try pullStep(store, hub, start, dryRun: dryRun)
         }
-        if !dryRun { try finish(store, hub, start, pulled) }
+        if !dryRun {
+            try finish(store, hub, start, pulled)
+            // The hub names no replica of its own: the device notes, for itself alone, which peer is its hub.
+            try store.write { w in try w.noteHubPeer(hub.replicaID, account: hub.account) }
+        }
         report.pulled = pulled.report
         report.pages = pulled.pages
         report.resync = pulled.resync

@@ -24,6 +24,13 @@ import LMDB
 ///   format 1 stay as they are and read as unbound (nothing proves them): the first contact with each
 ///   peer replaces them. Nothing is rewritten; the number keeps a format-4 Concord, which would refuse
 ///   format-2 rows as damaged and hand out cursors no mark proves, away from the store.
+/// - Format 5 → 7 (6 is reserved for the append-only journal being built beside it): a record may
+///   carry an expiry (record flags 3: the expiry's milliseconds since 1970 after the replica id, then
+///   the value; a policy state's base of kind 3 likewise), and the `expiries` database indexes every
+///   record that expires by its expiry (`StoreLayout`). No store of an older format holds an expiring
+///   record, so the index starts empty (it is created when the store opens) and nothing is rewritten;
+///   the number keeps a format-5 Concord, which would refuse flags 3 as damage and not keep the index,
+///   away from the store.
 package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
         guard format >= 1 else { throw StoreError.damaged(path: path, reason: "format version 0") }

@@ -92,11 +92,11 @@ package final class ReplicaCore: Sendable {
             // The identity first: a store of a newer format is refused before anything could be created in it.
             let meta = try env.database(named: "meta")
             let (replica, format) = try StoreIdentity.stamp(env: env, meta: meta, path: path)
-            try env.openDatabases(named: ["records", "journal", "peers", "conflicts", "marks"])
+            try env.openDatabases(named: ["records", "journal", "peers", "conflicts", "marks", "expiries"])
             let layout = StoreLayout(
                 meta: meta, records: try env.database(named: "records"), journal: try env.database(named: "journal"),
                 peers: try env.database(named: "peers"), conflicts: try env.database(named: "conflicts"),
-                marks: try env.database(named: "marks"))
+                marks: try env.database(named: "marks"), expiries: try env.database(named: "expiries"))
             return (layout, replica, format)
         }
         self.layout = layout
@@ -113,14 +113,17 @@ package final class ReplicaCore: Sendable {
                 return try core.journalEntries(after: since, suite: nil, limit: ChangeHub.pageSize)
             },
             currentSeq: { try box.core?.snapshot { $0.lastSeq } ?? 0 },
-            makeChange: { entry in
+            makeChange: { entry, now, expired in
                 let origin: ChangeOrigin
                 switch entry.source {
+                case _ where expired: origin = .expired
                 case .process(let t): origin = t == token ? .thisProcess : .otherProcess
                 case .sync(let peer): origin = .sync(peer: peer)
                 }
-                return try Change(entry, origin: origin, registeredDefault: defaults.value(suite: entry.suite, key: entry.key))
-            })
+                return try Change(entry, origin: origin, registeredDefault: defaults.value(suite: entry.suite, key: entry.key), now: now)
+            },
+            readExpiries: { after, upTo in try box.core?.snapshot { try $0.expiries(after: after, upTo: upTo) } ?? ChangeHub.Expiries() },
+            wallClock: options.wallClock)
         box.core = self
     }
 
@@ -192,7 +195,7 @@ package final class ReplicaCore: Sendable {
                     let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
                     try pending.run(transaction)
                     try transaction.finish()
-                    if transaction.changeCount > 0 { changed = true }
+                    if transaction.changeCount > 0 || transaction.cursorsChanged { changed = true }
                 }
                 failed = nil
                 return changed

@@ -31,14 +31,14 @@ extension ReplicaTransaction {
                 reason: "an add-wins set cannot be incremented; add or remove members instead")
         }
         if policy == .lww, existing?.isPolicy != true {
-            let current = try existing.flatMap { try record(of: $0, suite: suite, key: key).value() }
+            let current = try existing.flatMap { try record(of: $0, suite: suite, key: key).value(at: wallClockMilliseconds) }
             let (total, _) = try sum(current)
             try writePlain(suite: suite, key: key, valueBytes: try encodeChecked(.int(total), key: key), existing: existing)
             return total
         }
         var result = 0
         try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
-            let current = try state.value(as: policy)
+            let current = try state.value(as: policy, at: wallClockMilliseconds)
             let (total, fromDefault) = try sum(current)
             switch policy {
             case .counter:
@@ -84,7 +84,7 @@ extension ReplicaTransaction {
             return true
         }
         return try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
-            let current = try state.value(as: policy)
+            let current = try state.value(as: policy, at: wallClockMilliseconds)
             switch (policy, current, new) {
             case (.counter, .int(let was)?, .int(let now)):
                 let (delta, overflow) = now.subtractingReportingOverflow(was)
@@ -131,7 +131,7 @@ extension ReplicaTransaction {
                     suite: suite, key: key, policy: policy,
                     reason: "it keeps the \(policy == .max ? "greatest" : "least") of comparable values (Int, Double, String or Date), not a \(value.typeName)")
             }
-            if let current = try state.value(as: policy) {
+            if let current = try state.value(as: policy, at: wallClockMilliseconds) {
                 guard current.kind == value.kind else {
                     throw StoreError.policyMismatch(
                         suite: suite, key: key, policy: policy,

@@ -4,7 +4,9 @@ extension ReplicaTransaction {
     /// passes first (`RecordGate`, the rules for new keys): what a release before them could store,
     /// for tests of replicas that hold such records.
     package func storeUncheckedForTesting(_ record: Record, suite: String, key: String, from peer: ReplicaID) throws {
-        let existing = try storedRecord(suite: suite, key: key)
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: .sync(peer: peer), replacingSeq: existing?.seq)
+        let existing = try existingRow(suite: suite, key: key)
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: .sync(peer: peer),
+            replacing: try replaced(existing, suite: suite, key: key))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LMDB
 
 /// The write core: every change to a replica — a local set, delete or reset, an atomic update or
@@ -26,6 +27,10 @@ package final class ReplicaTransaction: ReplicaRows {
     private let initialState: ReplicaState
     /// How many records this transaction changed.
     package private(set) var changeCount = 0
+    /// How many records it journaled again unchanged, because their key stopped being device-local.
+    package var rejournaledCount = 0
+    /// Whether it moved a cursor on a peer (the sync layer's): observers of acknowledgements are woken.
+    package var cursorsChanged = false
     /// What the reserved suite declares for the suite this transaction last wrote (most write one suite).
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).
@@ -60,15 +65,26 @@ package final class ReplicaTransaction: ReplicaRows {
     /// increments it had seen), a max or min key as a proposal, a set as its new members.
     ///
     /// - Returns: The version written, or nil when nothing was (a max proposal below the current value).
+    ///
+    /// With `expiry` (milliseconds since 1970, after now), the value reads as absent from then on, on
+    /// every replica; only a last-writer-wins key's value may expire.
     @discardableResult
-    package func set(_ value: Value, suite: String, key: String) throws -> Version? {
+    package func set(_ value: Value, suite: String, key: String, expiry: UInt64? = nil) throws -> Version? {
         try checkWritable(suite: suite)
         try Names.validateNewKey(key, inSuite: suite)
         let bytes = try encodeChecked(value, key: key)
         let existing = try existingRow(suite: suite, key: key)
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
+        if let expiry {
+            try checkExpiry(expiry, key: key)
+            guard policy == .lww, existing?.isPolicy != true else {
+                throw StoreError.policyMismatch(
+                    suite: suite, key: key, policy: policy == .lww ? try record(of: existing!, suite: suite, key: key).policy : policy,
+                    reason: "only a last-writer-wins key's value can expire (a counter's, set's, max's or min's parts merge on without one)")
+            }
+        }
         if policy == .lww, existing?.isPolicy != true {
-            return try writePlain(suite: suite, key: key, valueBytes: bytes, existing: existing)
+            return try writePlain(suite: suite, key: key, valueBytes: bytes, existing: existing, expiry: expiry)
         }
         return try writePolicy(suite: suite, key: key, existing: existing, policy: policy) { state, version in
             try self.applySet(value, bytes: bytes, to: &state, at: version, policy: policy, suite: suite, key: key)
@@ -76,12 +92,13 @@ package final class ReplicaTransaction: ReplicaRows {
     }
 
     /// Deletes `key` of `suite` (a tombstone, or for a policy record a removal that takes back what
-    /// it had seen), so the delete syncs; returns its version, or nil when the key held no value.
+    /// it had seen), so the delete syncs; returns its version, or nil when the key held no value (an
+    /// expired value is none).
     @discardableResult
     package func remove(suite: String, key: String) throws -> Version? {
         try checkWritable(suite: suite)
         try Names.validateKey(key, inSuite: suite)
-        guard let existing = try existingRow(suite: suite, key: key), !existing.isTombstone else { return nil }
+        guard let existing = try existingRow(suite: suite, key: key), !existing.readsAsAbsent(at: wallClockMilliseconds) else { return nil }
         guard existing.isPolicy else { return try writePlain(suite: suite, key: key, valueBytes: nil, existing: existing) }
         guard try !record(of: existing, suite: suite, key: key).isTombstone else { return nil }
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
@@ -96,17 +113,17 @@ package final class ReplicaTransaction: ReplicaRows {
         try checkWritable(suite: suite)
         var live: [String] = []
         try scanRecords(suite: suite) { _, key, row in
-            if !row.record.isTombstone { live.append(key) }
+            if !row.record.readsAsAbsent(at: wallClockMilliseconds) { live.append(key) }
             return true
         }
         for key in live { try remove(suite: suite, key: key) }
         return live.count
     }
 
-    /// The stored value of `key` (nil for none or a tombstone), decoded.
+    /// The stored value of `key` as a read finds it now (nil for none, a tombstone or an expired value), decoded.
     package func value(suite: String, key: String) throws -> Value? {
         guard let record = try record(suite: suite, key: key) else { return nil }
-        do { return try record.value() } catch {
+        do { return try record.value(at: wallClockMilliseconds) } catch {
             throw StoreError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
         }
     }
@@ -121,6 +138,20 @@ package final class ReplicaTransaction: ReplicaRows {
             throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
         }
         writableSuite = suite
+    }
+
+    /// Refuses an expiry that is not after now, or past the greatest time a version may carry.
+    func checkExpiry(_ expiry: UInt64, key: String) throws {
+        func text(_ ms: UInt64) -> String { JSONValue.formatDate(Date(timeIntervalSince1970: Double(ms) / 1000)) }
+        let when = text(expiry)
+        guard expiry > wallClockMilliseconds else {
+            throw StoreError.unsupportedValue(
+                key: key, reason: "its expiry (\(when)) is not after now (\(text(wallClockMilliseconds))): a value must expire in the future")
+        }
+        guard expiry <= HybridClock.maxMilliseconds else {
+            throw StoreError.unsupportedValue(
+                key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
+        }
     }
 
     func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
@@ -156,13 +187,13 @@ package final class ReplicaTransaction: ReplicaRows {
 
     private func hex(_ hlc: UInt64) -> String { "0x" + String(hlc, radix: 16) }
 
-    /// Writes a plain record (a value, or a tombstone for nil) with a fresh version.
-    func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?) throws -> Version {
+    /// Writes a plain record (a value, expiring at `expiry` when given, or a tombstone for nil) with a fresh version.
+    func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?, expiry: UInt64? = nil) throws -> Version {
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
         state.clock = clock
         try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes),
-            source: localSource, replacingSeq: existing?.seq)
+            recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes, expiryMilliseconds: expiry),
+            source: localSource, replacing: try replaced(existing, suite: suite, key: key))
         return version
     }
 
@@ -180,8 +211,8 @@ package final class ReplicaTransaction: ReplicaRows {
         var changed = policyState.policy != policy
         do {
             if policyState.policy != policy {
-                let before = try policyState.value()
-                if try policyState.value(as: policy) != before {
+                let before = try policyState.value(at: wallClockMilliseconds)
+                if try policyState.value(as: policy, at: wallClockMilliseconds) != before {
                     policyState.replaceWhole(with: try before.map { try ValueCodec.encode($0, key: key) }, at: version)
                 }
             }
@@ -195,22 +226,24 @@ package final class ReplicaTransaction: ReplicaRows {
         let size = written.encoded.count - Record.headerSize
         guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource, replacingSeq: existing?.seq)
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
+            replacing: existing.map { Replaced(seq: $0.seq, expiry: current?.expiresAtMilliseconds) })
         return version
     }
 
     // MARK: - Merges and migrations
 
     /// Stores a remote `record` that the merge decided on (the remote record, or the combination of
-    /// it with the local one), journaled as coming from `peer`. `replacingSeq` is the journal seq of
-    /// the local row it replaces (read while deciding), or nil when the key is new here. The record
+    /// it with the local one), journaled as coming from `peer`. `replacing` is the local record it
+    /// replaces with its journal seq (read while deciding), or nil when the key is new here. The record
     /// passed the sync layer's gate (`RecordGate`) before the transaction began.
-    package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacingSeq: UInt64?) throws {
+    package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, record,
-            source: .sync(peer: peer), replacingSeq: replacingSeq)
+            source: .sync(peer: peer), replacing: replacing.map { Replaced(seq: $0.seq, expiry: $0.record.expiresAtMilliseconds) })
     }
 
     /// Stores `record` as this replica's own change made by a migration (a record moved to a renamed
@@ -223,7 +256,8 @@ package final class ReplicaTransaction: ReplicaRows {
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
         }
         let existing = try existingRow(suite: suite, key: key)
-        try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingSeq: existing?.seq)
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacing: try replaced(existing, suite: suite, key: key))
     }
 
     /// Runs `body` as a migration: it may write the reserved suite and a suite whose stored schema
@@ -245,11 +279,16 @@ package final class ReplicaTransaction: ReplicaRows {
         return skewed
     }
 
-    /// Forgets a tombstone: its row and its journal entry (tombstone collection decides when that is safe).
+    /// Forgets a tombstone, or a plain value that has expired: its row, its journal entry and its
+    /// expiry (tombstone collection decides when that is safe).
     package func dropTombstone(suite: String, key: String) throws {
-        guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain, row.record.isTombstone else { return }
-        try txn.delete(layout.records, recordKey(suite: suite, key: key))
+        guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain,
+            row.record.isTombstone || row.record.hasExpired(at: wallClockMilliseconds)
+        else { return }
+        let recordKey = recordKey(suite: suite, key: key)
+        try txn.delete(layout.records, recordKey)
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
+        if let expiry = row.record.expiryMilliseconds { try txn.delete(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey)) }
         droppedJournalEntry = true
     }
 
@@ -261,7 +300,25 @@ package final class ReplicaTransaction: ReplicaRows {
         let hlc: UInt64
         let isTombstone: Bool
         let isPolicy: Bool
+        /// A plain value's expiry (a policy record's base may hold one too: `replaced` reads it).
+        let expiry: UInt64?
         let bytes: [UInt8]
+
+        /// Whether a plain row reads as absent at `now` (a policy row: never judged here).
+        func readsAsAbsent(at now: UInt64) -> Bool { isTombstone || now >= (expiry ?? .max) }
+    }
+
+    /// The row a write replaces: the seq of its journal entry and the expiry it is indexed under.
+    struct Replaced {
+        let seq: UInt64
+        let expiry: UInt64?
+    }
+
+    /// What a write replacing `row` removes besides the row: its journal entry and its expiry.
+    func replaced(_ row: ExistingRow?, suite: String, key: String) throws -> Replaced? {
+        guard let row else { return nil }
+        guard row.isPolicy else { return Replaced(seq: row.seq, expiry: row.expiry) }
+        return Replaced(seq: row.seq, expiry: try record(of: row, suite: suite, key: key).expiresAtMilliseconds)
     }
 
     /// The record key of `suite`/`key`, built once for the lookup and the write of one change.
@@ -278,7 +335,8 @@ package final class ReplicaTransaction: ReplicaRows {
         var reader = ByteReader(bytes)
         do {
             let (seq, header) = try StoredRow.readHeader(&reader)
-            return ExistingRow(seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, bytes: bytes)
+            return ExistingRow(
+                seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, expiry: header.expiryMilliseconds, bytes: bytes)
         } catch {
             throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
@@ -290,8 +348,16 @@ package final class ReplicaTransaction: ReplicaRows {
         }
     }
 
-    func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingSeq: UInt64?) throws {
-        if let replacingSeq { try txn.delete(layout.journal, key: replacingSeq) }
+    func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacing: Replaced?) throws {
+        if let replacing {
+            try txn.delete(layout.journal, key: replacing.seq)
+            if let old = replacing.expiry, old != record.expiresAtMilliseconds {
+                try txn.delete(layout.expiries, StoreLayout.expiryKey(old, recordKey: recordKey))
+            }
+        }
+        if let expiry = record.expiresAtMilliseconds, expiry != replacing?.expiry {
+            try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), [])
+        }
         state.seq += 1
         let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)
         try txn.put(layout.records, recordKey, StoredRow(seq: state.seq, record: record).encoded)

@@ -8,6 +8,8 @@ import LMDB
 ///   then the record), so a rewrite can delete the superseded entry in the same transaction.
 /// - `journal`: `seq` (8 bytes, big-endian) → `JournalEntry`.
 /// - `peers`, `conflicts`, `marks`: the sync layer's cursors, conflict log and history marks.
+/// - `expiries`: `[expiry ms 8][suite 0x00 key]` → empty, one per record that expires (store format 7):
+///   the earliest expiry is one seek away, for the observers' timer.
 package struct StoreLayout: Sendable {
     package let meta: Database
     package let records: Database
@@ -15,6 +17,7 @@ package struct StoreLayout: Sendable {
     package let peers: Database
     package let conflicts: Database
     package let marks: Database
+    package let expiries: Database
 
     static let formatKey = Array("format".utf8)
     package static let replicaKey = Array("replica".utf8)
@@ -22,6 +25,9 @@ package struct StoreLayout: Sendable {
     static let createdKey = Array("created".utf8)
     /// The highest seq of a history mark this replica has pruned (the sync layer's, UInt64).
     package static let marksPrunedKey = Array("marks-pruned".utf8)
+    /// `hub:` and a peer's id: that peer is a hub account's replica, named by the account (UTF-8).
+    /// Local to this replica (never synced): what `peerStatus` calls the hub.
+    package static let hubPeerPrefix = Array("hub:".utf8)
 
     /// `suite 0x00 key`: records sort by suite, then key.
     package static func recordKey(suite: String, key: String) -> [UInt8] {
@@ -46,6 +52,20 @@ package struct StoreLayout: Sendable {
             let key = String(validating: bytes[(zero + 1)...], as: UTF8.self)
         else { return nil }
         return (suite, key)
+    }
+
+    /// `[expiry 8][suite 0x00 key]`: the index entry of a record expiring at `expiry`.
+    package static func expiryKey(_ expiry: UInt64, recordKey: [UInt8]) -> [UInt8] {
+        var out = ByteWriter(capacity: 8 + recordKey.count)
+        out.u64(expiry)
+        out.append(recordKey)
+        return out.bytes
+    }
+
+    /// The expiry and record key of an index entry of `expiries`.
+    package static func splitExpiryKey(_ bytes: [UInt8]) -> (expiry: UInt64, recordKey: [UInt8])? {
+        guard bytes.count > 9, let expiry = decodeSeq(Array(bytes[..<8])) else { return nil }
+        return (expiry, Array(bytes[8...]))
     }
 
     package static func seqKey(_ seq: UInt64) -> [UInt8] {

@@ -24,6 +24,12 @@ package struct StoredRow {
 
     /// Whether the row holds a tombstone, from its flags byte alone (a scan's cheap filter; `decode` checks the rest).
     package static func isTombstone(_ bytes: [UInt8]) -> Bool { bytes.count > 8 && bytes[8] == 1 }
+
+    /// A plain value's expiry, from its flags and expiry bytes alone (a scan's cheap filter; `decode` checks the rest).
+    package static func expiry(_ bytes: [UInt8]) -> UInt64? {
+        guard bytes.count >= 8 + Record.headerSize + 8, bytes[8] == 3 else { return nil }
+        return bytes[(8 + Record.headerSize)..<(8 + Record.headerSize + 8)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
 }
 
 /// A record as this replica stores it: the record and the seq of its one journal entry.

@@ -10,12 +10,16 @@ public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
     case otherProcess
     /// Merged by a sync from the named peer replica.
     case sync(peer: ReplicaID)
+    /// Nobody wrote it: the key's value expired (`Suite.set(_:forKey:expiresAt:)`). Such a change
+    /// commits nothing, so its `seq` is that of the record that expired.
+    case expired
 
     public var description: String {
         switch self {
         case .thisProcess: "this-process"
         case .otherProcess: "other-process"
         case .sync(let peer): "sync:\(peer)"
+        case .expired: "expired"
         }
     }
 }
@@ -34,7 +38,8 @@ public struct Change: Hashable, Sendable {
     public let suite: String
     /// The changed key.
     public let key: String
-    /// The new stored value, or `nil` when the key was deleted (or its suite reset).
+    /// The new stored value, or `nil` when the key was deleted (or its suite reset), or its value has
+    /// expired (already when the change was delivered, or at its expiry: origin `.expired`).
     public let value: Value?
     /// The version of the record the change stored.
     public let version: Version
@@ -48,11 +53,12 @@ public struct Change: Hashable, Sendable {
     /// Whether the change deleted the key.
     public var isDeletion: Bool { value == nil }
 
-    init(_ entry: JournalEntry, origin: ChangeOrigin, registeredDefault: Value?) throws(ValueDecodingError) {
+    /// The change `entry` made, as a read at `now` (milliseconds since 1970) finds it.
+    init(_ entry: JournalEntry, origin: ChangeOrigin, registeredDefault: Value?, now: UInt64) throws(ValueDecodingError) {
         seq = entry.seq
         suite = entry.suite
         key = entry.key
-        value = try entry.record.value()
+        value = try entry.record.value(at: now)
         version = entry.record.version
         self.origin = origin
         self.registeredDefault = registeredDefault

@@ -93,6 +93,16 @@ extension ReplicaCore {
     }
 }
 
+extension Store {
+    /// Calls `body` after every commit to this replica from now on, by any process — cursor moves of a
+    /// sync included, which change no key — until the token is released (the sync layer's waits for
+    /// acknowledgements use it). `onError` is told once if the journal cannot be read.
+    package func observeCommits(onError: @escaping @Sendable (StoreError) -> Void, _ body: @escaping @Sendable () -> Void) throws -> ObservationToken {
+        let id = try core.hub.subscribeCommits(body, fail: onError)
+        return ObservationToken { [hub = core.hub] in hub.unsubscribe(id) }
+    }
+}
+
 /// An `AsyncSequence` of changes that ends when the consuming task is cancelled, and throws when
 /// observation cannot start or the journal cannot be read. Observation starts when iteration starts.
 ///

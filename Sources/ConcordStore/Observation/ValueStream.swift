@@ -86,7 +86,7 @@ private final class InitialValueGate<T: StorableValue>: Sendable {
     func readInitial() throws {
         let (record, seq) = try suite.core.snapshot { s in (try s.record(suite: suite.name, key: key), s.lastSeq) }
         let stored: Value?
-        do { stored = try record?.value() } catch {
+        do { stored = try record?.value(at: suite.core.options.wallClock()) } catch {
             throw StoreError.damaged(path: suite.store.directory, reason: "the value of \(suite.name)/\(key) does not decode: \(error)")
         }
         let initial = try typed(stored ?? suite.registeredDefault(forKey: key))
@@ -104,7 +104,8 @@ private final class InitialValueGate<T: StorableValue>: Sendable {
                 s.held = change
                 return
             }
-            if change.seq > initialSeq { send(change) }
+            // An expiry has no journal seq of its own (its change carries its record's): it always goes.
+            if change.seq > initialSeq || change.origin == .expired { send(change) }
         }
     }
 

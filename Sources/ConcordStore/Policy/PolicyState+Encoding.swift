@@ -3,7 +3,8 @@
 ///
 /// ```
 /// policy u8 (0 lww, 1 counter, 2 max, 3 min, 4 set)
-/// base u8 (0 none, 1 value, 2 removal) [hlc u64, replica 16, prior u8 (0 unknown, 1 none, 2 base [hlc u64, replica 16]), value (varint length, bytes) if 1]
+/// base u8 (0 none, 1 value, 2 removal, 3 expiring value) [hlc u64, replica 16, prior u8 (0 unknown, 1 none, 2 base [hlc u64, replica 16]),
+///      expiry u64 (milliseconds since 1970) if 3, value (varint length, bytes) if 1 or 3]
 /// counters varint, each: replica 16, hlc u64, total i64, removed hlc u64, removed total i64
 /// set seen varint, each: replica 16, hlc u64
 /// members varint, each: value (varint length, bytes), tags varint (≥ 1), each: hlc u64, replica 16
@@ -13,7 +14,8 @@ extension PolicyState {
     package func encode(into out: inout ByteWriter) {
         out.u8(policy.code)
         if let base {
-            out.u8(base.value == nil ? 2 : 1)
+            let expiry = base.value == nil ? nil : base.expiryMilliseconds
+            out.u8(base.value == nil ? 2 : expiry == nil ? 1 : 3)
             Self.write(base.version, &out)
             switch base.prior {
             case .unknown: out.u8(0)
@@ -22,6 +24,7 @@ extension PolicyState {
                 out.u8(2)
                 Self.write(version, &out)
             }
+            if let expiry { out.u64(expiry) }
             if let value = base.value { out.lengthPrefixed(value) }
         } else {
             out.u8(0)
@@ -73,7 +76,7 @@ extension PolicyState {
         let baseKind = try r.u8()
         switch baseKind {
         case 0: break
-        case 1, 2:
+        case 1, 2, 3:
             let version = try readVersion(&r)
             let prior: Prior
             switch try r.u8() {
@@ -82,8 +85,9 @@ extension PolicyState {
             case 2: prior = .base(try readVersion(&r))
             case let other: throw ValueDecodingError("a base whose prior is of unknown kind \(other)")
             }
-            let value = baseKind == 1 ? try readValue(&r, validateValues) : nil
-            state.base = Base(version: version, value: value, prior: prior)
+            let expiry = baseKind == 3 ? try r.u64() : nil
+            let value = baseKind != 2 ? try readValue(&r, validateValues) : nil
+            state.base = Base(version: version, value: value, prior: prior, expiryMilliseconds: expiry)
         default: throw ValueDecodingError("a base of unknown kind \(baseKind)")
         }
         for _ in 0..<(try r.count(minimumBytesEach: 48)) {

@@ -21,7 +21,9 @@ extension PolicyState {
         return out
     }
 
-    /// The greater base: by version, then a value over a removal, then value bytes, then what it replaced.
+    /// The greater base: by version, then a value over a removal, then value bytes, then what it
+    /// replaced, then its expiry (no expiry first). Expiry never decides between two writes: distinct
+    /// writes have distinct versions, so only a damaged or forged pair gets that far.
     static func joinBase(_ a: Base?, _ b: Base?) -> Base? {
         guard let a else { return b }
         guard let b else { return a }
@@ -35,7 +37,9 @@ extension PolicyState {
         case (nil, _?): return true
         case (_?, nil): return false
         case (let x?, let y?) where x != y: return x.lexicographicallyPrecedes(y)
-        default: return a.prior < b.prior
+        default:
+            if a.prior != b.prior { return a.prior < b.prior }
+            return (a.expiryMilliseconds ?? 0, a.expiryMilliseconds == nil ? 0 : 1) < (b.expiryMilliseconds ?? 0, b.expiryMilliseconds == nil ? 0 : 1)
         }
     }
 

@@ -29,6 +29,9 @@ package struct PolicyState: Hashable, Sendable {
         package var value: [UInt8]?
         /// The base its writer held when it wrote this one.
         package var prior: Prior
+        /// When the value expires (milliseconds since 1970): a plain expiring record lifted into a
+        /// state keeps its expiry, so it reads as absent from then on whatever policy reads it.
+        package var expiryMilliseconds: UInt64? = nil
     }
 
     /// What the writer of a base held before it: tells an overwrite it had seen from a concurrent one.
@@ -97,19 +100,29 @@ package struct PolicyState: Hashable, Sendable {
 
     /// A plain record as a state: an lww state whose base is the record's value (or removal).
     package init(lifting record: Record) {
-        self.init(policy: .lww, base: Base(version: record.version, value: record.valueBytes, prior: .unknown))
+        self.init(
+            policy: .lww,
+            base: Base(version: record.version, value: record.valueBytes, prior: .unknown, expiryMilliseconds: record.expiryMilliseconds))
     }
 
     // MARK: - Reading
 
-    /// What the state reads as under its policy: the value, or nil when the key holds nothing.
+    /// What the state reads as under its policy: the value, or nil when the key holds nothing (an
+    /// expiring base counts whether or not it has expired).
     package func value() throws(ValueDecodingError) -> Value? {
         try value(as: policy)
     }
 
-    /// What the state would read as under `policy`.
-    package func value(as policy: MergePolicy) throws(ValueDecodingError) -> Value? {
-        let baseValue = try base?.value.map { bytes throws(ValueDecodingError) in try ValueCodec.decode(bytes) }
+    /// What the state reads as under its policy at `now` (milliseconds since 1970): an expired base
+    /// counts as none.
+    package func value(at now: UInt64) throws(ValueDecodingError) -> Value? {
+        try value(as: policy, at: now)
+    }
+
+    /// What the state would read as under `policy` (at `now`, when given: an expired base counts as none).
+    package func value(as policy: MergePolicy, at now: UInt64? = nil) throws(ValueDecodingError) -> Value? {
+        var baseValue = try base?.value.map { bytes throws(ValueDecodingError) in try ValueCodec.decode(bytes) }
+        if let now, let expiry = base?.expiryMilliseconds, now >= expiry { baseValue = nil }
         switch policy {
         case .lww:
             return baseValue
@@ -163,6 +176,6 @@ package struct PolicyState: Hashable, Sendable {
 
     /// The base as a plain record (a value or a tombstone), as conflicts show it.
     package var baseRecord: Record? {
-        base.map { Record(version: $0.version, valueBytes: $0.value) }
+        base.map { Record(version: $0.version, valueBytes: $0.value, expiryMilliseconds: $0.expiryMilliseconds) }
     }
 }

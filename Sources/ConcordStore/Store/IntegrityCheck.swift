@@ -15,7 +15,8 @@ public struct IntegrityReport: Sendable, Equatable {
 extension Store {
     /// Verifies the replica: the data file's page structure (read directly, so damage is reported rather
     /// than crashing LMDB), metadata, every record and journal entry decodes, every record has
-    /// exactly its journal entry and every entry its record, seqs and the clock are consistent.
+    /// exactly its journal entry and every entry its record, seqs and the clock are consistent, and
+    /// the index of expiries holds exactly the records that expire.
     ///
     /// ```swift
     /// let report = try store.check()
@@ -35,6 +36,7 @@ extension Store {
             func note(_ p: String) { if problems.count < 100 { problems.append(p) } }
             let state = try ReplicaState.load(txn, core.layout)
             var recordSeqs: [UInt64: (String, String, Record)] = [:]
+            var expiring = Set<[UInt8]>()
             var records = 0
             try txn.scan(core.layout.records) { key, value in
                 records += 1
@@ -48,6 +50,7 @@ extension Store {
                     if row.seq > state.seq { note("record \(suite)/\(k): seq \(row.seq) beyond the last seq \(state.seq)") }
                     if recordSeqs[row.seq] != nil { note("record \(suite)/\(k): seq \(row.seq) used twice") }
                     recordSeqs[row.seq] = (suite, k, row.record)
+                    if let expiry = row.record.expiresAtMilliseconds { expiring.insert(StoreLayout.expiryKey(expiry, recordKey: key)) }
                 } catch {
                     note("record \(suite)/\(k) does not decode: \(error)")
                 }
@@ -77,6 +80,19 @@ extension Store {
             }
             for (seq, (suite, k, _)) in recordSeqs.sorted(by: { $0.key < $1.key }) {
                 note("record \(suite)/\(k) points at journal entry \(seq), which is missing")
+            }
+            func named(_ key: [UInt8]) -> String {
+                guard let (_, recordKey) = StoreLayout.splitExpiryKey(key), let (suite, k) = StoreLayout.splitRecordKey(recordKey) else {
+                    return "a key that is not suite\\0key"
+                }
+                return "\(suite)/\(k)"
+            }
+            try txn.scan(core.layout.expiries) { key, _ in
+                if expiring.remove(key) == nil { note("the expiry index names \(named(key)), whose record does not expire then") }
+                return true
+            }
+            for key in expiring.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                note("record \(named(key)) expires but the expiry index does not hold it")
             }
             return IntegrityReport(recordsChecked: records, journalEntriesChecked: entries, problems: problems)
         }

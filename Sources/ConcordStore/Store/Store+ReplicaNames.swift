@@ -42,3 +42,29 @@ extension Store {
         try read { r in try r.replicaNames() }
     }
 }
+
+extension ReplicaTransaction {
+    /// Notes, in this replica's `meta` alone (it never syncs), that `peer` is the replica of the hub
+    /// account `account`: status reports call that peer the hub. Writes nothing when already noted.
+    package func noteHubPeer(_ peer: ReplicaID, account: String) throws {
+        let key = StoreLayout.hubPeerPrefix + Array(peer.description.utf8)
+        let value = Array(account.utf8)
+        guard try txn.get(layout.meta, key) != value else { return }
+        try txn.put(layout.meta, key, value)
+    }
+}
+
+extension ReplicaRows {
+    /// The hub accounts' replicas this replica synced with, by replica id, each with its account's name.
+    package func hubPeers() throws -> [ReplicaID: String] {
+        var out: [ReplicaID: String] = [:]
+        try txn.scan(layout.meta, from: StoreLayout.hubPeerPrefix) { key, value in
+            guard key.starts(with: StoreLayout.hubPeerPrefix) else { return false }
+            if let id = ReplicaID(hex: String(decoding: key.dropFirst(StoreLayout.hubPeerPrefix.count), as: UTF8.self)) {
+                out[id] = String(decoding: value, as: UTF8.self)
+            }
+            return true
+        }
+        return out
+    }
+}

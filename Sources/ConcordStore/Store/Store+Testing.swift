@@ -13,4 +13,8 @@ extension Store {
         get { core.group.writesPerCommit }
         set { core.group.writesPerCommit = newValue }
     }
+
+    /// Tells this process's observers that the wall clock moved (a test's clock, which no timer
+    /// follows): values that expired meanwhile are told now.
+    package func wallClockMovedForTesting() { core.hub.wake() }
 }

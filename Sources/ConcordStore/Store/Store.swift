@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public final class Store: Sendable {
     /// The on-disk format this Concord writes; a store of a newer format is refused, an older one upgraded.
-    public static let formatVersion: UInt32 = 5
+    public static let formatVersion: UInt32 = 7
 
     /// The directory of this replica.
     public let directory: String

@@ -28,6 +28,11 @@ package struct StampReader: Sendable {
     @usableFromInline
     package func commitStamp() -> Int { commits.read() }
 
+    /// The store's wall clock (`Store.Options.wallClock`), in milliseconds since 1970: a cached value
+    /// that expires is current only before its expiry.
+    @usableFromInline
+    package func wallClock() -> UInt64 { store.options.wallClock() }
+
     /// A number that changes whenever this process registers defaults for any suite of the replica.
     @usableFromInline
     package func registeredDefaultsGeneration() -> Int { defaults.generation.load(ordering: .acquiring) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The async writes: the same operations, errors and durability as the synchronous calls, with the
 /// blocking part (the LMDB write transaction and its fsync, about half a millisecond) done on a
 /// thread the store owns, so an `await` never holds a thread of Swift's cooperative pool.
@@ -31,6 +33,42 @@ extension Suite {
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String) async throws -> Version? {
         try await store.thread.run { [self] in try set(value, forKey: key) }
+    }
+
+    /// Stores `value` under `key` until `expiresAt` without blocking the cooperative pool; see the
+    /// synchronous `set(_:forKey:expiresAt:)`.
+    ///
+    /// ```swift
+    /// try await suite.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAt: When the value stops reading; after now.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAt:)` throws; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAt: Date) async throws -> Version? {
+        try await store.thread.run { [self] in try set(value, forKey: key, expiresAt: expiresAt) }
+    }
+
+    /// Stores `value` under `key` for `expiresAfter` without blocking the cooperative pool; see the
+    /// synchronous `set(_:forKey:expiresAfter:)`.
+    ///
+    /// ```swift
+    /// try await suite.set(true, forKey: "snoozed", expiresAfter: .seconds(900))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAfter: How long from now the value reads; above zero.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAfter:)` throws; `CancellationError` when cancelled before the write started.
+    @discardableResult
+    public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAfter: Duration) async throws -> Version? {
+        try await store.thread.run { [self] in try set(value, forKey: key, expiresAfter: expiresAfter) }
     }
 
     /// Deletes `key` (a tombstone, so the delete syncs) without blocking the cooperative pool.

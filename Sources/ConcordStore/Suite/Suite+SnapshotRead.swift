@@ -4,8 +4,11 @@ package struct SnapshotRead: Sendable, Equatable {
     /// The stored value (registered defaults not included), or `nil` when nothing or a tombstone is stored.
     package let value: Value?
     /// The commit stamp of the snapshot the value was read from: the value is still current
-    /// for as long as `store.commitStamp` equals it.
+    /// for as long as `store.commitStamp` equals it (and, when it expires, until `expiry`).
     package let snapshot: Int
+    /// When the value read expires (wall-clock milliseconds since 1970), if it does: from then on
+    /// the key reads as absent although nothing was committed.
+    package var expiry: UInt64? = nil
 }
 
 extension Suite {
@@ -18,7 +21,9 @@ extension Suite {
         guard let bytes else { return SnapshotRead(value: nil, snapshot: snapshot) }
         do {
             let record = try StoredRow.decode(bytes).record
-            return SnapshotRead(value: try record.value(), snapshot: snapshot)
+            guard let expiry = record.expiresAtMilliseconds else { return SnapshotRead(value: try record.value(), snapshot: snapshot) }
+            let now = store.options.wallClock()
+            return SnapshotRead(value: try record.value(at: now), snapshot: snapshot, expiry: now < expiry ? expiry : nil)
         } catch {
             throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
         }

@@ -61,14 +61,20 @@ public struct Suite: Sendable {
         do {
             let header = try StoredRow.readHeader(&reader).header
             if header.isTombstone { return nil }
-            if header.isPolicy { return try StoredRow.decode(bytes).record.value() }
+            if header.isPolicy {
+                let record = try StoredRow.decode(bytes).record
+                return record.expiresAtMilliseconds == nil ? try record.value() : try record.value(at: core.options.wallClock())
+            }
+            // The clock is read only for a value that expires: most reads never look at it.
+            if let expiry = header.expiryMilliseconds, core.options.wallClock() >= expiry { return nil }
             return try ValueCodec.decodeRest(&reader)
         } catch {
             throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
         }
     }
 
-    /// The stored record for `key`, tombstones included, with its version.
+    /// The stored record for `key`, tombstones and expired values included, with its version (and,
+    /// for a value that expires, `expires`).
     ///
     /// ```swift
     /// if let version = try suite.record(forKey: "theme")?.version { print(version) }
@@ -91,29 +97,32 @@ public struct Suite: Sendable {
         return bytes
     }
 
-    /// Whether a value is stored for `key` (registered defaults do not count; tombstones do not either).
+    /// Whether a value is stored for `key` (registered defaults do not count; tombstones and expired
+    /// values do not either).
     public func contains(_ key: String) throws -> Bool {
         guard let record = try record(forKey: key) else { return false }
-        return !record.isTombstone
+        return !record.readsAsAbsent(at: core.options.wallClock())
     }
 
-    /// The keys that hold a value, sorted by their UTF-8 bytes.
+    /// The keys that hold a value (not expired), sorted by their UTF-8 bytes.
     public func keys() throws -> [String] {
-        try records().compactMap { $0.record.isTombstone ? nil : $0.key }
+        let now = core.options.wallClock()
+        return try records().compactMap { $0.record.readsAsAbsent(at: now) ? nil : $0.key }
     }
 
-    /// Every stored value of the suite (registered defaults not included).
+    /// Every stored value of the suite that has not expired (registered defaults not included).
     public func snapshot() throws -> [String: Value] {
         var out: [String: Value] = [:]
-        for (key, record) in try records() where !record.isTombstone {
-            do { out[key] = try record.value() } catch {
+        let now = core.options.wallClock()
+        for (key, record) in try records() where !record.readsAsAbsent(at: now) {
+            do { out[key] = try record.value(at: now) } catch {
                 throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
             }
         }
         return out
     }
 
-    /// Every record of the suite, tombstones included, in key order.
+    /// Every record of the suite, tombstones and expired values included, in key order.
     public func records() throws -> [(key: String, record: Record)] {
         try core.snapshot { s in
             var out: [(String, Record)] = []
@@ -177,6 +186,69 @@ public struct Suite: Sendable {
             guard let stored else { return try w.remove(suite: name, key: key) }
             return try w.set(stored, suite: name, key: key)
         }
+    }
+
+    /// Stores `value` under `key` until `expiresAt`: from then on the key reads as absent (its
+    /// registered default, or nothing) on every replica that holds the record, observers are told
+    /// it went, and tombstone collection drops it like a deletion. A later write replaces it like
+    /// any other; the expiry travels with the record and never decides a merge.
+    ///
+    /// ```swift
+    /// try suite.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
+    /// ```
+    ///
+    /// Only a last-writer-wins key's value can expire: a counter's, set's, max's or min's parts merge
+    /// on without one.
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`: an expiring removal means nothing).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAt: When the value stops reading; after now (by the store's clock), at the latest
+    ///     the end of the year 9999. Kept to the millisecond, rounded up.
+    /// - Returns: The version written.
+    /// - Throws: `StoreError.unsupportedValue` for an expiry not after now (or a `nil` value),
+    ///   `.policyMismatch` on a key with another policy than lww, and what `set(_:forKey:)` throws;
+    ///   nothing is written then.
+    @discardableResult
+    public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAt: Date) throws -> Version? {
+        let seconds = expiresAt.timeIntervalSince1970
+        guard seconds > 0, seconds.isFinite else {
+            throw StoreError.unsupportedValue(key: key, reason: "its expiry (\(expiresAt)) is not a time after 1970")
+        }
+        let milliseconds = min((seconds * 1000).rounded(.up), Double(UInt64.max / 2))
+        return try set(value, forKey: key, expiryMilliseconds: UInt64(milliseconds))
+    }
+
+    /// Stores `value` under `key` for `expiresAfter` (from now, by the store's clock); see
+    /// `set(_:forKey:expiresAt:)`.
+    ///
+    /// ```swift
+    /// try suite.set(true, forKey: "snoozed", expiresAfter: .seconds(15 * 60))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store (not `nil`).
+    ///   - key: The key (1–256 bytes of UTF-8).
+    ///   - expiresAfter: How long from now the value reads; above zero. Kept to the millisecond, rounded up.
+    /// - Returns: The version written.
+    /// - Throws: What `set(_:forKey:expiresAt:)` throws; nothing is written then.
+    @discardableResult
+    public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAfter: Duration) throws -> Version? {
+        let (seconds, attoseconds) = expiresAfter.components
+        guard seconds > 0 || (seconds == 0 && attoseconds > 0) else {
+            throw StoreError.unsupportedValue(key: key, reason: "it would expire after \(expiresAfter), not after a time to come")
+        }
+        let milliseconds = min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2))
+        let (expiry, overflow) = core.options.wallClock().addingReportingOverflow(UInt64(milliseconds))
+        return try set(value, forKey: key, expiryMilliseconds: overflow ? .max : expiry)
+    }
+
+    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`).
+    func set<T: StorableValue>(_ value: T, forKey key: String, expiryMilliseconds: UInt64) throws -> Version? {
+        guard let stored = try storedForm(of: value, key: key) else {
+            throw StoreError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
+        }
+        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiryMilliseconds) }
     }
 
     /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.

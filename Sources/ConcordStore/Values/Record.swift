@@ -1,3 +1,5 @@
+import Foundation
+
 /// One stored record: a value, a tombstone, or the state of a key with a merge policy, with the
 /// version that wrote it. Plain records merge by last-writer-wins; a policy record carries what its
 /// policy needs to combine concurrent changes (see `MergePolicy`) and says so in its own bytes.
@@ -7,11 +9,16 @@
 ///     print(record.version, record.policy, record.isTombstone ? "deleted" : try record.value()!.typeName)
 /// }
 /// ```
+///
+/// A plain value may carry an expiry (`Suite.set(_:forKey:expiresAt:)`): from then on it reads as
+/// absent, on every replica that holds it, while it still merges by its version like any other record.
 public struct Record: Hashable, Sendable {
     /// The version that wrote this record (for a policy record: its latest write, the greatest
     /// version in it).
     public let version: Version
     private let body: Body
+    /// When a plain value stops reading as a value, in milliseconds since 1970 (nil: never).
+    package let expiryMilliseconds: UInt64?
 
     /// What a record holds; a policy state lives in a box, so a plain record stays as small to copy as before.
     private enum Body: Hashable, Sendable {
@@ -20,15 +27,18 @@ public struct Record: Hashable, Sendable {
         indirect case policy(PolicyState)
     }
 
-    package init(version: Version, valueBytes: [UInt8]?) {
+    /// A plain record: a value (expiring at `expiryMilliseconds`, when given) or a tombstone (`nil`).
+    package init(version: Version, valueBytes: [UInt8]?, expiryMilliseconds: UInt64? = nil) {
         self.version = version
         self.body = valueBytes.map(Body.value) ?? .tombstone
+        self.expiryMilliseconds = valueBytes == nil ? nil : expiryMilliseconds
     }
 
     /// A policy record.
     package init(version: Version, state: PolicyState) {
         self.version = version
         self.body = .policy(state)
+        self.expiryMilliseconds = nil
     }
 
     /// A plain record's value bytes in the value codec's encoding; `nil` for a tombstone or a policy record.
@@ -54,8 +64,54 @@ public struct Record: Hashable, Sendable {
         self.init(version: version, valueBytes: try value.map { v throws(StoreError) in try ValueCodec.encode(v) })
     }
 
+    /// When the value expires, if it does: a plain value's own expiry, or (in a policy record) the
+    /// expiry of the whole-value write its parts add to.
+    ///
+    /// ```swift
+    /// if let expires = try suite.record(forKey: "token")?.expires { print("gone at", expires) }
+    /// ```
+    public var expires: Date? {
+        expiresAtMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    /// `expires` in milliseconds since 1970: the time from which this record reads differently.
+    package var expiresAtMilliseconds: UInt64? {
+        if let expiryMilliseconds { return expiryMilliseconds }
+        return state?.base?.expiryMilliseconds
+    }
+
+    /// Whether the record's value has expired at `now` (milliseconds since 1970).
+    package func hasExpired(at now: UInt64) -> Bool {
+        guard let expiry = expiresAtMilliseconds else { return false }
+        return now >= expiry
+    }
+
+    /// Whether this record reads as absent at `now` (milliseconds since 1970): a tombstone, an
+    /// expired value, or a policy record whose parts add up to nothing then.
+    package func readsAsAbsent(at now: UInt64) -> Bool {
+        switch body {
+        case .value: return hasExpired(at: now)
+        case .tombstone: return true
+        case .policy(let state): return (try? state.value(at: now)) == nil
+        }
+    }
+
+    /// What a read returns at `now` (milliseconds since 1970): the value, or `nil` when the record
+    /// holds none or its value has expired.
+    ///
+    /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
+    package func value(at now: UInt64) throws(ValueDecodingError) -> Value? {
+        switch body {
+        case .value(let bytes): return now >= (expiryMilliseconds ?? .max) ? nil : try ValueCodec.decode(bytes)
+        case .tombstone: return nil
+        case .policy(let state): return try state.value(at: now)
+        }
+    }
+
     /// Whether this record holds no value: a deletion, or a policy record whose parts add up to
-    /// nothing (a removed counter no replica has incremented since, an emptied removed set).
+    /// nothing (a removed counter no replica has incremented since, an emptied removed set). An
+    /// expired value is not a tombstone: it still holds its value, which reads as absent after its
+    /// expiry (`expires`).
     public var isTombstone: Bool {
         switch body {
         case .value: return false
@@ -74,6 +130,7 @@ public struct Record: Hashable, Sendable {
     }
 
     /// The decoded value — for a policy record, what its parts add up to — or `nil` when it holds none.
+    /// An expiring value is returned whether or not it has expired (`expires` says when it does).
     ///
     /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
     public func value() throws(ValueDecodingError) -> Value? {
@@ -84,15 +141,16 @@ public struct Record: Hashable, Sendable {
         }
     }
 
-    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][value… | policy state…]
-    // flags: 0 a value, 1 a tombstone (nothing follows), 2 a policy state (`PolicyState`'s encoding follows).
+    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][expiry 8 if flags 3][value… | policy state…]
+    // flags: 0 a value, 1 a tombstone (nothing follows), 2 a policy state (`PolicyState`'s encoding follows),
+    // 3 a value that expires (its expiry in milliseconds since 1970, then the value; store format 7).
 
     /// The bytes of the fixed part: flags, hlc and replica.
     package static let headerSize = 25
 
     /// The record's bytes, identical on every replica that holds it.
     package var encoded: [UInt8] {
-        var out = ByteWriter(capacity: Self.headerSize + (valueBytes?.count ?? 64))
+        var out = ByteWriter(capacity: Self.headerSize + 8 + (valueBytes?.count ?? 64))
         encode(into: &out)
         return out.bytes
     }
@@ -100,9 +158,10 @@ public struct Record: Hashable, Sendable {
     package func encode(into out: inout ByteWriter) {
         switch body {
         case .value(let bytes):
-            out.u8(0)
+            out.u8(expiryMilliseconds == nil ? 0 : 3)
             out.u64(version.hlc)
             out.append(version.replica.bytes)
+            if let expiryMilliseconds { out.u64(expiryMilliseconds) }
             out.append(bytes)
         case .tombstone:
             out.u8(1)
@@ -122,20 +181,28 @@ public struct Record: Hashable, Sendable {
         /// Whether a policy state follows (flags 2).
         package let isPolicy: Bool
         package let hlc: UInt64
+        /// A plain value's expiry (flags 3), in milliseconds since 1970.
+        package let expiryMilliseconds: UInt64?
         /// Where the 16 replica bytes start in the reader's bytes.
         let replicaOffset: Int
 
         /// Reads and checks the header (a tombstone must end there); nothing is copied.
         package static func read(_ reader: inout ByteReader) throws(ValueDecodingError) -> Header {
             let flags = try reader.u8()
-            guard flags <= 2 else { throw ValueDecodingError("unknown record flags \(flags)") }
+            guard flags <= 3 else { throw ValueDecodingError("unknown record flags \(flags)") }
             let hlc = try reader.u64()
             let replicaOffset = reader.offset
             _ = try reader.take(16)
             if flags == 1 {
                 guard reader.isAtEnd else { throw ValueDecodingError("a tombstone followed by \(reader.remaining) bytes") }
             }
-            return Header(isTombstone: flags == 1, isPolicy: flags == 2, hlc: hlc, replicaOffset: replicaOffset)
+            let expiry = flags == 3 ? try reader.u64() : nil
+            return Header(isTombstone: flags == 1, isPolicy: flags == 2, hlc: hlc, expiryMilliseconds: expiry, replicaOffset: replicaOffset)
+        }
+
+        /// Whether a read at `now` finds no value: a tombstone, or an expired value.
+        package func readsAsAbsent(at now: UInt64) -> Bool {
+            isTombstone || now >= (expiryMilliseconds ?? .max)
         }
     }
 
@@ -149,7 +216,7 @@ public struct Record: Hashable, Sendable {
         if header.isPolicy { return Record(version: version, state: try PolicyState.decode(&reader, validateValues: validateValue)) }
         let payload = Array(try reader.take(reader.remaining))
         if validateValue { _ = try ValueCodec.decode(payload) }
-        return Record(version: version, valueBytes: payload)
+        return Record(version: version, valueBytes: payload, expiryMilliseconds: header.expiryMilliseconds)
     }
 
     /// Parses a record's whole `encoded` bytes; its value (or policy state's values) is checked to decode

@@ -114,6 +114,10 @@ public struct Explanation: Hashable, Sendable {
     public let writer: NamedReplica?
     /// How the stored record arrived here.
     public let arrival: Arrival?
+    /// Whether the stored record's value has expired, so it reads as absent (`record?.expires` says when).
+    public let expired: Bool
+    /// Whether the key is declared device-local (`Suite.setDeviceLocal`): its records never leave this replica.
+    public let isDeviceLocal: Bool
     /// The merge policy a write of the key follows now (its declaration, else its record's, else lww).
     public let policy: MergePolicy
     /// Each replica's part of a counter, set, max or min key (empty for lww), base first.
@@ -125,13 +129,15 @@ public struct Explanation: Hashable, Sendable {
     package func answered(by layer: Layer, value: Value?) -> Explanation {
         Explanation(
             suite: suite, key: key, value: value, layer: layer, record: record, written: written, writer: writer, arrival: arrival,
-            policy: policy, parts: parts, beaten: beaten)
+            expired: expired, isDeviceLocal: isDeviceLocal, policy: policy, parts: parts, beaten: beaten)
     }
 
     package init(
         suite: String, key: String, value: Value?, layer: Layer, record: Record?, written: Date?, writer: NamedReplica?,
-        arrival: Arrival?, policy: MergePolicy, parts: [Part], beaten: [BeatenWrite]
+        arrival: Arrival?, expired: Bool = false, isDeviceLocal: Bool = false, policy: MergePolicy, parts: [Part], beaten: [BeatenWrite]
     ) {
+        self.expired = expired
+        self.isDeviceLocal = isDeviceLocal
         self.suite = suite
         self.key = key
         self.value = value

@@ -3,7 +3,8 @@ import Foundation
 
 extension Suite {
     /// Why `key` reads as it does: the value and its layer (the stored record, a default registered in
-    /// this process, or nothing), the stored record's version as a time and its writer (with the
+    /// this process, or nothing — an expired value answers nothing, its record saying when it expired,
+    /// `record.expires`), the stored record's version as a time and its writer (with the
     /// name the writer gave itself), how it arrived (this process, another process, or a sync from
     /// which peer, by the last sync with it), the merge policy and each replica's part, and the writes it beat, newest
     /// first. All read in one snapshot. A key nothing was ever stored under is not an error: the
@@ -24,6 +25,7 @@ extension Suite {
         try Names.validateKey(key, inSuite: name)
         let suiteName = name
         let fallback = registeredDefault(forKey: key)
+        let now = store.options.wallClock()
         return try store.read { r in
             let names = try r.replicaNames()
             func named(_ id: ReplicaID) -> NamedReplica { NamedReplica(id: id, name: names[id]) }
@@ -41,7 +43,7 @@ extension Suite {
             let stored = try r.storedRecord(suite: suiteName, key: key)
             let record = stored?.record
             let value: Value?
-            do { value = try record?.value() } catch {
+            do { value = try record?.value(at: now) } catch {
                 throw StoreError.damaged(path: r.path, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
             }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
@@ -67,7 +69,8 @@ extension Suite {
             }
             return Explanation(
                 suite: suiteName, key: key, value: value ?? fallback, layer: layer, record: record, written: record.map { Explanation.date($0.version) },
-                writer: record.map { named($0.version.replica) }, arrival: arrival, policy: policy, parts: parts, beaten: beaten)
+                writer: record.map { named($0.version.replica) }, arrival: arrival, expired: record?.hasExpired(at: now) == true,
+                isDeviceLocal: try r.isDeviceLocal(suite: suiteName, key: key), policy: policy, parts: parts, beaten: beaten)
         }
     }
 

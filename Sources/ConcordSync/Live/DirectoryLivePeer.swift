@@ -16,6 +16,8 @@ package final class DirectoryLivePeer: LiveSyncPeer {
     private let other: Store
     private let synchronizer: Synchronizer
     private let otherCommits: CommitSignal
+    /// The other replica's registration of this live session (this store's is the loop's).
+    private let presence: LivePresence
 
     package init(store: Store, other: Store, selection: SyncSelection = .all) throws {
         guard store.replicaID != other.replicaID else { throw SyncError.sameReplica(store.replicaID, other.directory) }
@@ -24,6 +26,7 @@ package final class DirectoryLivePeer: LiveSyncPeer {
         synchronizer = Synchronizer(selection: selection)
         let mine = store.replicaID
         otherCommits = try CommitSignal(store: other) { $0 == .sync(peer: mine) }
+        presence = try LivePresence(directory: other.directory, peer: mine)
     }
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: other.replicaID) }

@@ -28,6 +28,10 @@ public final class LiveSync: Sendable {
     public let maxBackoff: Double
 
     private let signal: CommitSignal
+    /// The store kept in sync (nil for a relay between two remotes).
+    private let store: Store?
+    /// The peer, once a session reached it.
+    private let peerID = Mutex<ReplicaID?>(nil)
     private let stopped = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
     private let current = Mutex(LiveSyncState())
@@ -40,16 +44,18 @@ public final class LiveSync: Sendable {
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
         connect: @escaping @Sendable () throws -> any LiveSyncPeer
     ) throws {
-        self.init(signal: try CommitSignal(store: store), heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent, connect: connect)
+        self.init(
+            signal: try CommitSignal(store: store), store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent, connect: connect)
     }
 
     /// A loop woken by `signal` (a store's commits; with no store, only by a stop): a relay between
     /// two remotes holds no store of its own.
     package init(
-        signal: CommitSignal = CommitSignal(), heartbeat: Double = 10, maxBackoff: Double = 5,
+        signal: CommitSignal = CommitSignal(), store: Store? = nil, heartbeat: Double = 10, maxBackoff: Double = 5,
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
         connect: @escaping @Sendable () throws -> any LiveSyncPeer
     ) {
+        self.store = store
         self.heartbeat = heartbeat
         self.maxBackoff = maxBackoff
         self.signal = signal
@@ -130,6 +136,46 @@ public final class LiveSync: Sendable {
         while !finished.load(ordering: .acquiring) { usleep(1_000) }
     }
 
+    /// Returns once the peer has acknowledged every change the store committed before the call (see
+    /// `Store.waitUntilAcknowledged(by:timeout:)`); before the first session reached the peer, it
+    /// waits for that too.
+    ///
+    /// ```swift
+    /// try await suite.set("dark", forKey: "theme")
+    /// try await live.waitUntilAcknowledged(timeout: .seconds(5))
+    /// ```
+    ///
+    /// A live sync between two remotes (no store of its own) has nothing of its own to wait for and
+    /// returns at once.
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Throws: `SyncError.notAcknowledged` when `timeout` passes first (naming the peer and how
+    ///   many changes it has not acknowledged, or saying it was never reached).
+    public func waitUntilAcknowledged(timeout: Duration) async throws {
+        guard let store else { return }
+        let start = ContinuousClock.now
+        if peerID.withLock({ $0 }) == nil {
+            let reached = Task {
+                for await _ in states() where peerID.withLock({ $0 }) != nil { return true }
+                return false
+            }
+            let timer = Task {
+                try await Task.sleep(for: timeout)
+                reached.cancel()
+            }
+            _ = await reached.value
+            timer.cancel()
+        }
+        guard let peer = peerID.withLock({ $0 }) else {
+            let pending = try DeltaReader.read(from: store, for: nil, alreadyMerged: .none, countOnly: true).counted
+            throw SyncError.notAcknowledged(peer: nil, name: nil, pending: pending, waited: timeout)
+        }
+        let left = timeout - (ContinuousClock.now - start)
+        do { try await store.waitUntilAcknowledged(by: peer, timeout: max(left, .zero)) } catch SyncError.notAcknowledged(let p, let n, let count, _) {
+            throw SyncError.notAcknowledged(peer: p, name: n, pending: count, waited: timeout)
+        }
+    }
+
     private func update(_ change: (inout LiveSyncState) -> Void) {
         let state = current.withLock { s in
             change(&s)
@@ -146,6 +192,13 @@ public final class LiveSync: Sendable {
                 let peer = try connect()
                 let origin = peer.mergeOrigin
                 signal.ignore { $0 == origin }
+                // Registered in the store as live with the peer while connected (`Store.livePeers`).
+                var presence: LivePresence?
+                if case .sync(let id) = origin {
+                    peerID.withLock { $0 = id }
+                    if let store { presence = try LivePresence(directory: store.directory, peer: id) }
+                }
+                defer { withExtendedLifetime(presence) {} }
                 update { $0.connection = .connected }
                 onEvent(.connected)
                 backoff = 0.1

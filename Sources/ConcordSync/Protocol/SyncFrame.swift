@@ -134,12 +134,14 @@ package struct SyncHello: Sendable, Equatable {
     /// The protocol version this Concord speaks, and the newest it accepts. Version 2: a batch ends at
     /// or before the last seq its sender announced (its hello's, raised by `announce` frames). Version 3
     /// binds cursors to history marks: the hello's knowledge carries them, acknowledgements carry the
-    /// receiver's mark, and each side sends a verdict on the other's claims after the hellos.
-    package static let currentVersion: UInt16 = 3
+    /// receiver's mark, and each side sends a verdict on the other's claims after the hellos. Version 4
+    /// carries records that expire (record flags 3; batches are bundles of format 6).
+    package static let currentVersion: UInt16 = 4
     /// The oldest version accepted: a version-1 peer sends batches past what its hello announced, which
-    /// this side refuses (they could move its cursors past changes it never received), and a version-2
-    /// peer cannot prove its cursors (it would skip what a replica restored from a backup hands out again).
-    package static let minimumVersion: UInt16 = 3
+    /// this side refuses (they could move its cursors past changes it never received), a version-2
+    /// peer cannot prove its cursors (it would skip what a replica restored from a backup hands out
+    /// again), and a version-3 peer cannot merge an expiring record (it would refuse the whole batch).
+    package static let minimumVersion: UInt16 = 4
 
     package var version = SyncHello.currentVersion
     /// The sender's replica.
@@ -195,7 +197,7 @@ package struct SyncHello: Sendable, Equatable {
         guard version >= minimumVersion else {
             throw SyncProtocolError(
                 .olderVersion,
-                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks): upgrade Concord where version \(version) runs"
+                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks; from version 4 on, records may expire): upgrade Concord where version \(version) runs"
             )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {

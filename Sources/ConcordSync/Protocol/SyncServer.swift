@@ -71,6 +71,9 @@ package struct SyncServer {
         endpoint.mayCloseBetweenBatches = opening.relay
         let clientID = client.replica
         let announcer = client.live ? try CommitSignal(store: store) { $0 == .sync(peer: clientID) } : nil
+        // A live session registers itself as live with its client while it runs (`Store.livePeers`).
+        let presence = client.live && !client.dryRun ? try LivePresence(directory: store.directory, peer: clientID) : nil
+        defer { withExtendedLifetime(presence) {} }
         let idleTimeout = client.live ? nil : channel.timeout
         while true {
             if let announcer {

@@ -298,6 +298,7 @@ extension ReplicaTransaction {
         if cursor != before || before.updatedMilliseconds == 0 {
             cursor.updatedMilliseconds = wallClockMilliseconds
             try txn.put(layout.peers, cursor.key, cursor.encoded)
+            cursorsChanged = true
         }
         return cursor
     }

@@ -9,13 +9,13 @@ import LMDB
 /// for (peer, count) in report.heldBackByPeer { print(peer, "has not merged", count, "deletes yet") }
 /// ```
 public struct TombstoneCollectionReport: Sendable, Equatable {
-    /// A tombstone: the key a delete (or reset) removed, and when.
+    /// A tombstone: the key a delete (or reset) removed, or whose value expired, and when.
     public struct Tombstone: Hashable, Sendable {
         /// The suite of the deleted key.
         public let suite: String
         /// The deleted key.
         public let key: String
-        /// When it was deleted: its version's time, in milliseconds since 1970.
+        /// When it was deleted (its version's time) or its value expired, in milliseconds since 1970.
         public let deletedMilliseconds: UInt64
     }
 
@@ -45,7 +45,9 @@ extension Store {
     /// Drops tombstones that are no longer needed (see the architecture document, "Tombstones"): a tombstone goes
     /// only when `retentionMilliseconds` have passed since the delete (its version's time) **and**
     /// every known peer has merged past it (its cursor acknowledges the tombstone's journal entry,
-    /// or the peer wrote or sent that very tombstone). Never earlier.
+    /// or the peer wrote or sent that very tombstone). Never earlier. A value that has expired is
+    /// collected the same way, its retention counted from its expiry: it reads as absent on every
+    /// replica, as a deletion does.
     ///
     /// A peer that will never return holds tombstones back until it is forgotten (`forgetPeer`).
     ///
@@ -72,7 +74,9 @@ extension Store {
             var heldBack: [ReplicaID: Int] = [:]
             var oldestKept: UInt64?
             try w.txn.scan(w.layout.records) { key, value in
-                guard StoredRow.isTombstone(value) else { return true }
+                // A value that has expired reads as absent everywhere: it goes like a tombstone, counted from its expiry.
+                let expiry = StoredRow.expiry(value)
+                guard StoredRow.isTombstone(value) || expiry.map({ now >= $0 }) == true else { return true }
                 guard let (suite, k) = StoreLayout.splitRecordKey(key) else {
                     throw StoreError.damaged(path: w.path, reason: "a record key that is not suite\\0key")
                 }
@@ -81,7 +85,7 @@ extension Store {
                     throw StoreError.damaged(path: w.path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
                 }
                 seen += 1
-                let deletedAt = row.record.version.milliseconds
+                let deletedAt = max(row.record.version.milliseconds, expiry ?? 0)
                 guard deletedAt <= now, now - deletedAt >= retentionMilliseconds else {
                     keptForRetention += 1
                     oldestKept = min(oldestKept ?? deletedAt, deletedAt)

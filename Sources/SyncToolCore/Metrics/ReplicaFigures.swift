@@ -5,7 +5,8 @@ import Foundation
 struct PeerFigures: Sendable, Equatable {
     let peer: ReplicaID
     /// This replica's changes the peer has not merged: what `export --since-peer ID` would send now
-    /// (the journal after the peer's acknowledged cursors, less the peer's own records echoed back).
+    /// (the journal after the peer's acknowledged cursors, less the peer's own records echoed back and
+    /// device-local keys).
     let pendingChanges: Int
     /// When a cursor on the peer last moved (a sync, an import), in milliseconds since 1970; nil when never.
     let lastSyncMilliseconds: UInt64?
@@ -31,12 +32,7 @@ struct ReplicaFigures: Sendable {
         let me = store.replicaID
         peers = try Set(cursors.peers + byPeer.keys).filter { $0 != me }.sorted().map { peer in
             let mine = cursors.cursors.filter { $0.peer == peer }
-            let pending =
-                mine.isEmpty
-                ? 0
-                : try DeltaReader.read(
-                    from: store, for: peer, alreadyMerged: PeerKnowledge(acknowledgedBy: peer, in: cursors, owner: me), countOnly: true
-                ).counted
+            let pending = mine.isEmpty ? 0 : try store.unacknowledged(by: peer, cursors: cursors)
             return PeerFigures(
                 peer: peer, pendingChanges: pending, lastSyncMilliseconds: mine.map(\.updatedMilliseconds).max().flatMap { $0 == 0 ? nil : $0 },
                 conflicts: byPeer[peer] ?? 0)

@@ -131,7 +131,7 @@ final class TimelineRecorder {
     /// release after its claim, the global increment after an increment).
     static func kind(ofLogWord word: String) -> OperationKind? {
         switch LoggedOperation.Kind(rawValue: word) {
-        case .set: .set
+        case .set, .setLocal, .setExpiring: .set
         case .del: .delete
         case .incr: .incr
         case .reset: .reset

@@ -175,7 +175,7 @@ struct ExpiryTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test func anotherProcessObservingIsToldAtTheExpiry() throws {
+    @Test(.offThePool) func anotherProcessObservingIsToldAtTheExpiry() throws {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let dir = tmp.path("replica")

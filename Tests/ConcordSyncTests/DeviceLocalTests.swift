@@ -9,7 +9,7 @@ import Testing
 /// ConcordHubTests), never count as pending, and stay readable, observable and backed up locally; the
 /// declaration syncs, a replica ignores such a key's records from a peer that had not seen it, and a
 /// key made local after it synced stops syncing.
-@Suite struct DeviceLocalTests {
+@Suite(.offThePool) struct DeviceLocalTests {
     /// Two replicas, each with a value of device-local "window.frame", a synced "theme", and A's
     /// declaration of the prefix "window." (B has not seen it).
     static func pair(_ tmp: TemporaryDirectory, clock: ManualClock) throws -> (Store, Store) {

@@ -8,7 +8,7 @@ import Testing
 /// as absent after it (one that received it before it expired included), merges stay deterministic
 /// (the expiry never decides which record wins), and tombstone collection drops an expired value
 /// like a deletion.
-@Suite struct ExpirySyncTests {
+@Suite(.offThePool) struct ExpirySyncTests {
     static let start: UInt64 = 1_800_000_000_000
     static let day: UInt64 = 86_400_000
 

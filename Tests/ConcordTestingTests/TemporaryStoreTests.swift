@@ -10,7 +10,7 @@ import Testing
 
 /// `Store.temporary()`: a real store in a private directory that goes when the last thing using it
 /// is released — and only then, after the store is closed.
-@Suite("Store.temporary")
+@Suite("Store.temporary", .offThePool)
 struct TemporaryStoreTests {
     func mode(_ path: String) -> Int {
         var info = stat()

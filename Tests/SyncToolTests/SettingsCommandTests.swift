@@ -14,7 +14,7 @@ import Testing
 /// expire, keys that stay on this device, and whether the peers have what this replica wrote —
 /// including a live sync killed (never left as live) and one paused and resumed (the wait for
 /// acknowledgement waits, times out while it is stopped, and returns once it runs again).
-@Suite("sync-tool: expiry, device-local keys, status", .serialized)
+@Suite("sync-tool: expiry, device-local keys, status", .serialized, .offThePool)
 struct SettingsCommandTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory() }

@@ -14,7 +14,7 @@ struct HubPolicyTests {
     func countersAndSetsAddUpThroughTheHub(layout: HubLayout, seed: UInt64) throws {
         let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let stores = try (0..<4).map { try fx.store("d\($0)") }
         let hubs = try (0..<4).map { _ in try Hub(alice.url) }
         let sync = HubSynchronizer(pageSize: 4)

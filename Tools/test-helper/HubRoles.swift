@@ -3,7 +3,7 @@ import ConcordHub
 import Foundation
 import SplitMix
 
-/// Roles for the hub tests (issue 11). Returns nil for a role it does not know.
+/// Roles for the hub tests. Returns nil for a role it does not know.
 ///
 /// - `hub-random DIR URL SEED STEPS`: random sets, deletes, resets and increments on DIR, syncing
 ///   through the hub at random; prints `W SUITE KEY HEX` (the record each write left, encoded) and

@@ -7,7 +7,7 @@ import SplitMix
     import Glibc
 #endif
 
-/// Roles for the reliability suite (issue 6). Returns nil for a role it does not know.
+/// Roles for the reliability suite. Returns nil for a role it does not know.
 ///
 /// Fault injection is global to a process, so the faulted writes happen here, never in the test runner.
 ///

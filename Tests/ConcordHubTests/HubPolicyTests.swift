@@ -64,7 +64,7 @@ struct HubPolicyTests {
         try sync.sync(a, hubA)
         try sync.sync(b, hubB)
         try b.suite("app").set(10, forKey: "n")
-        usleep(2_000)
+        waitForWallClock(after: try #require(try b.suite("app").record(forKey: "n")?.version.milliseconds)) // so a's set is the later
         try a.suite("app").set(20, forKey: "n")
         try a.suite("app").increment("n")
         try sync.sync(b, hubB)

@@ -31,6 +31,12 @@ package func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T)
     }
 }
 
+/// Waits until this machine's wall clock reads later than `milliseconds` since 1970, so a write made
+/// after it gets a later version than one stamped at `milliseconds` (versions are ordered by time first).
+public func waitForWallClock(after milliseconds: UInt64) {
+    while UInt64(Date().timeIntervalSince1970 * 1000) <= milliseconds { usleep(100) }
+}
+
 /// Collects values from any thread (for observer callbacks in tests).
 public final class Collector<T: Sendable>: Sendable {
     private let items = Mutex<[T]>([])

@@ -91,11 +91,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// What the child has written to stderr so far (`.files`).
     public var errorOutput: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
     /// Complete lines of stdout so far, a line cut by a kill left out (`.files`).
-    public var completeLines: [String] {
-        var lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast() // the text after the last newline: empty, or a partial line
-        return lines.filter { !$0.isEmpty }
-    }
+    public var completeLines: [String] { Self.completeLines(output) }
 
     /// Sends `signal` (SIGKILL unless told) to the child.
     public func kill(_ signal: Int32 = SIGKILL) { Glibc.kill(process.processIdentifier, signal) }
@@ -128,13 +124,29 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits until stdout has a complete line satisfying `predicate` (or the timeout passes, or the
     /// child exits without one); returns whether it has (`.files`).
     public func waitForLine(timeout: Double = 30, _ predicate: (String) -> Bool) -> Bool {
+        wait(timeout: timeout) { completeLines.contains(where: predicate) }
+    }
+
+    /// Waits until stderr has a complete line satisfying `predicate`, as `waitForLine` does stdout (`.files`).
+    public func waitForErrorLine(timeout: Double = 30, _ predicate: (String) -> Bool) -> Bool {
+        wait(timeout: timeout) { Self.completeLines(errorOutput).contains(where: predicate) }
+    }
+
+    private func wait(timeout: Double, until found: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if completeLines.contains(where: predicate) { return true }
-            if !process.isRunning { return completeLines.contains(where: predicate) }
+            if found() { return true }
+            if !process.isRunning { return found() }
             usleep(2_000)
         }
         return false
+    }
+
+    /// The complete, non-empty lines of `text` (what follows its last newline left out).
+    private static func completeLines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast() // the text after the last newline: empty, or a partial line
+        return lines.filter { !$0.isEmpty }
     }
 
     /// Sends one line to the child's standard input (`.conversation`).

@@ -5,7 +5,8 @@ import Foundation
 /// and `suite.set`, `Key`, `@Stored`, `@Setting`, `ExclusiveChoice`, the CLI — stores it the same way.
 ///
 /// Store-native types conform already: `String`, `Int`, `Double`, `Float`, `Bool`, `Data`, `Date`,
-/// `URL`, `UUID`, and arrays and string-keyed dictionaries of storable values. An optional is stored as its
+/// `URL`, `UUID`, and arrays of storable values and dictionaries of them keyed by a `StorableDictionaryKey`
+/// (`String`, the integer types, `UUID`, …). An optional is stored as its
 /// wrapped value, and `nil` means "nothing stored" (setting `nil` removes the key).
 ///
 /// Declare the conformance for your own types; the requirements come for free for enums with raw
@@ -213,20 +214,50 @@ extension Array: StorableValue where Element: StorableValue {
     }
 }
 
-/// A string-keyed dictionary of storable values is stored as `Value.dictionary`.
-extension Dictionary: StorableValue where Key == String, Value: StorableValue {
-    public static var storedTypeName: String { "[String: \(Value.storedTypeName)]" }
+/// A dictionary of storable values keyed by a `StorableDictionaryKey` (`String`, an integer, `UUID`, an
+/// enum that declares it, …) is stored as `Value.dictionary`, each key as its `storedKey` string.
+extension Dictionary: StorableValue where Key: StorableDictionaryKey, Value: StorableValue {
+    public static var storedTypeName: String { "[\(Key.self): \(Value.storedTypeName)]" }
     public init(storedValue: ConcordStore.Value) throws {
         guard case .dictionary(let items) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
-        self = try items.mapValues { item in
-            do { return try Value(storedValue: item) } catch {
+        var result = [Key: Value](minimumCapacity: items.count)
+        for (stored, item) in items {
+            guard let key = Key.key(storedAs: stored) else { throw Self.keyMismatch(in: items) }
+            let value: Value
+            do { value = try Value(storedValue: item) } catch {
                 throw ValueMismatch(stored: "dictionary holding a \(item.typeName)", requested: Self.storedTypeName)
             }
+            guard result.updateValue(value, forKey: key) == nil else { throw Self.keyMismatch(in: items) }
         }
+        self = result
+    }
+    /// What is wrong with the keys of `items`: the first key (in string order) that is not a `Key`, or
+    /// the first two that read as one.
+    private static func keyMismatch(in items: [String: ConcordStore.Value]) -> ValueMismatch {
+        var spellings: [Key: String] = [:]
+        for stored in items.keys.sorted() {
+            guard let key = Key.key(storedAs: stored) else {
+                return ValueMismatch(stored: "dictionary whose key \(String(reflecting: stored)) is not a \(Key.self)", requested: storedTypeName)
+            }
+            if let earlier = spellings.updateValue(stored, forKey: key) {
+                return ValueMismatch(
+                    stored: "dictionary whose keys \(String(reflecting: earlier)) and \(String(reflecting: stored)) both read as the \(Key.self) \(key)",
+                    requested: storedTypeName)
+            }
+        }
+        return ValueMismatch(stored: "dictionary", requested: storedTypeName)
     }
     public func storedValue() throws -> ConcordStore.Value? {
-        // A nil entry (of an optional value type) is left out, as "nothing stored" is for a key.
-        .dictionary(try compactMapValues { try $0.storedValue() })
+        var items = [String: ConcordStore.Value](minimumCapacity: count)
+        for (key, value) in self {
+            // A nil entry (of an optional value type) is left out, as "nothing stored" is for a key.
+            guard let stored = try value.storedValue() else { continue }
+            guard items.updateValue(stored, forKey: key.storedKey) == nil else {
+                throw StoreError.unsupportedValue(
+                    key: "", reason: "two keys of the dictionary are stored as the same string \(String(reflecting: key.storedKey))")
+            }
+        }
+        return .dictionary(items)
     }
 }
 

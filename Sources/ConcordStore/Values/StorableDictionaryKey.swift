@@ -44,20 +44,35 @@ extension StorableDictionaryKey where Self: RawRepresentable & LosslessStringCon
     public static func key(storedAs string: String) -> Self? { RawValue.key(storedAs: string).flatMap(Self.init(rawValue:)) }
 }
 
+/// A `String` keys a stored dictionary as itself.
 extension String: StorableDictionaryKey {}
+/// A `Character` keys a stored dictionary as the one-character string it is.
 extension Character: StorableDictionaryKey {}
+/// A `Bool` keys a stored dictionary as `"true"` or `"false"`.
 extension Bool: StorableDictionaryKey {}
+/// An `Int` keys a stored dictionary as its decimal `description`.
 extension Int: StorableDictionaryKey {}
+/// An `Int8` keys a stored dictionary as its decimal `description`.
 extension Int8: StorableDictionaryKey {}
+/// An `Int16` keys a stored dictionary as its decimal `description`.
 extension Int16: StorableDictionaryKey {}
+/// An `Int32` keys a stored dictionary as its decimal `description`.
 extension Int32: StorableDictionaryKey {}
+/// An `Int64` keys a stored dictionary as its decimal `description`.
 extension Int64: StorableDictionaryKey {}
+/// A `UInt` keys a stored dictionary as its decimal `description`.
 extension UInt: StorableDictionaryKey {}
+/// A `UInt8` keys a stored dictionary as its decimal `description`.
 extension UInt8: StorableDictionaryKey {}
+/// A `UInt16` keys a stored dictionary as its decimal `description`.
 extension UInt16: StorableDictionaryKey {}
+/// A `UInt32` keys a stored dictionary as its decimal `description`.
 extension UInt32: StorableDictionaryKey {}
+/// A `UInt64` keys a stored dictionary as its decimal `description`.
 extension UInt64: StorableDictionaryKey {}
+/// A `Double` keys a stored dictionary as its `description` (`"0.1"`, `"-0.0"`, `"inf"`), which reads back exactly.
 extension Double: StorableDictionaryKey {}
+/// A `Float` keys a stored dictionary as its `description` (`"0.1"`, `"-0.0"`, `"inf"`), which reads back exactly.
 extension Float: StorableDictionaryKey {}
 
 /// A `UUID` key is stored as its `uuidString` (upper case); a stored key in lower case reads too.

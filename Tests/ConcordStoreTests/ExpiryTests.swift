@@ -39,6 +39,35 @@ struct ExpiryTests {
         #expect(try suite.record(forKey: "session")?.expires == nil)
     }
 
+    /// `expiresAfter` counts from the write, not from the call: a set that waits for another writer's
+    /// transaction while the clock moves past its duration still stores a value that lives that long.
+    @Test func anExpiryAfterADurationCountsFromTheWriteNotFromTheCall() throws {
+        let clock = ManualClock()
+        let store = try Store.temporary(clock: clock)
+        let suite = try store.suite("app")
+        try suite.set(0, forKey: "warm")
+        let leading = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Holds the write transaction until the set below waits for it, then lets a second pass.
+            try? suite.update("lead", as: Int.self) { n in
+                leading.signal()
+                while store.waitingWritesForTesting < 1 { usleep(1_000) }
+                clock.advance(1_000)
+                n = 1
+            }
+            done.signal()
+        }
+        leading.wait()
+        let called = clock.milliseconds
+        let version = try #require(try suite.set("token", forKey: "session", expiresAfter: .milliseconds(20)))
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        let record = try #require(try suite.record(forKey: "session"))
+        #expect(record.version == version)
+        #expect(record.expires == Date(timeIntervalSince1970: Double(called + 1_000 + 20) / 1000), "20 ms from the write's start")
+        #expect(try suite.get("session", as: String.self) == "token")
+    }
+
     @Test func expiringAtADateIsKeptToTheMillisecondRoundedUp() throws {
         let clock = ManualClock(1_800_000_000_000)
         let store = try Store.temporary(clock: clock)

@@ -64,7 +64,7 @@ extension Suite {
     /// - Parameters:
     ///   - value: The value to store (not `nil`).
     ///   - key: The key (1–256 bytes of UTF-8).
-    ///   - expiresAfter: How long from now the value reads; above zero.
+    ///   - expiresAfter: How long the value reads, from when the write starts; above zero.
     /// - Returns: The version written.
     /// - Throws: What `set(_:forKey:expiresAfter:)` throws; `CancellationError` when cancelled before the write started.
     @discardableResult

@@ -216,8 +216,8 @@ public struct Suite: Sendable {
         guard seconds > 0, seconds.isFinite else {
             throw StoreError.unsupportedValue(key: key, reason: "its expiry (\(expiresAt)) is not a time after 1970")
         }
-        let milliseconds = min((seconds * 1000).rounded(.up), Double(UInt64.max / 2))
-        return try set(value, forKey: key, expiryMilliseconds: UInt64(milliseconds))
+        let milliseconds = UInt64(min((seconds * 1000).rounded(.up), Double(UInt64.max / 2)))
+        return try set(value, forKey: key) { _ in milliseconds }
     }
 
     /// Stores `value` under `key` for `expiresAfter` (from now, by the store's clock); see
@@ -230,7 +230,8 @@ public struct Suite: Sendable {
     /// - Parameters:
     ///   - value: The value to store (not `nil`).
     ///   - key: The key (1–256 bytes of UTF-8).
-    ///   - expiresAfter: How long from now the value reads; above zero. Kept to the millisecond, rounded up.
+    ///   - expiresAfter: How long the value reads, from when the write starts (after any wait for another
+    ///     writer); above zero. Kept to the millisecond, rounded up.
     /// - Returns: The version written.
     /// - Throws: What `set(_:forKey:expiresAt:)` throws; nothing is written then.
     @discardableResult
@@ -239,17 +240,21 @@ public struct Suite: Sendable {
         guard seconds > 0 || (seconds == 0 && attoseconds > 0) else {
             throw StoreError.unsupportedValue(key: key, reason: "it would expire after \(expiresAfter), not after a time to come")
         }
-        let milliseconds = min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2))
-        let (expiry, overflow) = core.options.wallClock().addingReportingOverflow(UInt64(milliseconds))
-        return try set(value, forKey: key, expiryMilliseconds: overflow ? .max : expiry)
+        let milliseconds = UInt64(min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2)))
+        // From the write transaction's now, so a write that waited for the write lock lives as long as asked.
+        return try set(value, forKey: key) { now in
+            let (expiry, overflow) = now.addingReportingOverflow(milliseconds)
+            return overflow ? .max : expiry
+        }
     }
 
-    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`).
-    func set<T: StorableValue>(_ value: T, forKey key: String, expiryMilliseconds: UInt64) throws -> Version? {
+    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`), expiring at what `expiry` makes of
+    /// the write transaction's wall clock, in milliseconds since 1970.
+    func set<T: StorableValue>(_ value: T, forKey key: String, expiry: (UInt64) -> UInt64) throws -> Version? {
         guard let stored = try storedForm(of: value, key: key) else {
             throw StoreError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
         }
-        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiryMilliseconds) }
+        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiry(w.wallClockMilliseconds)) }
     }
 
     /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.

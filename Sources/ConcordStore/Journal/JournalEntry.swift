@@ -32,13 +32,28 @@ public struct JournalEntry: Hashable, Sendable {
     /// The entry's bytes, carrying `clock`: the replica's clock after this change.
     package func encoded(clock: UInt64) -> [UInt8] {
         var out = ByteWriter(capacity: 9 + 17 + 3 + suite.utf8.count + key.utf8.count + Record.headerSize + (record.valueBytes?.count ?? 0))
-        out.u8(2)
-        out.u64(clock)
-        source.encode(into: &out)
-        out.string(suite, lengthBytes: 1)
-        out.string(key, lengthBytes: 2)
-        record.encode(into: &out)
+        Self.encode(suite: suite, key: key, record: record, source: source, clock: clock, into: &out)
         return out.bytes
+    }
+
+    /// Writes the entry of a change of `suite`/`key` to `record`, made by `source`, carrying `clock`.
+    package static func encode(suite: String, key: String, record: Record, source: ChangeSource, clock: UInt64, into out: inout ByteWriter) {
+        encodeHeader(suite: suite, key: key, source: source, clock: clock, into: &out)
+        record.encode(into: &out)
+    }
+
+    /// Writes what precedes an entry's record.
+    package static func encodeHeader(suite: String, key: String, source: ChangeSource, clock: UInt64, into out: inout ByteWriter) {
+        let (s, k) = (suite.utf8.span, key.utf8.span)
+        out.fixed(clockPrefixSize + ChangeSource.encodedSize + 1 + s.count + 2 + k.count) { out in
+            out.u8(2)
+            out.u64(clock)
+            source.encode(into: &out)
+            out.u8(UInt8(truncatingIfNeeded: s.count))
+            out.utf8(s)
+            out.u16(UInt16(truncatingIfNeeded: k.count))
+            out.utf8(k)
+        }
     }
 
     package static func decode(seq: UInt64, _ bytes: [UInt8]) throws(ValueDecodingError) -> JournalEntry {

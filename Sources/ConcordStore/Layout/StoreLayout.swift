@@ -31,12 +31,19 @@ package struct StoreLayout: Sendable {
 
     /// `suite 0x00 key`: records sort by suite, then key.
     package static func recordKey(suite: String, key: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(suite.utf8.count + 1 + key.utf8.count)
-        out.append(contentsOf: suite.utf8)
-        out.append(0)
-        out.append(contentsOf: key.utf8)
-        return out
+        var out = ByteWriter(capacity: suite.utf8.count + 1 + key.utf8.count)
+        recordKey(suite: suite, key: key, into: &out)
+        return out.bytes
+    }
+
+    /// Writes the record key of `suite`/`key` to `out`.
+    package static func recordKey(suite: String, key: String, into out: inout ByteWriter) {
+        let (s, k) = (suite.utf8.span, key.utf8.span)
+        out.fixed(s.count + 1 + k.count) { out in
+            out.utf8(s)
+            out.u8(0)
+            out.utf8(k)
+        }
     }
 
     /// The first record key of `suite` (scan from here while the key starts with it).

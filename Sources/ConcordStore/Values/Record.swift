@@ -158,10 +158,7 @@ public struct Record: Hashable, Sendable {
     package func encode(into out: inout ByteWriter) {
         switch body {
         case .value(let bytes):
-            out.u8(expiryMilliseconds == nil ? 0 : 3)
-            out.u64(version.hlc)
-            out.append(version.replica.bytes)
-            if let expiryMilliseconds { out.u64(expiryMilliseconds) }
+            Self.encodePlainHeader(hlc: version.hlc, replica: version.replica, expiry: expiryMilliseconds, into: &out)
             out.append(bytes)
         case .tombstone:
             out.u8(1)
@@ -173,6 +170,20 @@ public struct Record: Hashable, Sendable {
             out.append(version.replica.bytes)
             state.encode(into: &out)
         }
+    }
+
+    /// Writes what precedes a plain value's bytes: flags 0 (or 3 with an expiry), the hlc, the replica
+    /// and the expiry; returns where the hlc is in `out`.
+    @discardableResult
+    package static func encodePlainHeader(hlc: UInt64, replica: ReplicaID, expiry: UInt64?, into out: inout ByteWriter) -> Int {
+        let at = out.count + 1
+        out.fixed(headerSize + (expiry == nil ? 0 : 8)) { out in
+            out.u8(expiry == nil ? 0 : 3)
+            out.u64(hlc)
+            out.bytes(replica.bytes)
+            if let expiry { out.u64(expiry) }
+        }
+        return at
     }
 
     /// The fixed part of an encoded record. After `read`, the reader is at the value.

@@ -34,7 +34,7 @@ struct SessionStart {
 }
 
 /// One side of a sync session after the handshake: it sends its replica's changes the other side
-/// lacks as batches and waits for each acknowledgement, and merges the batches it receives, each
+/// lacks as batches, a few ahead of their acknowledgements, and merges the batches it receives, each
 /// in one write transaction, acknowledging each. Both the client and `serve` use it.
 ///
 /// A large delta travels as several batches (at most `maxBatchEntries` entries or about
@@ -58,6 +58,8 @@ final class SyncEndpoint {
     let dryRun: Bool
     var maxBatchEntries = 20_000
     var maxBatchBytes = 2 << 20
+    /// Batches sent ahead of their acknowledgements, at most.
+    var maxBatchesInFlight = 4
     /// Told, batch by batch, how far each direction of a round has come (phases "send" and
     /// "receive", in seqs of the sending side's journal: from the cursor to the last seq announced).
     var onProgress: ProgressHandler?
@@ -108,8 +110,11 @@ final class SyncEndpoint {
         PeerKnowledge(items: peerHas.map { .init(replica: store.replicaID, scope: $0.key, seq: $0.value) })
     }
 
-    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`, or in a resync), each
-    /// acknowledged before the next.
+    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`, or in a resync). Up to
+    /// `maxBatchesInFlight` batches travel before their acknowledgements: the next part is read and
+    /// sent while the peer merges the ones before, and each acknowledgement moves what the peer is
+    /// known to hold as it arrives (in order: the peer merges batches one after another). A session
+    /// cut midway leaves the peer with the whole batches it acknowledged, as with one batch at a time.
     func sendChanges(atLeastOne: Bool) throws -> SentChanges {
         var sent = SentChanges()
         var after: UInt64?
@@ -119,6 +124,20 @@ final class SyncEndpoint {
         var mark: HistoryMark?
         var meter: (ProgressMeter, start: UInt64)?
         let lastSeq = onProgress == nil ? 0 : try store.lastSeq()
+        /// The batches sent and not yet acknowledged, oldest first: where each ends, and whether it is the last.
+        var inFlight: [(toSeq: UInt64, complete: Bool)] = []
+        var batchesSent = 0
+        func acknowledged() throws {
+            let ack = try awaitAck()
+            let batch = inFlight.removeFirst()
+            guard ack.toSeq == batch.toSeq else {
+                throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(batch.toSeq)")
+            }
+            sent.add(ack)
+            if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
+            if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
+            if batch.complete, awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }
+        }
         while true {
             let read = try DeltaReader.read(
                 from: store, for: peer, alreadyMerged: full ? .none : peerKnowledge, selection: selection,
@@ -131,9 +150,10 @@ final class SyncEndpoint {
                 meter?.0.update(0)
             }
             sent.journalEntriesRead += delta.journalEntriesRead
-            let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
+            // A batch without entries still goes when it moves the peer's cursor past what a batch sent reached.
+            let behind = peerHas.values.contains { $0 < delta.batch.toSeq } && delta.batch.toSeq > (inFlight.last?.toSeq ?? 0)
             sent.leftOut += delta.leftOut
-            guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && sent.batches == 0) else { break }
+            guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && batchesSent == 0) else { break }
             // The batch's mark covers a seq this replica holds: announced too, as the peer checks it.
             let reach = max(delta.batch.toSeq, delta.batch.mark?.seq ?? 0)
             if reach > announcedToPeer {
@@ -141,19 +161,13 @@ final class SyncEndpoint {
                 announcedToPeer = reach
             }
             try channel.send(.batch(delta.batch))
-            let ack = try awaitAck()
-            guard ack.toSeq == delta.batch.toSeq else {
-                throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(delta.batch.toSeq)")
-            }
-            sent.add(ack)
-            if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
-            if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
+            batchesSent += 1
+            inFlight.append((delta.batch.toSeq, delta.complete))
             after = delta.batch.toSeq
-            if delta.complete {
-                if awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }
-                break
-            }
+            if delta.complete { break }
+            if inFlight.count >= maxBatchesInFlight { try acknowledged() }
         }
+        while !inFlight.isEmpty { try acknowledged() }
         try channel.send(.end)
         meter?.0.finish()
         resyncSend = false

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -8,6 +9,20 @@ import Testing
 /// write with an expiry, the record's bytes, the index, and observers told at the expiry.
 @Suite("Values that expire", .timeLimit(.minutes(2)))
 struct ExpiryTests {
+    /// A lifetime counts from the write, however long the write waited for its transaction: a clock
+    /// that moves a second at every reading makes the wait a second long, far past the lifetime.
+    @Test func aLifetimeCountsFromTheWriteNotFromTheCall() throws {
+        let readings = Mutex<UInt64>(1_800_000_000_000)
+        var options = Store.Options()
+        options.wallClock = { readings.withLock { now in defer { now += 1_000 }; return now } }
+        let store = try Store.temporary(options: options)
+        let suite = try store.suite("app")
+        try suite.set("token", forKey: "session", expiresAfter: .milliseconds(20))
+        let record = try #require(try suite.record(forKey: "session"))
+        let written = record.version.milliseconds
+        #expect(record.expires == Date(timeIntervalSince1970: Double(written + 20) / 1000), "20 ms after the write's own time")
+    }
+
     @Test func aValueReadsAsAbsentFromItsExpiryOn() throws {
         let clock = ManualClock()
         let store = try Store.temporary(clock: clock)

@@ -216,7 +216,7 @@ public struct Suite: Sendable {
             throw StoreError.unsupportedValue(key: key, reason: "its expiry (\(expiresAt)) is not a time after 1970")
         }
         let milliseconds = min((seconds * 1000).rounded(.up), Double(UInt64.max / 2))
-        return try set(value, forKey: key, expiryMilliseconds: UInt64(milliseconds))
+        return try set(value, forKey: key) { _ in UInt64(milliseconds) }
     }
 
     /// Stores `value` under `key` for `expiresAfter` (from now, by the store's clock); see
@@ -239,16 +239,20 @@ public struct Suite: Sendable {
             throw StoreError.unsupportedValue(key: key, reason: "it would expire after \(expiresAfter), not after a time to come")
         }
         let milliseconds = min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2))
-        let (expiry, overflow) = core.options.wallClock().addingReportingOverflow(UInt64(milliseconds))
-        return try set(value, forKey: key, expiryMilliseconds: overflow ? .max : expiry)
+        // Counted from the write's own clock reading, so time spent waiting for the write lock does not shorten it.
+        return try set(value, forKey: key) { now in
+            let (expiry, overflow) = now.addingReportingOverflow(UInt64(milliseconds))
+            return overflow ? .max : expiry
+        }
     }
 
-    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`).
-    func set<T: StorableValue>(_ value: T, forKey key: String, expiryMilliseconds: UInt64) throws -> Version? {
+    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`) whose expiry `expiry` gives from the
+    /// write transaction's wall clock (milliseconds since 1970).
+    func set<T: StorableValue>(_ value: T, forKey key: String, expiry: (_ now: UInt64) -> UInt64) throws -> Version? {
         guard let stored = try storedForm(of: value, key: key) else {
             throw StoreError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
         }
-        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiryMilliseconds) }
+        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiry(w.wallClockMilliseconds)) }
     }
 
     /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.

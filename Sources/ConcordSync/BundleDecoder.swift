@@ -110,38 +110,38 @@ extension SyncBundle {
         }
         var entries: [RemoteEntry] = []
         entries.reserveCapacity(Int(entryCount))
-        var keys = Set<SuiteKey>()
+        var keys = Set<SuiteKey>(minimumCapacity: Int(entryCount))
         var previous = fromSeq
         let gate = RecordGate(maxValueBytes: limits.maxValueBytes)
         for i in 0..<Int(entryCount) {
-            let what = "entry \(i + 1) of \(entryCount)"
-            let seq = try r.u64(what)
+            func what() -> String { "entry \(i + 1) of \(entryCount)" }
+            let seq = try r.u64(what())
             guard seq > previous, seq <= toSeq else {
-                throw BundleError(.malformed, "\(what) has seq \(seq), outside the bundle's range \(fromSeq)…\(toSeq) or not after the entry before it")
+                throw BundleError(.malformed, "\(what()) has seq \(seq), outside the bundle's range \(fromSeq)…\(toSeq) or not after the entry before it")
             }
             previous = seq
-            let suite = try r.string(width: 1, what)
-            guard selection.includes(suite) else { throw BundleError(.malformed, "\(what) is in suite \(quoted(suite)), which the bundle does not cover") }
-            let key = try r.string(width: 2, what)
+            let suite = try r.string(width: 1, what())
+            guard selection.includes(suite) else { throw BundleError(.malformed, "\(what()) is in suite \(quoted(suite)), which the bundle does not cover") }
+            let key = try r.string(width: 2, what())
             guard keys.insert(SuiteKey(suite: suite, key: key)).inserted else {
-                throw BundleError(.malformed, "\(what): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
+                throw BundleError(.malformed, "\(what()): key \(quoted(key)) of suite \(quoted(suite)) appears twice")
             }
-            let length = Int(try r.u32(what))
+            let length = Int(try r.u32(what()))
             guard length >= Record.headerSize, length <= r.remaining else {
-                throw BundleError(.malformed, "\(what) says its record is \(length) bytes, but \(r.remaining) bytes remain")
+                throw BundleError(.malformed, "\(what()) says its record is \(length) bytes, but \(r.remaining) bytes remain")
             }
-            let recordBytes = try r.take(length, what)
+            let recordBytes = try r.take(length, what())
             let record: Record
             do { record = try Record.decode(recordBytes, validatingValue: false) } catch {
-                throw BundleError(.malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
+                throw BundleError(.malformed, "the record of \(what()) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
             }
             if version < 6, record.expiresAtMilliseconds != nil {
                 throw BundleError(
-                    .malformed, "the record of \(what) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")
+                    .malformed, "the record of \(what()) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")
             }
             // Names, the value's size and content, versions: the gate every record from outside passes.
             if let refused = gate.refusal(suite: suite, key: key, seq: seq, record: record) {
-                throw BundleError(refused.problem == .valueSize ? .oversized : .malformed, "\(what) is refused: \(refused)")
+                throw BundleError(refused.problem == .valueSize ? .oversized : .malformed, "\(what()) is refused: \(refused)")
             }
             entries.append(RemoteEntry(seq: seq, suite: suite, key: key, record: record))
         }
@@ -182,48 +182,51 @@ struct BundleReader {
 
     var remaining: Int { end - reader.offset }
 
-    mutating func take(_ n: Int, _ what: String) throws(BundleError) -> [UInt8] {
-        guard n <= remaining else { throw BundleError(.malformed, "\(what) needs \(n) bytes but only \(remaining) remain") }
-        do { return Array(try reader.take(n)) } catch { throw BundleError(.malformed, "\(what): \(error)") }
+    mutating func take(_ n: Int, _ what: @autoclosure () -> String) throws(BundleError) -> [UInt8] {
+        guard n <= remaining else { throw BundleError(.malformed, "\(what()) needs \(n) bytes but only \(remaining) remain") }
+        do { return Array(try reader.take(n)) } catch { throw BundleError(.malformed, "\(what()): \(error)") }
     }
 
-    mutating func u16(_ what: String) throws(BundleError) -> UInt16 {
-        try read(2, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u16() }
+    mutating func u16(_ what: @autoclosure () -> String) throws(BundleError) -> UInt16 {
+        try read(2, what()) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u16() }
     }
-    mutating func u32(_ what: String) throws(BundleError) -> UInt32 {
-        try read(4, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u32() }
+    mutating func u32(_ what: @autoclosure () -> String) throws(BundleError) -> UInt32 {
+        try read(4, what()) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u32() }
     }
-    mutating func u64(_ what: String) throws(BundleError) -> UInt64 {
-        try read(8, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u64() }
+    mutating func u64(_ what: @autoclosure () -> String) throws(BundleError) -> UInt64 {
+        try read(8, what()) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u64() }
     }
 
     /// A name preceded by its byte count in `width` (1 or 2) bytes.
-    mutating func string(width: Int, _ what: String) throws(BundleError) -> String {
-        let n = width == 1 ? Int(try read(1, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }) : Int(try u16(what))
-        guard let s = ByteReader.utf8String(ArraySlice(try take(n, what))) else {
-            throw BundleError(.malformed, "\(what) holds a name that is not UTF-8")
+    mutating func string(width: Int, _ what: @autoclosure () -> String) throws(BundleError) -> String {
+        let n = width == 1 ? Int(try read(1, what()) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }) : Int(try u16(what()))
+        guard n <= remaining else { throw BundleError(.malformed, "\(what()) needs \(n) bytes but only \(remaining) remain") }
+        let bytes: ArraySlice<UInt8>
+        do { bytes = try reader.take(n) } catch { throw BundleError(.malformed, "\(what()): \(error)") }
+        guard let s = ByteReader.utf8String(bytes) else {
+            throw BundleError(.malformed, "\(what()) holds a name that is not UTF-8")
         }
         return s
     }
 
-    private mutating func read<T>(_ width: Int, _ what: String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T) throws(BundleError) -> T {
-        guard width <= remaining else { throw BundleError(.malformed, "\(what) needs \(width) bytes but only \(remaining) remain") }
-        do { return try body(&reader) } catch { throw BundleError(.malformed, "\(what): \(error)") }
+    private mutating func read<T>(_ width: Int, _ what: @autoclosure () -> String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T) throws(BundleError) -> T {
+        guard width <= remaining else { throw BundleError(.malformed, "\(what()) needs \(width) bytes but only \(remaining) remain") }
+        do { return try body(&reader) } catch { throw BundleError(.malformed, "\(what()): \(error)") }
     }
 
     /// A history mark: its seq and 16 bytes.
-    mutating func markBytes(_ what: String) throws(BundleError) -> HistoryMark {
-        let seq = try u64(what)
-        return HistoryMark(id: try take(16, what), seq: seq)!
+    mutating func markBytes(_ what: @autoclosure () -> String) throws(BundleError) -> HistoryMark {
+        let seq = try u64(what())
+        return HistoryMark(id: try take(16, what()), seq: seq)!
     }
 
     /// A history mark preceded by a presence byte (0: none, 1: a mark follows).
-    mutating func mark(_ what: String) throws(BundleError) -> HistoryMark? {
-        let present = try read(1, what) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }
+    mutating func mark(_ what: @autoclosure () -> String) throws(BundleError) -> HistoryMark? {
+        let present = try read(1, what()) { (r: inout ByteReader) throws(ValueDecodingError) in try r.u8() }
         switch present {
         case 0: return nil
-        case 1: return try markBytes(what)
-        default: throw BundleError(.malformed, "\(what) has a presence byte of \(present)")
+        case 1: return try markBytes(what())
+        default: throw BundleError(.malformed, "\(what()) has a presence byte of \(present)")
         }
     }
 

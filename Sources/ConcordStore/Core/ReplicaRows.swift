@@ -44,16 +44,29 @@ extension ReplicaRows {
 
     /// Visits the journal entries after `seq`, oldest first, until `body` returns false.
     package func scanJournal(after seq: UInt64, _ body: (JournalEntry) throws -> Bool) throws {
+        try scanJournalHeads(after: seq) { head in try body(try entry(of: head)) }
+    }
+
+    /// Visits the journal entries after `seq`, oldest first, read up to their records, until `body`
+    /// returns false: `entry(of:)` decodes the rest of those it needs.
+    package func scanJournalHeads(after seq: UInt64, _ body: (JournalEntry.Head) throws -> Bool) throws {
         guard seq < UInt64.max else { return }
         try txn.scan(layout.journal, from: StoreLayout.seqKey(seq + 1)) { key, value in
             guard let s = StoreLayout.decodeSeq(key) else {
                 throw StoreError.damaged(path: path, reason: "a journal key of \(key.count) bytes, not 8")
             }
-            let entry: JournalEntry
-            do { entry = try JournalEntry.decode(seq: s, value) } catch {
+            let head: JournalEntry.Head
+            do { head = try JournalEntry.Head.decode(seq: s, value) } catch {
                 throw StoreError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
             }
-            return try body(entry)
+            return try body(head)
+        }
+    }
+
+    /// The whole entry `head` begins (its record decoded and checked).
+    package func entry(of head: JournalEntry.Head) throws -> JournalEntry {
+        do { return try head.entry() } catch {
+            throw StoreError.damaged(path: path, reason: "journal entry \(head.seq) does not decode: \(error)")
         }
     }
 

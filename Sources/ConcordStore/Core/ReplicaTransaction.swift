@@ -252,8 +252,10 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
+        keyBuffer.reset()
+        StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
         try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, record,
+            keyBuffer.bytes, suite: suite, key: key, record,
             source: .sync(peer: peer), replacing: replacing.map { Replaced(seq: $0.seq, expiry: $0.record.expiresAtMilliseconds) })
     }
 

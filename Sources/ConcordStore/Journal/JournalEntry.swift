@@ -57,12 +57,35 @@ public struct JournalEntry: Hashable, Sendable {
     }
 
     package static func decode(seq: UInt64, _ bytes: [UInt8]) throws(ValueDecodingError) -> JournalEntry {
-        var r = ByteReader(bytes)
-        let source = try decodeSource(&r)
-        let suite = try r.string(lengthBytes: 1)
-        let key = try r.string(lengthBytes: 2)
-        let record = try Record.decode(&r)
-        return JournalEntry(seq: seq, suite: suite, key: key, record: record, source: source)
+        try Head.decode(seq: seq, bytes).entry()
+    }
+
+    /// An entry read up to its record: who made the change, the suite and key, and whether the record
+    /// is plain (its flags byte), so a reader can pass over an entry without decoding its record.
+    package struct Head {
+        package let seq: UInt64
+        package let source: ChangeSource
+        package let suite: String
+        package let key: String
+        private let reader: ByteReader
+
+        /// Whether the record is a plain one (a value or a tombstone), not a policy state.
+        package var isPlainRecord: Bool { reader.offset < reader.bytes.count && reader.bytes[reader.offset] != 2 }
+
+        package static func decode(seq: UInt64, _ bytes: [UInt8]) throws(ValueDecodingError) -> Head {
+            var r = ByteReader(bytes)
+            let source = try decodeSource(&r)
+            let suite = try r.string(lengthBytes: 1)
+            let key = try r.string(lengthBytes: 2)
+            return Head(seq: seq, source: source, suite: suite, key: key, reader: r)
+        }
+
+        /// The whole entry: the record decoded (its value checked) as well.
+        package func entry() throws(ValueDecodingError) -> JournalEntry {
+            var r = reader
+            let record = try Record.decode(&r)
+            return JournalEntry(seq: seq, suite: suite, key: key, record: record, source: source)
+        }
     }
 
     /// Reads the format byte, the clock (format 2) and the source, leaving `r` at the suite: enough to tell who made a change.

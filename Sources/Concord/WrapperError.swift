@@ -7,6 +7,7 @@ import Foundation
 /// cannot throw (`name = "Ada"`, `suite[key] = 3`) hand it to `UnhandledErrors` and keep it
 /// as the key's `lastError`; they never swallow it.
 ///
+/// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
 /// ```swift
 /// do { try $username.set(String(repeating: "x", count: 10_000_000)) }
 /// catch let error as WrapperError { print(error) }   // could not write "username" in suite "app": value … over the limit …

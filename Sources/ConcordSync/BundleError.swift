@@ -3,6 +3,7 @@ import ConcordStore
 /// Why a bundle was refused. Import checks the whole bundle before applying anything, so a
 /// refused bundle changed nothing.
 ///
+/// <!-- assume: let path = "/tmp/phone.bundle" -->
 /// ```swift
 /// do { try BundleExchange.importBundle(at: path, into: store) }
 /// catch let error as BundleError where error.kind == .newerVersion { print("upgrade:", error) }

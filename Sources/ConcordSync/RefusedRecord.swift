@@ -4,6 +4,8 @@ import ConcordStore
 /// the journal or hub it came from) and what was wrong with it.
 ///
 /// ```swift
+/// import ConcordHub
+///
 /// let report = try HubSynchronizer().sync(store, hub)
 /// for refused in report.pulled.refused { print(refused) }   // app/"theme" (seq 42): its value is …
 /// ```

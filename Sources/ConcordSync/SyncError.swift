@@ -3,7 +3,7 @@ import ConcordStore
 /// Errors of the sync layer that are not about a bundle's bytes (those are `BundleError`).
 ///
 /// ```swift
-/// do { try Synchronizer().sync(a, b) }
+/// do { try Synchronizer().sync(phone, watch) }
 /// catch let error as SyncError { print(error) }
 /// ```
 public enum SyncError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,6 +1,7 @@
 /// Reads what `ByteWriter` wrote, front to back, checking every length against what is left:
 /// damaged or hostile bytes give a `ValueDecodingError` naming what was wrong, never a crash.
 ///
+/// <!-- assume: let bytes: [UInt8] = [] -->
 /// ```swift
 /// var r = ByteReader(bytes)
 /// let seq = try r.u64()
@@ -87,6 +88,7 @@ package struct ByteReader: Sendable {
 
 /// What was wrong with bytes that should have held a value (or another stored structure).
 ///
+/// <!-- assume: let record = try suite.record(forKey: "theme")! -->
 /// ```swift
 /// do { _ = try record.value() } catch { print(error.reason) }   // e.g. "unknown type tag 42"
 /// ```

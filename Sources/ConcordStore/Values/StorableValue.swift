@@ -49,6 +49,7 @@ public protocol StorableValue: Sendable {
 /// A stored value that does not have the type it was read as. Reading APIs turn it into
 /// `StoreError.typeMismatch`, naming the suite and key.
 ///
+/// <!-- assume: let storedValue = Value.string("warm") -->
 /// ```swift
 /// throw ValueMismatch(stored: storedValue, requested: "temperature")
 /// ```

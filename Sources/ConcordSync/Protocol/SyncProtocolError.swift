@@ -5,8 +5,10 @@ import ConcordStore
 /// acknowledged, stay merged: cursors only move forward and the next session resumes after them).
 ///
 /// ```swift
-/// do { try session.syncRound() }
-/// catch let error as SyncProtocolError where error.kind == .unreachable { print("offline:", error) }
+/// func describe(_ error: any Error) -> String {
+///     if let error = error as? SyncProtocolError, error.kind == .unreachable { return "offline: \(error)" }
+///     return "\(error)"
+/// }
 /// ```
 public struct SyncProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The kinds of failure, each calling for a different response.

@@ -192,9 +192,17 @@ package struct BatchApplier: Sendable {
         var decisions: [Decision] = []
         decisions.reserveCapacity(batch.entries.count)
         let deviceLocal = try deviceLocalKeys(after: batch, rows: rows)
+        // The cursor on the source for the suite of the entry before (a batch's entries mostly share one).
+        var receivedIn: (suite: String, seq: UInt64)?
+        func received(_ suite: String) -> UInt64 {
+            if let receivedIn, receivedIn.suite == suite { return receivedIn.seq }
+            let seq = cursors.received(from: source, suite: suite)
+            receivedIn = (suite, seq)
+            return seq
+        }
         for entry in batch.entries {
             guard batch.selection.includes(entry.suite) else { continue }
-            guard mode != .delta || entry.seq > cursors.received(from: source, suite: entry.suite) else {
+            guard mode != .delta || entry.seq > received(entry.suite) else {
                 report.alreadyMerged += 1
                 continue
             }

@@ -210,7 +210,9 @@ struct BundleReader {
         return s
     }
 
-    private mutating func read<T>(_ width: Int, _ what: @autoclosure () -> String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T) throws(BundleError) -> T {
+    private mutating func read<T>(_ width: Int, _ what: @autoclosure () -> String, _ body: (inout ByteReader) throws(ValueDecodingError) -> T)
+        throws(BundleError) -> T
+    {
         guard width <= remaining else { throw BundleError(.malformed, "\(what()) needs \(width) bytes but only \(remaining) remain") }
         do { return try body(&reader) } catch { throw BundleError(.malformed, "\(what()): \(error)") }
     }

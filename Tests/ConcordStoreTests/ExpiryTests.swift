@@ -14,7 +14,12 @@ struct ExpiryTests {
     @Test func aLifetimeCountsFromTheWriteNotFromTheCall() throws {
         let readings = Mutex<UInt64>(1_800_000_000_000)
         var options = Store.Options()
-        options.wallClock = { readings.withLock { now in defer { now += 1_000 }; return now } }
+        options.wallClock = {
+            readings.withLock { now in
+                defer { now += 1_000 }
+                return now
+            }
+        }
         let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
         try suite.set("token", forKey: "session", expiresAfter: .milliseconds(20))

@@ -10,7 +10,9 @@ import LMDB
 /// - `peers`, `conflicts`, `marks`: the sync layer's cursors, conflict log and history marks.
 /// - `expiries`: `[expiry ms 8][suite 0x00 key]` → empty, one per record that expires (store format 7):
 ///   the earliest expiry is one seek away, for the observers' timer.
-package struct StoreLayout: Sendable {
+///
+/// A class, so that handing the layout to each read and write shares it rather than copying seven handles.
+package final class StoreLayout: Sendable {
     package let meta: Database
     package let records: Database
     package let journal: Database
@@ -18,6 +20,13 @@ package struct StoreLayout: Sendable {
     package let conflicts: Database
     package let marks: Database
     package let expiries: Database
+
+    package init(
+        meta: Database, records: Database, journal: Database, peers: Database, conflicts: Database, marks: Database, expiries: Database
+    ) {
+        (self.meta, self.records, self.journal, self.peers) = (meta, records, journal, peers)
+        (self.conflicts, self.marks, self.expiries) = (conflicts, marks, expiries)
+    }
 
     static let formatKey = Array("format".utf8)
     package static let replicaKey = Array("replica".utf8)

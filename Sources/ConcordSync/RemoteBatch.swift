@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// One change of a remote replica's journal, as a batch carries it.
 ///
 /// ```swift

@@ -27,7 +27,7 @@ import Testing
             #expect(
                 run.stderr.contains("writable by group or others") && run.stderr.contains("chmod 700"), "the message says why and what to do: \(run.stderr)")
         }
-        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
+        expectError(.insecure) { _ = try Store(path: dir) }
         chmod(dir, 0o700)
         #expect(try StoreContents.list(dir, suite: "app") == ["theme": "dark"], "nothing was changed")
         if mode == 0o777 {
@@ -84,7 +84,7 @@ import Testing
             #expect(run.exited(4), "\(args[0]) with \(planted): \(run)")
             #expect(run.stderr.contains("not a regular file"), "\(args[0]) with \(planted): \(run.stderr)")
         }
-        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
+        expectError(.insecure) { _ = try Store(path: dir) }
         if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere)) == before, "the file the link points at is untouched") }
         if planted == .dataSymlink {
             figure(
@@ -104,10 +104,7 @@ import Testing
         let store = try Store(path: dir)
         #expect {
             _ = try store.suite(name)
-        } throws: { error in
-            guard case StoreError.invalidSuiteName = error else { return false }
-            return true
-        }
+        } throws: { code($0) == .invalidSuiteName }
         if !name.contains("\u{0}") {
             for args in [["set", dir, name, "k", "v"], ["get", dir, name, "k"], ["reset", dir, name]] {
                 let run = try ChildRun.syncTool(args)
@@ -119,7 +116,7 @@ import Testing
         if name == "../x" {
             figure(
                 "suite names that escape",
-                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: StoreError.invalidSuiteName / exit 3: \(try ChildRun.syncTool(["set", dir, name, "k", "v"]).stderr.trimmed)"
+                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: ConcordError.invalidSuiteName / exit 3: \(try ChildRun.syncTool(["set", dir, name, "k", "v"]).stderr.trimmed)"
             )
         }
     }

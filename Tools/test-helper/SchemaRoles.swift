@@ -57,7 +57,7 @@ enum SchemaRoles {
                     say("unknown step \(step)")
                     return 2
                 }
-            } catch let error as StoreError {
+            } catch let error as ConcordError {
                 say("error \(Mirror(reflecting: error).children.first?.label ?? "\(error)")")
             }
         }

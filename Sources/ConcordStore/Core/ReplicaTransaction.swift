@@ -78,7 +78,7 @@ package final class ReplicaTransaction: ReplicaRows {
         if let expiry {
             try checkExpiry(expiry, key: key)
             guard policy == .lww, existing?.isPolicy != true else {
-                throw StoreError.policyMismatch(
+                throw ConcordError.policyMismatch(
                     suite: suite, key: key, policy: policy == .lww ? try record(of: existing!, suite: suite, key: key).policy : policy,
                     reason: "only a last-writer-wins key's value can expire (a counter's, set's, max's or min's parts merge on without one)")
             }
@@ -124,7 +124,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func value(suite: String, key: String) throws -> Value? {
         guard let record = try record(suite: suite, key: key) else { return nil }
         do { return try record.value(at: wallClockMilliseconds) } catch {
-            throw StoreError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -132,10 +132,10 @@ package final class ReplicaTransaction: ReplicaRows {
     /// schema version than the one this process registered for it.
     func checkWritable(suite: String) throws {
         guard !isMigrating else { return }
-        if suite == ReservedSuite.name { throw StoreError.reservedSuite(suite) }
+        if suite == ReservedSuite.name { throw ConcordError.reservedSuite(suite) }
         guard writableSuite != suite else { return }
         if let registered = schemas.entry(suite: suite), let stored = try schemaVersion(suite: suite), stored > registered.version {
-            throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
+            throw ConcordError.newerSchema(suite: suite, stored: stored, supported: registered.version)
         }
         writableSuite = suite
     }
@@ -145,11 +145,11 @@ package final class ReplicaTransaction: ReplicaRows {
         func text(_ ms: UInt64) -> String { JSONValue.formatDate(Date(timeIntervalSince1970: Double(ms) / 1000)) }
         let when = text(expiry)
         guard expiry > wallClockMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(when)) is not after now (\(text(wallClockMilliseconds))): a value must expire in the future")
         }
         guard expiry <= HybridClock.maxMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
         }
     }
@@ -157,7 +157,7 @@ package final class ReplicaTransaction: ReplicaRows {
     func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
         let bytes = try ValueCodec.encode(value, key: key)
         guard bytes.count <= options.maxValueBytes else {
-            throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
+            throw ConcordError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
         }
         return bytes
     }
@@ -169,7 +169,7 @@ package final class ReplicaTransaction: ReplicaRows {
             let (hlc, clock) = HybridClock.localWrite(
                 nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
                 maxDriftMilliseconds: options.maxClockDriftMilliseconds)
-        else { throw StoreError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
+        else { throw ConcordError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
         return (Version(hlc: hlc, replica: replica), clock)
     }
 
@@ -217,14 +217,14 @@ package final class ReplicaTransaction: ReplicaRows {
                 }
             }
         } catch let error as ValueDecodingError {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
         policyState.policy = policy
         if try body(&policyState, version) { changed = true }
         guard changed else { return nil }
         let written = Record(version: version, state: policyState)
         let size = written.encoded.count - Record.headerSize
-        guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
@@ -252,7 +252,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
         guard record.version.hlc <= HybridClock.maxHLC else {
-            throw StoreError.versionExhausted(
+            throw ConcordError.versionExhausted(
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
         }
         let existing = try existingRow(suite: suite, key: key)
@@ -338,13 +338,13 @@ package final class ReplicaTransaction: ReplicaRows {
             return ExistingRow(
                 seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, expiry: header.expiryMilliseconds, bytes: bytes)
         } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
     func record(of row: ExistingRow, suite: String, key: String) throws -> Record {
         do { return try StoredRow.decode(row.bytes).record } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 

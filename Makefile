@@ -35,6 +35,7 @@ test: build lint
 	$(SWIFT) test --skip-build --filter '$(IN_PROCESS_TESTS)'
 	$(SWIFT) test --skip-build --skip '$(IN_PROCESS_TESTS)'
 	@Scripts/docs.sh "$(BIN)"
+	@Scripts/doc-examples.sh "$(BIN)"
 	@Scripts/example.sh "$(BIN)" --check
 	@Scripts/smoke-tools.sh "$(BIN)"
 

@@ -7,6 +7,7 @@
 ///     @Exclusive("login.focus", in: suite) var focused: Field?
 /// }
 ///
+/// let form = LoginForm()
 /// form.focused = .password                              // move the choice
 /// try form.$focused.claim(.email, ifCurrent: nil)       // compare-and-set, atomic across processes
 /// ```
@@ -26,6 +27,7 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
 
     /// A property holding the choice under `key` of `suite` (with `lease`, held for that long unless renewed).
     ///
+    /// <!-- assume: enum Field: String, StorableValue { case email, password } -->
     /// ```swift
     /// @Exclusive("login.focus", in: suite) var focused: Field?
     /// ```

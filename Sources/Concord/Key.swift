@@ -51,7 +51,7 @@ public struct Key<Value: StorableValue>: Sendable {
     /// The same key, bound to `suite`.
     ///
     /// ```swift
-    /// let username = Key("username", default: "Guest").bound(to: appSuite)
+    /// let username = Key("username", default: "Guest").bound(to: suite)
     /// @Stored(username) var name
     /// ```
     public func bound(to suite: Suite) -> Key {

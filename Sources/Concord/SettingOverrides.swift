@@ -5,6 +5,7 @@ import Synchronization
 /// being stored — from command-line arguments, or set by tests. The analog of UserDefaults'
 /// argument domain. Observable: changing it notifies observers of the settings it affects.
 ///
+/// <!-- assume: let appSuite = try store.suite("app"), groupSuite = try store.suite("group.example.app") -->
 /// ```swift
 /// // myapp --theme dark -fontSize 18
 /// let overrides = SettingOverrides(arguments: Array(CommandLine.arguments.dropFirst()))

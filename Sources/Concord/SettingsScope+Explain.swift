@@ -6,9 +6,10 @@ extension SettingsScope {
     ///
     /// ```swift
     /// let preview = scope.child { $0.theme = .dark }
-    /// let why = try preview.explain(ThemeKey.self)
-    /// print(why.layer)          // a scope's override (0 up)
-    /// print(why.record?.version as Any, why.beaten.count)   // what is stored beneath it
+    /// if let why = try preview.explain(ThemeKey.self) {
+    ///     print(why.layer)          // a scope's override (0 up)
+    ///     print(why.record?.version as Any, why.beaten.count)   // what is stored beneath it
+    /// }
     /// ```
     ///
     /// - Parameter key: The setting key.

@@ -12,6 +12,10 @@ import Synchronization
 /// A child scope overrides values for everything that reads through it, on top of all of
 /// that, without writing anything to the store; children of children stack.
 ///
+/// <!-- assume:
+/// let args = Array(CommandLine.arguments.dropFirst())
+/// let app = try store.suite("app"), group = try store.suite("group.example.app")
+/// -->
 /// ```swift
 /// let root = SettingsScope(overrides: SettingOverrides(arguments: args), suites: [app, group])
 /// root.values.theme                                // resolved through the layers

@@ -1,6 +1,7 @@
 /// A get/set pair for one value — the analog of SwiftUI's `Binding`, for handing a stored value
 /// to code that should read and write it without knowing where it lives.
 ///
+/// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
 /// ```swift
 /// func edit(_ name: StoreBinding<String>) { name.wrappedValue = name.wrappedValue.capitalized }
 /// edit($username.binding)

@@ -1,6 +1,7 @@
 /// A property backed by a key in a suite — the analog of SwiftUI's `@AppStorage`, for any Swift
 /// program, across processes.
 ///
+/// <!-- assume: enum Keys { static let window = Key("window", default: "0 0 800 600").bound(to: suite) } -->
 /// ```swift
 /// struct Profile {
 ///     @Stored("username", in: suite) var username = "Guest"
@@ -10,9 +11,10 @@
 ///     @Stored(Keys.window) var window                          // a Key bound to a suite
 /// }
 ///
+/// let profile = Profile()
 /// profile.username = "Ada"            // written through, durably
 /// profile.$username.isSet             // true
-/// try profile.$username.reset()       // back to "Guest"
+/// try await profile.$username.reset() // back to "Guest"
 /// for try await change in profile.$username.changes { print(change.value, change.origin) }
 /// ```
 ///

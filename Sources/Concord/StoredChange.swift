@@ -1,5 +1,6 @@
 /// One change of a typed key, as `$name.changes` and `observe` deliver it.
 ///
+/// <!-- assume: @Stored("theme", in: suite) var theme = Theme.system -->
 /// ```swift
 /// for try await change in $theme.changes {
 ///     print(change.value, change.isSet ? "stored" : "default", change.origin)
@@ -52,6 +53,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
 /// but the latest value always arrives, and changes arrive in commit order (see `Store.changes()`
 /// for the buffering policy).
 ///
+/// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
 /// ```swift
 /// Task { for try await change in $username.changes { greet(change.value) } }
 /// ```

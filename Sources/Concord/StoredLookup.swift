@@ -1,5 +1,6 @@
 /// What a read of a key found, layer by layer.
 ///
+/// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
 /// ```swift
 /// switch $username.lookup() {
 /// case .stored(let name): print("stored:", name)

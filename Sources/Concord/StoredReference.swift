@@ -218,6 +218,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
     /// added and removed members), so concurrent updates on other replicas combine with it.
     ///
+    /// <!-- assume: let reference = StoredReference<Int>.shared(suite: suite, key: "launchCount") -->
     /// ```swift
     /// let count = try reference.update(default: 0) { n in n += 1; return n }
     /// ```

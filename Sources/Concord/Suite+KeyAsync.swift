@@ -9,6 +9,7 @@
 extension Suite {
     /// Stores `value` under `key` durably (`nil` of an optional key removes it), without blocking the cooperative pool.
     ///
+    /// <!-- assume: let theme = Key("theme", default: Theme.system) -->
     /// ```swift
     /// try await suite.set(.dark, for: theme)
     /// ```
@@ -24,6 +25,7 @@ extension Suite {
 
     /// Removes the stored value of `key`, without blocking the cooperative pool; it reads as its default again.
     ///
+    /// <!-- assume: let theme = Key("theme", default: Theme.system) -->
     /// ```swift
     /// try await suite.remove(theme)
     /// ```

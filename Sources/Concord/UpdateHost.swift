@@ -104,6 +104,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///
     /// ```swift
     /// actor Screen { var lines: [String] = []; func show(_ line: String) { lines.append(line) } }
+    /// let screen = Screen()
     /// let host = UpdateHost(Greeting(), on: screen) { screen, view in screen.show(view.username) }
     /// ```
     ///

@@ -1,7 +1,7 @@
 /// What merging one batch into a replica did (or, for a dry run, would do).
 ///
 /// ```swift
-/// let report = try BatchApplier(store: phone).apply(batch)
+/// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
 /// print(report.recordsChanged, "changed,", report.conflicts.count, "conflicts")
 /// ```
 public struct ApplyReport: Sendable, Equatable {

@@ -10,6 +10,7 @@
 /// the batch brought in. In the same transaction it moves the cursor on the source and records how
 /// far the source had merged this replica.
 ///
+/// <!-- assume: let batch: RemoteBatch = given() -->
 /// ```swift
 /// let applier = BatchApplier(store: phone)
 /// let preview = try applier.plan(batch)    // writes nothing

@@ -3,6 +3,7 @@ extension SyncBundle {
     /// and record. Nothing is returned unless all of it is sound, so an import that starts has a bundle
     /// it can apply in full.
     ///
+    /// <!-- assume: let bytes: [UInt8] = [] -->
     /// ```swift
     /// do { let bundle = try SyncBundle.decode(bytes) }
     /// catch { print(error) }   // e.g. "the checksum does not match: …"

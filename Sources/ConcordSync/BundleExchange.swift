@@ -6,6 +6,7 @@ import Foundation
 
 /// Where an export starts: what the receiving peer is known to have merged already.
 ///
+/// <!-- assume: let phoneID = phone.replicaID, path = "/tmp/laptop.bundle" -->
 /// ```swift
 /// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: path)
 /// ```
@@ -20,6 +21,7 @@ public enum ExportStart: Sendable {
 
 /// What an export wrote.
 ///
+/// <!-- assume: let path = "/tmp/laptop.bundle" -->
 /// ```swift
 /// let report = try BundleExchange.export(from: laptop, since: .beginning, to: path)
 /// print(report.entries, "changes,", report.bytes, "bytes")
@@ -49,6 +51,7 @@ public struct BundleExportReport: Sendable, Equatable {
 /// entirely. Importing the same bundle twice is harmless: merged entries are skipped by the cursor
 /// and merging is idempotent.
 ///
+/// <!-- assume: let phoneID = phone.replicaID -->
 /// ```swift
 /// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: "/media/usb/changes.concord")
 /// let report = try BundleExchange.importBundle(at: "/media/usb/changes.concord", into: phone)

@@ -1,5 +1,6 @@
 /// A batch read from a replica's journal, with what reading it cost.
 ///
+/// <!-- assume: let merged = PeerKnowledge(received: try phone.peerCursors()) -->
 /// ```swift
 /// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: merged)
 /// print(delta.batch.entries.count, "changes after reading", delta.journalEntriesRead, "journal entries")

@@ -5,6 +5,7 @@
 /// before it trusts them (`ReplicaRows.check`), because a replica restored from an earlier state
 /// makes its peers' items about it false.
 ///
+/// <!-- assume: let otherReplica = laptop.replicaID -->
 /// ```swift
 /// let knowledge = PeerKnowledge(received: try store.peerCursors())
 /// let seen = knowledge.merged(of: otherReplica, suite: "prefs")

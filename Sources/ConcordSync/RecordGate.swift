@@ -18,6 +18,7 @@
 /// - an expiry (a plain value's, or a policy state's base's): a time like a version's, after 1970 and
 ///   at most the end of the year 9999, bounded the same way.
 ///
+/// <!-- assume: let entry: RemoteEntry = given(), batch: RemoteBatch = given() -->
 /// ```swift
 /// let gate = RecordGate(store: phone)
 /// if let refused = gate.refusal(of: entry) { print(refused) }   // app/"k" (seq 9): its version …

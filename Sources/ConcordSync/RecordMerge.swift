@@ -15,6 +15,7 @@
 /// version; should two different plain records with one version ever meet (a damaged or forged input),
 /// the order still decides deterministically: a tombstone before a value, then the value's encoded bytes.
 ///
+/// <!-- assume: let local = try Record(version: given(), value: .string("dark")), remote = try Record(version: given(), value: .string("light")) -->
 /// ```swift
 /// let kept = RecordMerge.merge(local, remote)
 /// if let lost = RecordMerge.overwrite(local, remote) { print("lost:", lost.loser) }

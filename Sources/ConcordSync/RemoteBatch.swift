@@ -1,5 +1,6 @@
 /// One change of a remote replica's journal, as a batch carries it.
 ///
+/// <!-- assume: let record = try Record(version: given(), value: .string("dark")) -->
 /// ```swift
 /// let entry = RemoteEntry(seq: 42, suite: "prefs", key: "theme", record: record)
 /// ```
@@ -22,6 +23,7 @@ package struct RemoteEntry: Hashable, Sendable {
 /// through `toSeq` of the selected suites (each key at most once), and what the source had merged
 /// of others when the batch was read. Applied in one write transaction (`BatchApplier`).
 ///
+/// <!-- assume: let knowledge = PeerKnowledge(received: try phone.peerCursors()) -->
 /// ```swift
 /// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: knowledge)
 /// let report = try BatchApplier(store: phone).apply(delta.batch)

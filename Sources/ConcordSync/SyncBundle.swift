@@ -23,9 +23,13 @@
 /// ```
 /// A record is the store's record encoding (flags, hlc, replica, value or policy state), byte for byte.
 ///
+/// <!-- assume:
+/// let delta = try DeltaReader.read(from: laptop, for: phone.replicaID, alreadyMerged: PeerKnowledge(received: try phone.peerCursors()))
+/// let now = UInt64(Date().timeIntervalSince1970 * 1000)
+/// -->
 /// ```swift
 /// let bundle = SyncBundle(batch: delta.batch, createdMilliseconds: now)
-/// try BundleExchange.write(bundle, to: "/media/usb/laptop.concord")
+/// try BundleExchange.write(bundle.encoded(), to: "/media/usb/laptop.concord")
 /// let back = try SyncBundle.decode(bundle.encoded())
 /// ```
 package struct SyncBundle: Hashable, Sendable {

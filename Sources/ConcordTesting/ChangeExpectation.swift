@@ -6,6 +6,7 @@ import Synchronization
 /// right after — by this process, another process or a sync — is never missed; then wait for it,
 /// blocking (`wait(timeout:)`) or async (`value(timeout:)`, which never blocks a thread).
 ///
+/// <!-- assume: func runOtherProcess(_ arguments: String...) throws {} -->
 /// ```swift
 /// let expectation = try suite.expectChange(of: "theme") { $0.value == .string("dark") }
 /// try runOtherProcess("set", "theme", "dark")
@@ -15,12 +16,14 @@ import Synchronization
 public final class ChangeExpectation: Sendable {
     /// The suite observed.
     ///
+    /// <!-- assume: let expectation = try suite.expectChange(of: "theme") -->
     /// ```swift
     /// print(expectation.suite)   // "app"
     /// ```
     public let suite: String
     /// The key observed.
     ///
+    /// <!-- assume: let expectation = try suite.expectChange(of: "theme") -->
     /// ```swift
     /// print(expectation.key)     // "theme"
     /// ```
@@ -42,6 +45,7 @@ public final class ChangeExpectation: Sendable {
 
     /// Waits on this thread for the first matching change (or one that arrived already).
     ///
+    /// <!-- assume: let expectation = try suite.expectChange(of: "theme") -->
     /// ```swift
     /// let change = try expectation.wait(timeout: .seconds(5))
     /// ```
@@ -59,6 +63,7 @@ public final class ChangeExpectation: Sendable {
     /// Waits, suspending the task rather than blocking a thread, for the first matching change
     /// (or one that arrived already).
     ///
+    /// <!-- assume: let expectation = try suite.expectChange(of: "theme") -->
     /// ```swift
     /// let change = try await expectation.value(timeout: .seconds(5))
     /// ```

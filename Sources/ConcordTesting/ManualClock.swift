@@ -28,6 +28,7 @@ public final class ManualClock: Sendable {
 
     /// The time it reads now, in milliseconds since 1970.
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// let before = clock.milliseconds
     /// ```
@@ -35,6 +36,7 @@ public final class ManualClock: Sendable {
 
     /// Sets the time, forwards or backwards.
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// clock.set(1_900_000_000_000)
     /// ```
@@ -45,6 +47,7 @@ public final class ManualClock: Sendable {
 
     /// Moves the time forwards by `milliseconds`.
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// clock.advance(60_000)   // a minute later
     /// ```
@@ -55,6 +58,7 @@ public final class ManualClock: Sendable {
 
     /// Moves the time forwards by whole days.
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// clock.advance(days: 30)
     /// ```
@@ -62,6 +66,7 @@ public final class ManualClock: Sendable {
 
     /// Moves the time backwards by `milliseconds` (a wall clock that was stepped back).
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// clock.rewind(5_000)
     /// ```
@@ -79,6 +84,7 @@ public final class ManualClock: Sendable {
 
     /// The clock as `Store.Options.wallClock` takes it.
     ///
+    /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
     /// var options = Store.Options()
     /// options.wallClock = clock.read

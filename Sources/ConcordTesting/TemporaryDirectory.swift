@@ -32,6 +32,7 @@ public struct TemporaryDirectory: Sendable {
 
     /// A path inside the directory (not created).
     ///
+    /// <!-- assume: let tmp = try TemporaryDirectory() -->
     /// ```swift
     /// let store = try Store(path: tmp.path("replica"))
     /// ```
@@ -39,6 +40,7 @@ public struct TemporaryDirectory: Sendable {
 
     /// Removes the directory and everything in it. Release the stores inside it first.
     ///
+    /// <!-- assume: let tmp = try TemporaryDirectory() -->
     /// ```swift
     /// defer { tmp.remove() }
     /// ```

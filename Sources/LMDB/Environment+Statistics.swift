@@ -7,8 +7,8 @@ import CLMDB
 /// How an environment uses its map: what someone sizing a deployment needs.
 ///
 /// ```swift
-/// let s = try env.statistics()
-/// print("\(s.pagesUsed) of \(s.mapPages) pages used, \(s.freePages) of them free for reuse")
+/// let s = try env.read { txn in try env.statistics(of: [], in: txn) }
+/// print("\(s.pagesUsed) of \(s.mapBytes / s.pageSize) pages used, \(s.freePages) of them free for reuse")
 /// ```
 package struct EnvironmentStatistics: Sendable, Equatable {
     /// The size of the memory map, in bytes: the data file can grow to it before the map must grow.
@@ -54,6 +54,7 @@ extension Environment {
     /// Map size and usage, free pages and per-database statistics as `txn` sees them
     /// (the corresponding C functions are `mdb_env_info`, `mdb_stat` and a cursor over the free list).
     ///
+    /// <!-- assume: let records = try env.database(named: "records"), journal = try env.database(named: "journal") -->
     /// ```swift
     /// let s = try env.read { txn in try env.statistics(of: [records, journal], in: txn) }
     /// print(s.databases["records"]?.depth ?? 0)

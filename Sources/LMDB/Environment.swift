@@ -239,6 +239,7 @@ package final class Environment: @unchecked Sendable {
     /// Never runs in a child forked after the environment was opened. An open of the directory
     /// meanwhile opens it anew (it does not wait for `action`).
     ///
+    /// <!-- assume: let directory = "/tmp/store" -->
     /// ```swift
     /// env.whenClosed { try? FileManager.default.removeItem(atPath: directory) }
     /// ```

@@ -6,6 +6,7 @@ import Synchronization
 /// Every C call of this module goes through `CFunctions.swift`, which asks here first.
 /// When nothing is injected the check is one relaxed atomic load.
 ///
+/// <!-- assume: let k: [UInt8] = Array("k".utf8), v: [UInt8] = Array("v".utf8) -->
 /// ```swift
 /// FaultInjection.inject(.commit, code: ENOSPC, times: 1)
 /// #expect(throws: LMDBError.self) { try env.write { try $0.put(db, k, v) } }

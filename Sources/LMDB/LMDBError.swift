@@ -9,9 +9,10 @@ import CLMDB
 /// It carries the result code, the message `mdb_strerror` gives for it and the
 /// operation that failed, so a person reading it knows what to do next.
 ///
+/// <!-- assume: let key: [UInt8] = Array("k".utf8), value: [UInt8] = Array("v".utf8) -->
 /// ```swift
 /// do { try env.write { txn in try txn.put(db, key, value) } }
-/// catch let error as LMDBError where error.code == LMDBError.mapFull { ... }
+/// catch let error as LMDBError where error.code == LMDBError.mapFull { print("grow the map") }
 /// ```
 package struct LMDBError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The LMDB or `errno` result code.

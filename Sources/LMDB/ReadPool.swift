@@ -6,6 +6,7 @@ import CLMDB
 /// Fixed slots rather than an array: a fresh process's first read would otherwise make the Swift
 /// runtime instantiate the array's generic storage type.
 ///
+/// <!-- assume: let txn: OpaquePointer = given() -->
 /// ```swift
 /// var pool = ReadPool()
 /// if !pool.push(txn) { C.txnAbort(txn) }

@@ -12,6 +12,7 @@ extension Transaction {
     /// no commit has happened since the snapshot was taken, so a value read here may be cached
     /// and reused for as long as the two still match:
     ///
+    /// <!-- assume: let key: [UInt8] = Array("theme".utf8) -->
     /// ```swift
     /// let (bytes, snapshot) = try env.read { txn in (try txn.get(db, key), txn.snapshotID) }
     /// let stillCurrent = env.lastCommittedTransactionID == snapshot

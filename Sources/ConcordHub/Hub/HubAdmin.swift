@@ -28,6 +28,7 @@ public final class HubAdmin {
     /// hub is created so, an existing one moved, its rows copied); with `defaultMaxKeys` or
     /// `defaultMaxBytes`, sets the limits new accounts get. All in one transaction.
     ///
+    /// <!-- assume: let url = "postgresql://postgres@localhost/settings" -->
     /// ```swift
     /// let setup = try HubAdmin(url).initialize(partitions: 16, defaultMaxKeys: .atMost(10_000))
     /// for warning in setup.warnings { print("warning:", warning) }
@@ -49,6 +50,7 @@ public final class HubAdmin {
     /// Its devices then see and change only its rows. A role of that name that exists already is
     /// refused (`.roleExists`, nothing changed): an account is only ever a role the hub created.
     ///
+    /// <!-- assume: let admin = try HubAdmin("postgresql://postgres@localhost/settings"), pw = "correct horse battery staple" -->
     /// ```swift
     /// try admin.addAccount("alice", password: pw, maxKeys: .atMost(5_000))
     /// try admin.addAccount(HubAdmin.opaqueAccountName(), password: pw, label: "alice@example.com")
@@ -132,6 +134,7 @@ public final class HubAdmin {
     /// Changes account `account`'s limits (nil: unchanged) and returns its use against them. A limit
     /// below the account's use is allowed: its devices can then only shrink it.
     ///
+    /// <!-- assume: let admin = try HubAdmin("postgresql://postgres@localhost/settings") -->
     /// ```swift
     /// let usage = try admin.setQuota("alice", maxBytes: .atMost(8 << 20))
     /// ```
@@ -301,6 +304,7 @@ public final class HubAdmin {
 
 /// What `HubAdmin.initialize()` did, and what it found wrong with the accounts' roles.
 ///
+/// <!-- assume: let url = "postgresql://postgres@localhost/settings" -->
 /// ```swift
 /// let setup = try HubAdmin(url).initialize()
 /// print(setup.from == setup.to ? "nothing changed" : "schema \(setup.from) -> \(setup.to)")
@@ -320,6 +324,7 @@ public struct HubInitialization: Sendable, Equatable {
 
 /// What `HubAdmin.stats()` reports: the whole hub, and each account (the first 1,000 by name).
 ///
+/// <!-- assume: let url = "postgresql://postgres@localhost/settings" -->
 /// ```swift
 /// let stats = try HubAdmin(url).stats()
 /// print(stats.accounts, "accounts,", stats.rows, "rows,", stats.hubBytes / max(1, stats.accounts), "bytes each")

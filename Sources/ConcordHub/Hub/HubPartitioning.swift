@@ -16,6 +16,7 @@ import Concord
 /// The tables are locked (ACCESS EXCLUSIVE, `accounts` first as a push takes it) for the transaction:
 /// devices' statements wait, then go on.
 ///
+/// <!-- assume: let db: PostgresConnection = given() -->
 /// ```swift
 /// try db.transaction { try HubPartitioning.apply(partitions: 16, on: db) }
 /// ```

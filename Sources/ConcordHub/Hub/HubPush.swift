@@ -23,8 +23,9 @@ import Concord
 /// architecture document, "Trust and time"); old marks are pruned now and then, except those a device
 /// holds (`devices.hub_mark`).
 ///
+/// <!-- assume: let delta = try DeltaReader.read(from: store, for: nil, alreadyMerged: PeerKnowledge(received: try store.peerCursors())) -->
 /// ```swift
-/// let outcome = try HubPush.push(delta.batch, to: hub)
+/// let outcome = try HubPush.push(delta.batch, to: hub, pulled: { _ in 0 })   // nothing of the hub merged yet
 /// ```
 package enum HubPush {
     package struct Outcome: Equatable {

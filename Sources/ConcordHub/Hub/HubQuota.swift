@@ -1,5 +1,6 @@
 /// A limit on what an account may hold on the hub: at most a number (of keys, of bytes), or none.
 ///
+/// <!-- assume: let url = "postgresql://postgres@localhost/settings" -->
 /// ```swift
 /// try HubAdmin(url).setQuota("alice", maxKeys: .atMost(10_000), maxBytes: .unlimited)
 /// ```
@@ -24,6 +25,7 @@ public enum HubLimit: Sendable, Hashable, CustomStringConvertible {
 /// An account's use of the hub against its limits: its live keys (rows holding a value) and its
 /// bytes (each row's suite, key and value, and each device row's id and scope).
 ///
+/// <!-- assume: let url = "postgresql://postgres@localhost/settings" -->
 /// ```swift
 /// for a in try HubAdmin(url).stats().perAccount { print(a.name, a.usage) }
 /// ```

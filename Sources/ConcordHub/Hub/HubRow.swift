@@ -5,6 +5,7 @@ import Concord
 /// makes, or why it is refused. Any role with the account's login can write these rows, so nothing in
 /// them is trusted: a bad row is refused and named, never merged.
 ///
+/// <!-- assume: let v: [UInt8] = given(), bytes: [UInt8] = [], gate = RecordGate(store: store) -->
 /// ```swift
 /// switch HubRow(seq: 7, suite: Array("app".utf8), key: Array("k".utf8), version: v, value: bytes, policy: false).entry(gate: gate) {
 /// case .success(let entry): print(entry.record)

@@ -4,8 +4,9 @@ import Foundation
 /// its message. Never holds a password: connection strings in it are redacted (`ConnectionString`).
 ///
 /// ```swift
-/// do { try connection.execute("SELECT 1/0") }
-/// catch let error as PostgresError where error.sqlState == "22012" { print("division by zero") }
+/// func isDivisionByZero(_ error: any Error) -> Bool {
+///     (error as? PostgresError)?.sqlState == "22012"
+/// }
 /// ```
 package struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The kinds of failure, each calling for a different response.

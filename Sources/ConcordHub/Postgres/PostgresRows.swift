@@ -1,6 +1,7 @@
 /// The rows a statement returned, copied out of libpq (binary format), with typed accessors that
 /// fail with a clear error when a column is not what the caller expects.
 ///
+/// <!-- assume: let connection = try PostgresConnection(ConnectionString("postgresql://alice@localhost/hub")), name = "alice" -->
 /// ```swift
 /// let rows = try connection.execute("SELECT seq, key FROM records WHERE account = $1", [.text(name)])
 /// for row in 0..<rows.count { print(try rows.int64(row, 0), try rows.text(row, 1)) }

@@ -1,5 +1,6 @@
 /// A statement parameter, sent to the server in binary form beside the SQL text (never spliced into it).
 ///
+/// <!-- assume: let connection = try PostgresConnection(ConnectionString("postgresql://alice@localhost/hub")), key = "theme" -->
 /// ```swift
 /// try connection.execute("SELECT value FROM t WHERE key = $1 AND seq > $2", [.text(key), .int8(42)])
 /// ```

@@ -2,6 +2,7 @@
 /// each with a coding path and a debug description that reads on its own, for example
 /// `expected Int at window.width, found string`.
 ///
+/// <!-- assume: let path: [any CodingKey] = [PathKey(stringValue: "window"), PathKey(stringValue: "width")] -->
 /// ```swift
 /// throw CoderErrors.typeMismatch(Int.self, found: .string("wide"), at: path)
 /// ```

@@ -1,8 +1,8 @@
 /// Renders a coding path the way errors show it: keys joined by dots, array elements as `[n]`.
 ///
 /// ```swift
-/// CodingPathText.describe([Key("windows"), PathKey(index: 2), Key("width")])   // "windows[2].width"
-/// CodingPathText.describe([])                                                  // "the top level"
+/// CodingPathText.describe([PathKey(stringValue: "windows"), PathKey(index: 2), PathKey(stringValue: "width")])   // "windows[2].width"
+/// CodingPathText.describe([])   // "the top level"
 /// ```
 enum CodingPathText {
     static func describe(_ path: [any CodingKey]) -> String {

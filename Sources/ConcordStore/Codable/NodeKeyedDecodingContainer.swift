@@ -1,6 +1,11 @@
 /// A keyed container over a `.dictionary`'s entries. A missing key reads as `nil` (`decodeNil`,
 /// `decodeIfPresent`) or is a `keyNotFound` error naming the keys the dictionary has.
 ///
+/// <!-- assume:
+/// let decoder: any Decoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// var names: [String] = []
+/// -->
 /// ```swift
 /// let c = try decoder.container(keyedBy: CodingKeys.self)
 /// let width = try c.decode(Int.self, forKey: .width)

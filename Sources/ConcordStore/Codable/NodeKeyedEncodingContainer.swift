@@ -1,5 +1,9 @@
 /// A keyed container that writes a dictionary's entries into its node; `nil` leaves the key out.
 ///
+/// <!-- assume:
+/// let encoder: any Encoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// -->
 /// ```swift
 /// var c = encoder.container(keyedBy: CodingKeys.self)
 /// try c.encode(800, forKey: .width)          // "width": .int(800)

@@ -1,6 +1,11 @@
 /// A single-value container over one value of the tree; `decodeNil()` is true only where nothing
 /// is stored (a dictionary's missing entry reached through `superDecoder(forKey:)`).
 ///
+/// <!-- assume:
+/// let decoder: any Decoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// var names: [String] = []
+/// -->
 /// ```swift
 /// let c = try decoder.singleValueContainer()
 /// let level = try c.decode(Int.self)

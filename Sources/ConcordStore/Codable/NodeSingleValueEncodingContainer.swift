@@ -1,6 +1,10 @@
 /// A single-value container that stores one value in its node. `nil` leaves the key out when the
 /// node is a dictionary's entry, and is an error anywhere else.
 ///
+/// <!-- assume:
+/// let encoder: any Encoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// -->
 /// ```swift
 /// var c = encoder.singleValueContainer()
 /// try c.encode(Date())   // .date(…), exactly

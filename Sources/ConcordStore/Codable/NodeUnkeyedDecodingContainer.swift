@@ -1,6 +1,11 @@
 /// An unkeyed container over an `.array`'s elements. An element is consumed only when it decodes,
 /// so a caller may retry it as another type; reading past the end is a `valueNotFound` error.
 ///
+/// <!-- assume:
+/// let decoder: any Decoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// var names: [String] = []
+/// -->
 /// ```swift
 /// var c = try decoder.unkeyedContainer()
 /// while !c.isAtEnd { names.append(try c.decode(String.self)) }

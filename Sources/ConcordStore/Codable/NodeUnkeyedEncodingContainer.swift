@@ -1,6 +1,10 @@
 /// An unkeyed container that appends an array's elements to its node; `nil` is an error (an array
 /// element cannot be left out).
 ///
+/// <!-- assume:
+/// let encoder: any Encoder = given()
+/// enum CodingKeys: String, CodingKey { case width, height, title }
+/// -->
 /// ```swift
 /// var c = encoder.unkeyedContainer()
 /// try c.encode("a")                 // [.string("a")]

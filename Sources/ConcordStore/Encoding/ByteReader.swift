@@ -1,6 +1,7 @@
 /// Reads what `ByteWriter` wrote, front to back, checking every length against what is left:
 /// damaged or hostile bytes give a `ValueDecodingError` naming what was wrong, never a crash.
 ///
+/// <!-- assume: let bytes: [UInt8] = [] -->
 /// ```swift
 /// var r = ByteReader(bytes)
 /// let seq = try r.u64()

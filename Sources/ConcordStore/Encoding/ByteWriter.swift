@@ -2,6 +2,7 @@
 /// length-prefixed bytes. Every on-disk and on-the-wire structure is written with it, and read back
 /// with `ByteReader`.
 ///
+/// <!-- assume: let seq: UInt64 = 7, suite = "prefs" -->
 /// ```swift
 /// var w = ByteWriter(capacity: 16)
 /// w.u64(seq)

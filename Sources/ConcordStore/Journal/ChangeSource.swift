@@ -1,6 +1,7 @@
 /// Who made a change, as the journal stores it: a process writing to this replica
 /// (identified by a random token per process) or a sync that merged it from a peer.
 ///
+/// <!-- assume: let entry = try store.journalEntries(after: 0)[0] -->
 /// ```swift
 /// if case .sync(let peer) = entry.source { print("merged from", peer) }
 /// ```

@@ -36,6 +36,7 @@ extension Suite {
     ///
     /// ```swift
     /// actor Cache { var theme: Value?; func set(_ v: Value?) { theme = v } }
+    /// let cache = Cache()
     /// let token = try suite.observe("theme", on: cache) { cache, change in cache.set(change.effectiveValue) }
     /// ```
     ///

@@ -1,5 +1,6 @@
 /// Where a change came from, the analog of `NSUbiquitousKeyValueStore`'s change reasons.
 ///
+/// <!-- assume: let change: Change = given() -->
 /// ```swift
 /// if case .sync(let peer) = change.origin { print("arrived from", peer) }
 /// ```

@@ -2,6 +2,10 @@ extension PolicyState {
     /// The join of two states, part by part (commutative, associative, idempotent). `policy` is the
     /// policy of the result: the merge rule passes the policy of the record with the greater version.
     ///
+    /// <!-- assume:
+    /// let local = PolicyState(lifting: try Record(version: given(), value: .int(1)))
+    /// let remote = local, newer = try Record(version: given(), value: .int(2))
+    /// -->
     /// ```swift
     /// let merged = PolicyState.join(local, remote, policy: newer.policy)
     /// ```

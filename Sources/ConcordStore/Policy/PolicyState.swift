@@ -17,9 +17,10 @@
 /// - `highs`, `lows`: per replica, its latest proposal to a max (min) key; proposals older than the
 ///   base are gone.
 ///
+/// <!-- assume: let v1: Version = given(), v2: Version = given() -->
 /// ```swift
 /// var state = PolicyState(lifting: try Record(version: v1, value: .int(3)))
-/// try state.increment(by: 1, at: v2)
+/// try state.increment(by: 1, at: v2, key: "launches")
 /// try state.value()   // .int(4)
 /// ```
 package struct PolicyState: Hashable, Sendable {

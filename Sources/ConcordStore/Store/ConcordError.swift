@@ -286,8 +286,10 @@ extension ConcordError {
     /// A stored value that does not hold the type asked for — what a `StorableValue` conformance
     /// throws from `init(storedValue:)`; reads name the suite and key.
     ///
+    /// <!-- assume: let storedValue = Value.string("warm") -->
     /// ```swift
     /// guard case .double(let celsius) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: "temperature") }
+    /// print(celsius)
     /// ```
     ///
     /// - Parameters:

@@ -26,6 +26,7 @@ extension Store {
 
     /// The name `replica` gave itself, as this replica knows it (nil when none has arrived).
     ///
+    /// <!-- assume: let conflict = try store.conflicts()[0] -->
     /// ```swift
     /// print(try store.name(of: conflict.loser.writer) ?? "unnamed")
     /// ```

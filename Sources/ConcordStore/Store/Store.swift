@@ -101,6 +101,7 @@ public final class Store: Sendable {
     /// The journal entries after `seq`, oldest first, optionally of one suite (at most `limit`).
     /// Superseded entries are compacted away, so each key appears at most once: its latest change.
     ///
+    /// <!-- assume: var lastSeen: UInt64 = 0 -->
     /// ```swift
     /// for entry in try store.journalEntries(after: lastSeen) { print(entry.seq, entry.key) }
     /// ```
@@ -161,6 +162,7 @@ extension Store {
     /// Settings for opening a store. Those that shape the LMDB environment (durability, map size)
     /// apply when this process first opens the directory.
     ///
+    /// <!-- assume: let path = "/var/lib/myapp/settings" -->
     /// ```swift
     /// var options = Store.Options()
     /// options.durability = .noMetaSync

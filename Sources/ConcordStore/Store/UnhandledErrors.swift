@@ -8,6 +8,10 @@ import Synchronization
 /// wrappers also keep them as the key's `lastError`. Install your own to log them, show them, or
 /// fail a test.
 ///
+/// <!-- assume:
+/// struct Logger { func error(_ message: String) {} }
+/// let logger = Logger()
+/// -->
 /// ```swift
 /// UnhandledErrors.setHandler { error in logger.error("\(error)") }
 /// ```

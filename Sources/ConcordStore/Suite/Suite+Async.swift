@@ -38,6 +38,7 @@ extension Suite {
     /// Stores `value` under `key` until `expiresAt` without blocking the cooperative pool; see the
     /// synchronous `set(_:forKey:expiresAt:)`.
     ///
+    /// <!-- assume: let token = "eyJhbGciOi…" -->
     /// ```swift
     /// try await suite.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
     /// ```

@@ -193,6 +193,7 @@ public struct Suite: Sendable {
     /// it went, and tombstone collection drops it like a deletion. A later write replaces it like
     /// any other; the expiry travels with the record and never decides a merge.
     ///
+    /// <!-- assume: let token = "eyJhbGciOi…" -->
     /// ```swift
     /// try suite.set(token, forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
     /// ```

@@ -55,6 +55,7 @@ public struct Record: Hashable, Sendable {
 
     /// A record holding `value` (or a tombstone for `nil`).
     ///
+    /// <!-- assume: let id = store.replicaID -->
     /// ```swift
     /// let record = try Record(version: Version(hlc: 1 << 16, replica: id), value: .string("dark"))
     /// ```

@@ -9,6 +9,10 @@ import Synchronization
 /// into one wake-up), so a loop can `poll` it beside a connection. `ignoring` filters out changes
 /// by origin: a live session does not announce or push back what it just merged from its peer.
 ///
+/// <!-- assume:
+/// let peer = phone.replicaID
+/// func sync() {}
+/// -->
 /// ```swift
 /// let signal = try CommitSignal(store: store) { $0 == .sync(peer: peer) }
 /// // poll(signal.descriptor) … then:

@@ -14,6 +14,7 @@ import Foundation
 /// The file is locked under a temporary name and only then renamed into place, so a reader never
 /// finds a current registration unlocked.
 ///
+/// <!-- assume: let peer = phone.replicaID -->
 /// ```swift
 /// let presence = try LivePresence(directory: store.directory, peer: peer)   // held while live
 /// LivePresence.livePeers(in: store.directory)                                 // [peer]

@@ -111,6 +111,7 @@ public final class LiveSync: Sendable {
 
     /// The state now, then every change of it, until the loop stops.
     ///
+    /// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
     /// ```swift
     /// for await state in live.states() where state.isInSync { print("in sync after", state.lastRound as Any) }
     /// ```
@@ -139,6 +140,7 @@ public final class LiveSync: Sendable {
     /// `Store.waitUntilAcknowledged(by:timeout:)`); before the first session reached the peer, it
     /// waits for that too.
     ///
+    /// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
     /// ```swift
     /// try await suite.set("dark", forKey: "theme")
     /// try await live.waitUntilAcknowledged(timeout: .seconds(5))
@@ -256,6 +258,7 @@ public final class LiveSync: Sendable {
 
 /// Where a `LiveSync` stands, as `LiveSync.state` and `LiveSync.states()` report it.
 ///
+/// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
 /// ```swift
 /// if live.state.connection == .connected && live.state.isInSync { print("up to date") }
 /// ```

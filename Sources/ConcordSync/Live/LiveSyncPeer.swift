@@ -2,7 +2,10 @@
 /// changes while watching a local wake-up descriptor. The hub is one kind of peer; a streaming
 /// session to another replica can be another, driven by the same loop.
 ///
+/// <!-- assume: let url = "postgresql://alice@db.example.com/settings" -->
 /// ```swift
+/// import ConcordHub
+///
 /// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: url) }
 /// ```
 public protocol LiveSyncPeer: AnyObject {
@@ -17,6 +20,7 @@ public protocol LiveSyncPeer: AnyObject {
 
 /// Why a `LiveSyncPeer` stopped waiting.
 ///
+/// <!-- assume: let peer: any LiveSyncPeer = given(), fd: Int32 = 0 -->
 /// ```swift
 /// if try peer.waitForAnnouncement(timeout: 10, wakeDescriptor: fd) != .ownEcho { _ = try peer.syncOnce() }
 /// ```
@@ -33,6 +37,7 @@ public enum LiveSyncWake: Sendable, Equatable {
 
 /// What one round of a live sync moved.
 ///
+/// <!-- assume: let event: LiveSyncEvent = given() -->
 /// ```swift
 /// if case .synced(let round) = event { print(round.pushed, "up,", round.pulled, "down") }
 /// ```
@@ -65,7 +70,9 @@ public struct LiveSyncRound: Sendable, Equatable {
 /// What a live sync reports as it runs.
 ///
 /// ```swift
-/// let live = try LiveSync(store: store, onEvent: { if case .disconnected(let e, _) = $0 { print("offline:", e) } }) { try makePeer() }
+/// let live = try LiveSync(store: store, remote: "alice@desktop:settings") { event in
+///     if case .disconnected(let error, let retryAfter) = event { print("offline:", error, "retrying in", retryAfter, "s") }
+/// }
 /// ```
 public enum LiveSyncEvent: Sendable {
     /// A session with the peer is open (first, or after a reconnection).

@@ -3,6 +3,10 @@
 /// "Pushed" counts records changed on B, "pulled" those changed on A; conflicts are found on the
 /// far sides (each is in that replica's conflict log) and only counted.
 ///
+/// <!-- assume:
+/// let first = try RemoteAddress.parse("alice@desktop:settings"), second = try RemoteAddress.parse("alice@server:settings")
+/// let options = RemoteOptions()
+/// -->
 /// ```swift
 /// let live = LiveSync(heartbeat: 10) {
 ///     try RelayLivePeer(a: try RemoteConnection.open(first, options: options), b: try RemoteConnection.open(second, options: options))

@@ -1,6 +1,7 @@
 /// A replica reached through a sync session (a remote over ssh) as a live-sync peer: each round is a
 /// session round over the open connection, and the serving side announces its own commits.
 ///
+/// <!-- assume: let address = try RemoteAddress.parse("alice@desktop:settings"), options = RemoteOptions() -->
 /// ```swift
 /// let live = try LiveSync(store: store) {
 ///     try StreamLivePeer(store: store, connection: try RemoteConnection.open(address, options: options))

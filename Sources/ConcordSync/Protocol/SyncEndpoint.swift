@@ -289,6 +289,7 @@ final class SyncEndpoint {
 
 /// What the peer reported merging of the batches one side sent.
 ///
+/// <!-- assume: let report: SyncRoundReport = given() -->
 /// ```swift
 /// print(report.sent.entries, "sent,", report.sent.recordsChanged, "changed on the peer")
 /// ```

@@ -123,6 +123,7 @@ package enum SyncFrame: Sendable, Equatable {
 
 /// What a side says about itself when a session opens.
 ///
+/// <!-- assume: let known: PeerKnowledge = given() -->
 /// ```swift
 /// let hello = SyncHello(replica: store.replicaID, selection: .all, knowledge: known, lastSeq: 12)
 /// ```
@@ -217,6 +218,7 @@ package struct SyncHello: Sendable, Equatable {
 
 /// The receiver's answer to a batch: how far its cursor moved and what the merge did.
 ///
+/// <!-- assume: let batch: RemoteBatch = given(), report: ApplyReport = given() -->
 /// ```swift
 /// let ack = SyncAck(toSeq: batch.toSeq, report: report)
 /// ```
@@ -289,6 +291,7 @@ package struct SyncAck: Sendable, Equatable {
 /// document, "Trust and time"), sent by each side after the hellos: with the receiver's own finding,
 /// both sides know whether the session is a delta or a resync, and why.
 ///
+/// <!-- assume: let peer: SyncHello = given(), selection = SyncSelection.all -->
 /// ```swift
 /// let verdict = SyncVerdict(try store.beginContact(with: peer.replica, claims: peer.knowledge, selection: selection, dryRun: false))
 /// ```

@@ -8,6 +8,10 @@
 /// side's cursors move only for whole batches the other side merged, and no third replica id enters
 /// them.
 ///
+/// <!-- assume:
+/// let first = try RemoteConnection.open(try RemoteAddress.parse("desktop:settings"), options: RemoteOptions())
+/// let second = try RemoteConnection.open(try RemoteAddress.parse("server:settings"), options: RemoteOptions())
+/// -->
 /// ```swift
 /// let relay = try SyncRelay(a: first.channel, b: second.channel, selection: .all)
 /// let round = try relay.round()
@@ -185,6 +189,7 @@ private final class RelaySide {
 
 /// What one relay round moved: A's changes as B reported merging them, and B's as A did.
 ///
+/// <!-- assume: let relay: SyncRelay = given() -->
 /// ```swift
 /// let round = try relay.round()
 /// if !round.isInSync { print(round.aToB.entries, "changes sent to B") }

@@ -5,6 +5,7 @@
 /// A session cut at any byte leaves both replicas with whole batches merged and cursors that only
 /// moved forward; a new session starts from the cursors and sends only what was not acknowledged.
 ///
+/// <!-- assume: let connection = try RemoteConnection.open(try RemoteAddress.parse("desktop:settings"), options: RemoteOptions()) -->
 /// ```swift
 /// let session = try SyncSession(store: laptop, channel: connection.channel)
 /// let round = try session.round()
@@ -98,9 +99,9 @@ package final class SyncSession {
 
 /// What one round of a session did: this side's changes merged there, the peer's merged here.
 ///
+/// <!-- assume: let report: SyncRoundReport = given() -->
 /// ```swift
-/// let report = try RemoteSync(store: laptop, remote: "alice@desktop:/srv/settings").sync()
-/// print(report.sent.recordsChanged, report.received.recordsChanged)
+/// print(report.sent.recordsChanged, "changed there,", report.received.recordsChanged, "here")
 /// ```
 public struct SyncRoundReport: Sendable, Equatable {
     /// This replica's changes, as the peer reported merging them.

@@ -77,10 +77,12 @@ public struct Migration: Sendable {
 /// One step of a migration.
 ///
 /// ```swift
-/// .rename("theme", to: "appearance.theme")
-/// .convert("fontSize", from: Int.self, to: Double.self) { Double($0) }
-/// .drop("legacyFlag")
-/// .policy(.counter, forKey: "launchCount")
+/// let steps: [MigrationStep] = [
+///     .rename("theme", to: "appearance.theme"),
+///     .convert("fontSize", from: Int.self, to: Double.self) { Double($0) },
+///     .drop("legacyFlag"),
+///     .policy(.counter, forKey: "launchCount"),
+/// ]
 /// ```
 public struct MigrationStep: Sendable {
     enum Action: Sendable {

@@ -1,5 +1,6 @@
 /// One side of a conflict: the record and how it reached the replica that logged the conflict.
 ///
+/// <!-- assume: let conflict = try store.conflicts()[0] -->
 /// ```swift
 /// if case .sync(let peer) = conflict.loser.source { print("the losing write came from \(peer)") }
 /// print("written by", conflict.loser.writer)

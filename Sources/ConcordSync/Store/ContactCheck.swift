@@ -3,6 +3,7 @@
 /// of this replica's own cursors on the peer. The other side finds the same about itself; together
 /// they decide whether the contact is a delta or a resync.
 ///
+/// <!-- assume: let peer: SyncHello = given() -->
 /// ```swift
 /// let mine = try store.beginContact(with: peer.replica, claims: peer.knowledge, selection: .all, dryRun: false)
 /// if mine.forcesResync { /* this replica went back in time: resend everything both ways */ }

@@ -4,6 +4,7 @@
 /// the history up to s that every peer given M saw: a backup taken before M lacks it, and a copy
 /// diverges only after marks of its own.
 ///
+/// <!-- assume: let peer = phone -->
 /// ```swift
 /// let mark = try store.currentMark(givingTo: peer.replicaID, scopes: [.allSuites])
 /// let claim = PeerKnowledge.Item(replica: store.replicaID, scope: .allSuites, seq: mark.seq, mark: mark)

@@ -153,6 +153,7 @@ public struct PeerCursor: Hashable, Sendable {
 /// Every cursor of one replica, with the rule that combines scopes: for a suite, the effective
 /// cursor is the greater of the every-suite cursor and that suite's own cursor.
 ///
+/// <!-- assume: let peer = phone.replicaID -->
 /// ```swift
 /// let table = try store.peerCursors()
 /// let after = table.received(from: peer, suite: "prefs")   // send the peer's entries after this
@@ -348,6 +349,7 @@ extension Store {
     /// Forgets every cursor on `peer` (a replica that will never sync again), so it no longer
     /// holds back tombstone collection. Returns how many cursors were removed.
     ///
+    /// <!-- assume: let retiredReplica = phone.replicaID -->
     /// ```swift
     /// try store.forgetPeer(retiredReplica)
     /// ```

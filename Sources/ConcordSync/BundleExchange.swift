@@ -195,11 +195,7 @@ public enum BundleExchange {
             }
         }
         guard !bytes.isEmpty else { throw ConcordError.bundle(.truncated, "the file is empty: not a bundle", path: path) }
-        do { return try SyncBundle.decode(bytes, limits: limits) } catch {
-            var located = error
-            located.path = path
-            throw located
-        }
+        do { return try SyncBundle.decode(bytes, limits: limits) } catch { throw error.inBundle(at: path) }
     }
 
     /// Validates the whole bundle at `path`, then merges it into `store` in one write transaction

@@ -58,7 +58,7 @@ enum SchemaRoles {
                     return 2
                 }
             } catch let error as ConcordError {
-                say("error \(Mirror(reflecting: error).children.first?.label ?? "\(error)")")
+                say("error \((error as? ConcordError)?.code.rawValue ?? "\(error)")")
             }
         }
         return 0

@@ -36,21 +36,26 @@ let package = Package(
 
         // The multi-process stress and crash harness.
         .executableTarget(
-            name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH", "ChartSVG"],
+            name: "stress-test", dependencies: ["Concord", "SyncToolCore", "ConcordHub", "ScratchPostgres", "ScratchSSH", "ChartSVG", "SplitMix"],
             path: "Tools/stress-test"),
 
         // The side-by-side benchmark (SQLite only here, as a baseline).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
-            name: "bench", dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite", "ChartSVG"],
+            name: "bench",
+            dependencies: ["Concord", "ConcordHub", "ScratchPostgres", "ScratchSSH", "CLMDB", "CSQLite", "ChartSVG", "ChildProcesses", "SplitMix"],
             path: "Tools/bench",
             exclude: ["README.md"]),
 
         // A small SVG writer (escaped text, scales with round ticks) for `bench --svg` and `stress-test --timeline`.
         .target(name: "ChartSVG", path: "Tools/chart-svg"),
+        // Child processes of the tests and tools: started, read, killed and always reaped.
+        .target(name: "ChildProcesses", path: "Tools/child-process"),
+        // The seeded random generator (SplitMix64) of the stress test, the benchmark, the fuzz targets and the tests.
+        .target(name: "SplitMix", path: "Tools/split-mix"),
 
         // A small executable the tests spawn to act as "another process" (writers, crashers, watchers).
-        .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub"], path: "Tools/test-helper"),
+        .executableTarget(name: "concord-test-helper", dependencies: ["Concord", "ConcordHub", "SplitMix"], path: "Tools/test-helper"),
 
         // Fails when a public symbol in a symbol graph has no documentation summary (`make docs`, `make test`).
         .executableTarget(name: "doc-check", path: "Tools/doc-check"),
@@ -69,7 +74,7 @@ let package = Package(
         // A throwaway OpenSSH server (sshd on loopback, keys in a temporary directory) for remote sync.
         .target(name: "ScratchSSH", path: "Tools/scratch-ssh"),
 
-        .target(name: "TestSupport", dependencies: ["Concord", "ConcordTesting"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ChildProcesses", "Concord", "ConcordTesting", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(name: "ConcordStoreTests", dependencies: ["Concord", "LMDB", "TestSupport"]),
         .testTarget(name: "ConcordSyncTests", dependencies: ["Concord", "TestSupport"]),

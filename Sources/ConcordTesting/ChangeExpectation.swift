@@ -43,6 +43,9 @@ public final class ChangeExpectation: Sendable {
 
     deinit { token.cancel() }
 
+    /// How many async waits (`value(timeout:)`) are suspended now, for the tests of cancellation.
+    package var suspendedWaits: Int { inbox.suspendedWaits }
+
     /// Waits on this thread for the first matching change (or one that arrived already).
     ///
     /// <!-- assume: let expectation = try suite.expectChange(of: "theme") -->
@@ -95,6 +98,9 @@ private final class Inbox: Sendable {
     }
     private let state = Mutex(State())
     private let arrived = DispatchSemaphore(value: 0)
+
+    /// How many `arrival()` calls are suspended now.
+    var suspendedWaits: Int { state.withLock { $0.waiters.count } }
 
     /// Keeps the first outcome and wakes every waiter.
     func finish(_ outcome: Result<Change, ConcordError>) {

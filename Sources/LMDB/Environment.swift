@@ -80,9 +80,9 @@ package final class Environment: @unchecked Sendable {
     /// What to run once the environment is closed (`whenClosed`).
     private let closeActions = Mutex<[@Sendable () -> Void]>([])
     /// This environment's entry in the registry, told when the environment has closed.
-    private let registration: RegistryEntry
+    private let registration: DirectoryRegistry.Entry
 
-    private init(path: String, options: Options, registration: RegistryEntry) throws {
+    private init(path: String, options: Options, registration: DirectoryRegistry.Entry) throws {
         var raw: OpaquePointer?
         var rc = C.envCreate(&raw)
         guard rc == 0, let env = raw else { throw LMDBError(code: rc, operation: "mdb_env_create") }
@@ -230,7 +230,7 @@ package final class Environment: @unchecked Sendable {
         C.envClose(handle)
         lockGuard.closeLockFile()
         // Only now may this process open the directory again (see `open`).
-        registration.closed.store(true, ordering: .releasing)
+        registration.released.store(true, ordering: .releasing)
         for action in closeActions.withLock({ $0 }) { action() }
     }
 
@@ -249,22 +249,11 @@ package final class Environment: @unchecked Sendable {
 
     // MARK: - One environment per directory per process
 
-    /// One directory opened in this process, in a list of them. It stays in the list after its
-    /// environment's last reference went until the environment has closed every descriptor of the
-    /// files: a weak reference reads nil as soon as the deinitializer starts, and until it has finished,
-    /// a second environment of the directory would be a second LMDB environment of one process.
-    private final class RegistryEntry: @unchecked Sendable {
-        let path: String
-        let generation: Int
-        weak var environment: Environment?
-        /// Set by the environment's deinitializer once it has closed the files.
-        let closed = Atomic<Bool>(false)
-        var next: RegistryEntry?
-        init(path: String, generation: Int) { (self.path, self.generation) = (path, generation) }
-    }
-    /// The directories opened in this process, newest first (a linked list for the same reason as
-    /// `databases`). Guarded by the mutex.
-    private static let registry = Mutex<RegistryEntry?>(nil)
+    /// The directories opened in this process. An entry stays after its environment's last reference
+    /// went until the environment has closed every descriptor of the files (its deinitializer sets
+    /// `released`): a weak reference reads nil as soon as the deinitializer starts, and until it has
+    /// finished, a second environment of the directory would be a second LMDB environment of one process.
+    private static let registry = DirectoryRegistry(keepsEntriesUntilReleased: true)
 
     /// Opens the environment in `directory` (which must exist), or returns the one this process already has open.
     /// `options` apply only when this process opens the directory for the first time.
@@ -277,55 +266,29 @@ package final class Environment: @unchecked Sendable {
         let key = canonicalPath(directory)
         var waits = 0
         while true {
-            var closing: RegistryEntry?
-            let opened = try registry.withLock { head -> Environment? in
-                if let current = entry(key, in: head) {
-                    if let env = current.environment { return env }
-                    if !current.closed.load(ordering: .acquiring) {
+            var closing: DirectoryRegistry.Entry?
+            let opened = try registry.withEntries { entries -> Environment? in
+                if let current = entries.entry(key, generation: ForkGuard.generation) {
+                    if let env = current.object as? Environment { return env }
+                    if !current.released.load(ordering: .acquiring) {
                         closing = current
                         return nil
                     }
                 }
                 ForkGuard.install()
-                let registration = RegistryEntry(path: key, generation: ForkGuard.generation)
-                let env = try Environment(path: key, options: options, registration: registration)
-                registration.environment = env
-                // Drop this directory's old entry, entries whose environment has closed and entries of a
-                // parent process before `fork()`, then put the new one first.
-                var kept: RegistryEntry?
-                var entry = head
-                while let current = entry {
-                    entry = current.next
-                    if current.path != key && current.generation == registration.generation
-                        && (current.environment != nil || !current.closed.load(ordering: .acquiring))
-                    {
-                        current.next = kept
-                        kept = current
-                    }
+                return try entries.register(path: key, generation: ForkGuard.generation) { registration in
+                    try Environment(path: key, options: options, registration: registration)
                 }
-                registration.next = kept
-                head = registration
-                return env
             }
             if let opened { return opened }
             if let closing { try waitUntilClosed(closing, waits: &waits) }
         }
     }
 
-    /// The entry of `key` for this process (not a parent's before `fork()`), or nil.
-    private static func entry(_ key: String, in head: RegistryEntry?) -> RegistryEntry? {
-        var entry = head
-        while let current = entry {
-            if current.path == key { return current.generation == ForkGuard.generation ? current : nil }
-            entry = current.next
-        }
-        return nil
-    }
-
     /// Waits a moment for the environment of `entry`, which another thread is closing; throws once
     /// `waits` (counted across calls) says it has taken 10 seconds.
-    private static func waitUntilClosed(_ entry: RegistryEntry, waits: inout Int) throws {
-        while !entry.closed.load(ordering: .acquiring) {
+    private static func waitUntilClosed(_ entry: DirectoryRegistry.Entry, waits: inout Int) throws {
+        while !entry.released.load(ordering: .acquiring) {
             waits += 1
             if waits <= 100 {
                 sched_yield()
@@ -345,11 +308,11 @@ package final class Environment: @unchecked Sendable {
         let key = canonicalPath(directory)
         var waits = 0
         while true {
-            var closing: RegistryEntry?
-            let here = registry.withLock { head -> Bool in
-                guard let current = entry(key, in: head) else { return false }
-                if current.environment != nil { return true }
-                if !current.closed.load(ordering: .acquiring) { closing = current }
+            var closing: DirectoryRegistry.Entry?
+            let here = registry.withEntries { entries -> Bool in
+                guard let current = entries.entry(key, generation: ForkGuard.generation) else { return false }
+                if current.object != nil { return true }
+                if !current.released.load(ordering: .acquiring) { closing = current }
                 return false
             }
             if here {

@@ -25,7 +25,7 @@ struct HubConvergenceTests {
     func randomOrder(layout: HubLayout, seed: UInt64) throws {
         let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let stores = try (0..<5).map { try fx.store("r\($0)") }
         let hubs = try (0..<5).map { _ in try Hub(alice.url) }
         var model = Model()

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Rows an account's own role writes into its hub (issue 18, part 2): any device of the account, or
+/// Rows an account's own role writes into its hub: any device of the account, or
 /// anyone with its login, can. Each bad row is refused and named by `sync-tool sync DIR URL` (exit 3)
 /// while the account's sound rows merge; the device stays `check`-sound and later syncs work.
 @Suite("Hub rows the gate refuses", .serialized, .offThePool)

@@ -14,7 +14,7 @@ struct HubPolicyTests {
     func countersAndSetsAddUpThroughTheHub(layout: HubLayout, seed: UInt64) throws {
         let fx = try HubFixture(layout: layout)
         let alice = try fx.account("alice")
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let stores = try (0..<4).map { try fx.store("d\($0)") }
         let hubs = try (0..<4).map { _ in try Hub(alice.url) }
         let sync = HubSynchronizer(pageSize: 4)
@@ -64,7 +64,7 @@ struct HubPolicyTests {
         try sync.sync(a, hubA)
         try sync.sync(b, hubB)
         try b.suite("app").set(10, forKey: "n")
-        usleep(2_000)
+        waitForWallClock(after: try #require(try b.suite("app").record(forKey: "n")?.version.milliseconds)) // so a's set is the later
         try a.suite("app").set(20, forKey: "n")
         try a.suite("app").increment("n")
         try sync.sync(b, hubB)

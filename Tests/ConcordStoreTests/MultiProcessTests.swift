@@ -49,7 +49,7 @@ struct MultiProcessTests {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         let dir = tmp.path("r")
-        var generator = SeededGenerator(seed: 0xC0FFEE)
+        var generator = SeededRandom(seed: 0xC0FFEE)
         var acknowledged: [Int: Int] = [:] // round -> last acknowledged index
         let rounds = 50
         for round in 0..<rounds {

@@ -99,6 +99,16 @@ struct ObservationTests {
         let suite = try store.suite("app")
         var iterator = suite.changes().makeAsyncIterator()
         _ = iterator // subscribed, never consumed while writing
+        // The hub delivers a change to every observer in one pass over the journal, then tells the
+        // commit observers: once a pass has delivered the last write, the stream has every change too.
+        let seen = Collector<String>()
+        let observer = try suite.observe { seen.append($0.key) }
+        let deliveredAll = Collector<Bool>()
+        let passes = try store.observeCommits(onError: { _ in }) { if seen.values.last == "single199" { deliveredAll.append(true) } }
+        defer {
+            observer.cancel()
+            passes.cancel()
+        }
         // The synchronous calls (a nested function that is not async picks them): the writer is this
         // thread, so the bound below measures the writes alone, not the cooperative pool's queue.
         func write() throws {
@@ -108,7 +118,7 @@ struct ObservationTests {
         let start = Date()
         try write()
         #expect(Date().timeIntervalSince(start) < 30)
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await deliveredAll.arrival(of: 1), "the hub delivered every write (\(seen.count) of 2,200)")
         // Only the newest `observerBufferLimit` changes are buffered; they end with the last write.
         var buffered: [Change] = []
         while buffered.last?.key != "single199", let next = try await iterator.next() { buffered.append(next) }
@@ -141,7 +151,7 @@ struct ObservationTests {
         let store = try Store.temporary()
         let dir = store.directory
         let watcher = try ChildProcess("sync-tool", ["watch", dir, "--json", "--count", "900", "--timeout", "120"])
-        usleep(300_000) // let it subscribe
+        try #require(watcher.waitForErrorLine { $0.hasPrefix("watching ") }, "the watcher subscribes: \(watcher.errorOutput)")
         let writers = try (0..<3).map { w in try ChildProcess("concord-test-helper", ["write", dir, "app", "w\(w)", "300"]) }
         for w in writers { #expect(w.wait().status == 0) }
         let result = watcher.wait(timeout: 120)

@@ -248,7 +248,7 @@ struct ValueCoderTests {
     }
 
     @Test func randomDatesReadBackEqualIncludingSubMicrosecondParts() throws {
-        var random = SeededGenerator(seed: 0xDA7E)
+        var random = SeededRandom(seed: 0xDA7E)
         var dates: [Date] = []
         for _ in 0..<500 { dates.append(Date(timeIntervalSinceReferenceDate: Double.random(in: -4e9...4e9, using: &random))) }
         for _ in 0..<500 { dates.append(Date().addingTimeInterval(Double.random(in: -1e-6...1e-6, using: &random))) }
@@ -560,7 +560,7 @@ struct ValueCoderTests {
     enum ShapeKey: String, CodingKey { case side }
 
     @Test func encodingIsDeterministic() throws {
-        var random = SeededGenerator(seed: 7)
+        var random = SeededRandom(seed: 7)
         var big: [String: [String: Int]] = [:]
         for i in 0..<300 { big["key\(Int.random(in: 0..<1_000_000, using: &random))"] = ["n\(i)": i, "m": -i] }
         let window = Window(

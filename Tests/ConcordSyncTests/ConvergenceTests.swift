@@ -28,7 +28,7 @@ struct LastWriterWinsModel {
     func replicasConvergeToLastWriterWins(seed: UInt64) throws {
         let tmp = try TemporaryDirectory("converge")
         defer { tmp.remove() }
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let n = Int.random(in: 3...5, using: &g)
         let clocks = (0..<n).map { _ in ManualClock(Self.base + UInt64.random(in: 0...60_000, using: &g)) }
         let paths = (0..<n).map { tmp.path("r\($0)") }

@@ -13,7 +13,7 @@ import Testing
     /// Today's dates with sub-microsecond parts: about half of these lost their last bit when dates
     /// were stored as seconds since 1970.
     static func dates(_ n: Int) -> [Date] {
-        var g = SeededGenerator(seed: 12)
+        var g = SeededRandom(seed: 12)
         return (0..<n).map { i in
             i % 2 == 0
                 ? Date() + Double(i) * 1e-7

@@ -106,7 +106,7 @@ struct HistoryMarkTests {
         let (a, b) = (try Replicas.open(tmp.path("a")), try Replicas.open(tmp.path("b")))
         try a.suite("app").set(1, forKey: "x")
         try Synchronizer().sync(a, b)
-        // Rewrite B's cursor on A as the format-4 row it was before this release: [1][received][acknowledged][updated].
+        // Rewrite B's cursor on A as a format-4 peer row: [1][received][acknowledged][updated].
         try b.write { w in
             let cursor = try w.peerCursor(a.replicaID, scope: .allSuites)
             var legacy = ByteWriter()

@@ -7,7 +7,7 @@ import Testing
     static let replicas = (0..<3).map { i in ReplicaID(bytes: [UInt8](repeating: UInt8(i * 40 + 1), count: 15) + [UInt8(i)])! }
 
     /// A random record: few distinct versions (so ties and equal versions happen), values or tombstones.
-    static func record(_ g: inout SeededGenerator) -> Record {
+    static func record(_ g: inout SeededRandom) -> Record {
         let version = Version(
             hlc: UInt64.random(in: 1...6, using: &g) << 16 | UInt64.random(in: 0...2, using: &g),
             replica: replicas[Int.random(in: 0..<replicas.count, using: &g)])
@@ -15,7 +15,7 @@ import Testing
         return try! Record(version: version, value: .int(Int.random(in: 0...3, using: &g)))
     }
 
-    static func state(_ g: inout SeededGenerator) -> [SuiteKey: Record] {
+    static func state(_ g: inout SeededRandom) -> [SuiteKey: Record] {
         var out: [SuiteKey: Record] = [:]
         for _ in 0..<Int.random(in: 0...6, using: &g) {
             out[SuiteKey(suite: ["a", "b"][Int.random(in: 0...1, using: &g)], key: "k\(Int.random(in: 0...4, using: &g))")] = record(&g)
@@ -25,7 +25,7 @@ import Testing
 
     @Test func recordMergeIsCommutativeAssociativeAndIdempotent() {
         let seed: UInt64 = 0x5EED_0001
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         for round in 0..<5_000 {
             let a = Self.record(&g)
             let b = Self.record(&g)
@@ -41,7 +41,7 @@ import Testing
 
     @Test func stateMergeIsCommutativeAssociativeAndIdempotent() {
         let seed: UInt64 = 0x5EED_0002
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         for round in 0..<3_000 {
             let a = Self.state(&g)
             let b = Self.state(&g)
@@ -83,7 +83,7 @@ import Testing
     static func reachableRecords(seed: UInt64) throws -> [Record] {
         let tmp = try TemporaryDirectory("laws")
         defer { tmp.remove() }
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let clock = ManualClock(1_700_000_000_000)
         let stores = try (0..<3).map { try Replicas.open(tmp.path("r\($0)"), clock: clock.read) }
         var pool: [Record] = []
@@ -123,7 +123,7 @@ import Testing
         let pool = try Self.reachableRecords(seed: seed)
         #expect(pool.contains { !$0.isPlain } && pool.contains { $0.isPlain }, "seed \(seed): both kinds of record")
         #expect(Set(pool.map(\.policy)).count >= 3, "seed \(seed): several policies met")
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         for round in 0..<3_000 {
             let a = pool[Int.random(in: 0..<pool.count, using: &g)]
             let b = pool[Int.random(in: 0..<pool.count, using: &g)]

@@ -13,12 +13,12 @@ struct PolicyWorld {
     let clocks: [ManualClock]
     /// Per replica, the operations whose effect its record holds.
     var known: [Set<Int>]
-    var g: SeededGenerator
+    var g: SeededRandom
     var transfers = 0
     let suite = "s", key = "k"
 
     init(seed: UInt64, policy: MergePolicy) throws {
-        var g = SeededGenerator(seed: seed)
+        var g = SeededRandom(seed: seed)
         let tmp = try TemporaryDirectory("policy")
         let n = Int.random(in: 3...5, using: &g)
         var clocks: [ManualClock] = []

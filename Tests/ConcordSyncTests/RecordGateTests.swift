@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The gate every record from outside passes (`RecordGate`), the version bound, and what happens to
-/// a replica that holds records stored before the gate's rules (issue 18, part 2).
+/// a replica that holds records the gate would refuse (stored by a release without its rules).
 @Suite(.offThePool) struct RecordGateTests {
     static let peer = ReplicaID(bytes: [UInt8](repeating: 7, count: 16))!
     static let now: UInt64 = 1_800_000_000_000 << 16

@@ -81,7 +81,9 @@ struct ChangeExpectationTests {
     @Test func aCancelledWaitEndsAtOnce() async throws {
         let expectation = try Store.temporary().suite("app").expectChange(of: "k")
         let waiter = Task { try await expectation.value(timeout: .seconds(600)) }
-        try await Task.sleep(for: .milliseconds(50))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while expectation.suspendedWaits == 0 && ContinuousClock.now < deadline { await Task.yield() }
+        try #require(expectation.suspendedWaits == 1, "the waiter is suspended in value(timeout:)")
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
     }

@@ -424,7 +424,10 @@ private final class GreetingPreferences {
         try cache.suite("app").set("dark", forKey: "theme")
 
         let stats = try cache.statistics()
-        #expect(stats.map.usedBytes > 0 && stats.map.usedBytes <= stats.map.mapBytes && stats.map.freePages >= 0)
+        #expect(stats.map.usedBytes > 0 && stats.map.usedBytes <= stats.map.mapBytes)
+        // Every commit copies the pages it changes and frees the old ones: after the opening's commits and
+        // the set, some pages are on the free list, and they are among the used ones.
+        #expect(stats.map.freePages > 0 && stats.map.freePages < stats.map.pagesUsed, "\(stats.map)")
         let backup = try cache.backup(to: tmp.path("backup"), compact: true)
         #expect(try backup.records == 1 && backup.lastSeq == (try cache.lastSeq()))
 

@@ -141,7 +141,7 @@ import Testing
         }
         try #require(holder.waitForLine { $0 == "claimed" }, "\(holder.errorOutput)")
         let onB = ExclusiveChoice<String>("focus", in: try b.suite("app"), lease: .seconds(60))
-        usleep(5_000) // a later claim (versions are ordered by time first)
+        waitForWallClock(after: try #require(try a.suite("app").record(forKey: "focus")?.version.milliseconds)) // so B's claim is the later
         #expect(try onB.claim("search", ifCurrent: nil).succeeded, "replica B grants it too: it has not seen A's claim")
         try Synchronizer().sync(a, b)
         let onA = ExclusiveChoice<String>("focus", in: try a.suite("app"))

@@ -15,24 +15,24 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("replica")
         // About 3 MiB of values, then most of them deleted: the data file keeps its size, its pages mostly free.
-        let filled = try ChildRun.helper(["grow", dir, "bulk", "v", "300", "10000"])
+        let filled = try run("concord-test-helper", ["grow", dir, "bulk", "v", "300", "10000"])
         #expect(filled.exited(0) && filled.lines == ["ok 300"], "\(filled)")
-        let reset = try ChildRun.syncTool(["reset", dir, "bulk"])
+        let reset = try run("sync-tool", ["reset", dir, "bulk"], timeout: 60)
         #expect(reset.exited(0), "\(reset)")
-        #expect(try ChildRun.syncTool(["set", dir, "app", "kept", "yes"]).exited(0))
+        #expect(try run("sync-tool", ["set", dir, "app", "kept", "yes"], timeout: 60).exited(0))
 
         let fs = try ScratchFileSystem.mount(megabytes: 1, under: tmp.root)
         defer { fs.unmount() }
         let dest = fs.mountPoint + "/backup"
 
-        let full = try ChildRun.syncTool(["backup", dir, dest])
+        let full = try run("sync-tool", ["backup", dir, dest], timeout: 60)
         #expect(full.exited(4), "\(full)")
         #expect(full.stderr.contains("No space left on device"), "the error names the cause: \(full.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dest), "nothing is left on the full disk")
         #expect(try FileManager.default.contentsOfDirectory(atPath: fs.mountPoint).isEmpty)
         try StoreContents.expectSound(dir)
 
-        let compact = try ChildRun.syncTool(["backup", dir, dest, "--compact", "--json"])
+        let compact = try run("sync-tool", ["backup", dir, dest, "--compact", "--json"], timeout: 60)
         #expect(compact.exited(0), "\(compact)")
         try StoreContents.expectSound(dest)
         #expect(try StoreContents.list(dest, suite: "app") == ["kept": "yes"])

@@ -23,7 +23,7 @@ import Testing
         let dir = tmp.path("replica")
         let peer = tmp.path("peer")
         try DamagedStoreTests.makeStore(at: dir)
-        #expect(try ChildRun.syncTool(["sync", dir, peer, "--create"]).exited(0))
+        #expect(try run("sync-tool", ["sync", dir, peer, "--create"], timeout: 60).exited(0))
         // Afterwards each side writes what the other has not seen.
         let replicaID = try withExtendedLifetime(try Store(path: dir)) { store in
             try store.suite("app").batch { b in for i in 0..<20 { try b.set("late \(i)", forKey: "late-\(i)") } }
@@ -52,7 +52,7 @@ import Testing
         return Damaged(dir: dir, peer: peer, replicaID: replicaID, lostLocally: lost, damagedRecordKeys: recordKeys, damagedJournalKeys: journalKeys)
     }
 
-    static func expectDamagedLine(_ outcome: ChildOutcome, _ what: String, dir: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectDamagedLine(_ outcome: ProcessResult, _ what: String, dir: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(outcome.exited(4), "\(what): exit 4, not an abort: \(outcome)", sourceLocation: sourceLocation)
         let lines = outcome.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(what): one line on stderr: \(outcome.stderr)", sourceLocation: sourceLocation)
@@ -68,7 +68,7 @@ import Testing
         let damaged = try Self.damagedReplica(in: tmp)
         let dir = damaged.dir
         let before = try Data(contentsOf: URL(fileURLWithPath: dir + "/data.mdb"))
-        let check = try ChildRun.syncTool(["check", dir])
+        let check = try run("sync-tool", ["check", dir], timeout: 60)
         #expect(check.exited(4) && check.stderr.contains("expected a leaf page"), "check finds the damaged pages: \(check)")
         let commands: [[String]] = [
             ["list", dir, "app"], ["info", dir], ["stat", dir], ["gc", dir], ["reset", dir, "app"], ["log", dir],
@@ -76,11 +76,11 @@ import Testing
             ["export", dir, "--out", tmp.path("out.bundle")], ["sync", dir, tmp.path("new-peer"), "--create"]
         ]
         for command in commands {
-            Self.expectDamagedLine(try ChildRun.syncTool(command), "sync-tool \(command[0])", dir: dir)
+            Self.expectDamagedLine(try run("sync-tool", command, timeout: 60), "sync-tool \(command[0])", dir: dir)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/data.mdb")) == before, "nothing was written to the damaged store")
         #expect(!FileManager.default.fileExists(atPath: tmp.path("out.bundle")), "no bundle was left behind")
-        let line = try ChildRun.syncTool(["list", dir, "app"]).stderr.trimmed
+        let line = try run("sync-tool", ["list", dir, "app"], timeout: 60).stderr.trimmed
         figure("damaged pages, every command", "list, info, stat, gc, reset, log, export and sync exit 4 with one line: \(line.prefix(260))")
     }
 
@@ -100,7 +100,7 @@ import Testing
         let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/data.mdb")))
         let records = DataFilePages.leafPages(file, database: "records")
         try DataFilePages.markBranch(records[records.count / 2].page, in: dir + "/data.mdb")
-        #expect(try ChildRun.syncTool(["set", dir, "other", "ping", "1"]).exited(0))
+        #expect(try run("sync-tool", ["set", dir, "other", "ping", "1"], timeout: 60).exited(0))
         let ended = app.wait(timeout: 60)
         #expect(ended.status != 0, "the app stops at the damaged page: \(ended.status) \(ended.stderr)")
         #expect(ended.stderr.contains("Concord: the store at \(dir) is damaged"), "the store is named as damaged: \(ended.stderr)")
@@ -121,7 +121,7 @@ import Testing
         var expected = peerBefore.filter { !$0.key.hasPrefix("peer-") }
         for i in 0..<20 { expected["late-\(i)"] = "late \(i)" }
 
-        let recovered = try ChildRun.syncTool(["recover", dir])
+        let recovered = try run("sync-tool", ["recover", dir], timeout: 60)
         #expect(recovered.exited(0), "\(recovered)")
         try StoreContents.expectSound(dir)
         // Every record that could be read is back, exactly; only the keys lost with both copies are missing.
@@ -129,11 +129,11 @@ import Testing
         StoreContents.expectEqual(rebuilt, expected.filter { !damaged.lostLocally.contains($0.key) })
         let copies = try FileManager.default.contentsOfDirectory(atPath: tmp.root).filter { $0.hasPrefix("replica.damaged-") }
         #expect(copies.count == 1, "the damaged replica is kept beside it: \(copies)")
-        let info = try ChildRun.syncTool(["info", dir])
+        let info = try run("sync-tool", ["info", dir], timeout: 60)
         #expect(info.exited(0) && !info.stdout.contains(damaged.replicaID.description), "the rebuilt replica has a new id: \(info.stdout)")
 
         // A normal sync: the first with this peer is a full one both ways.
-        let sync = try ChildRun.syncTool(["sync", dir, peer])
+        let sync = try run("sync-tool", ["sync", dir, peer], timeout: 60)
         #expect(sync.exited(0), "\(sync)")
         try StoreContents.expectSound(dir)
         try StoreContents.expectSound(peer)
@@ -157,14 +157,14 @@ import Testing
         let holder = try ChildProcess("concord-test-helper", ["hold-read", damaged.peer])
         defer { holder.kill() }
         try #require(holder.waitForLine { $0 == "holding" })
-        let busy = try ChildRun.syncTool(["recover", damaged.peer])
+        let busy = try run("sync-tool", ["recover", damaged.peer], timeout: 60)
         #expect(busy.exited(4) && busy.stderr.contains("a process has it open"), "\(busy)")
         holder.kill()
         _ = holder.wait(timeout: 10)
-        let sound = try ChildRun.syncTool(["recover", damaged.peer])
+        let sound = try run("sync-tool", ["recover", damaged.peer], timeout: 60)
         #expect(sound.exited(3) && sound.stderr.contains("nothing to recover"), "\(sound)")
 
-        let recovered = try ChildRun.syncTool(["recover", damaged.dir, "--from", damaged.peer])
+        let recovered = try run("sync-tool", ["recover", damaged.dir, "--from", damaged.peer], timeout: 60)
         #expect(recovered.exited(0), "\(recovered)")
         try StoreContents.expectSound(damaged.dir)
         let mine = try StoreContents.list(damaged.dir, suite: "app")

@@ -10,7 +10,7 @@ import Testing
     static func makeStore(at dir: String) throws {
         let store = try Store(path: dir)
         let suite = try store.suite("app")
-        var random = SeededGenerator(seed: 0xDA7A)
+        var random = SeededRandom(seed: 0xDA7A)
         for chunk in 0..<4 {
             try suite.batch { b in
                 for i in (chunk * 100)..<(chunk * 100 + 100) {
@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    static func expectDamagedNotCrashed(_ outcome: ChildOutcome, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectDamagedNotCrashed(_ outcome: ProcessResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(outcome.exited(4), "\(what): exit 4, not a crash or a hang: \(outcome)", sourceLocation: sourceLocation)
         #expect(outcome.stderr.contains("damaged"), "\(what): the message says the store is damaged: \(outcome.stderr)", sourceLocation: sourceLocation)
     }
@@ -55,11 +55,11 @@ import Testing
         try handle.truncate(atOffset: UInt64(length))
         try handle.close()
 
-        let check = try ChildRun.syncTool(["check", dir])
+        let check = try run("sync-tool", ["check", dir], timeout: 60)
         Self.expectDamagedNotCrashed(check, "check of a data file cut to \(length) of \(size) bytes")
-        let get = try ChildRun.syncTool(["get", dir, "app", "key-1"])
+        let get = try run("sync-tool", ["get", dir, "app", "key-1"], timeout: 60)
         Self.expectDamagedNotCrashed(get, "get from a data file cut to \(length) of \(size) bytes")
-        let set = try ChildRun.syncTool(["set", dir, "app", "key-1", "new"])
+        let set = try run("sync-tool", ["set", dir, "app", "key-1", "new"], timeout: 60)
         Self.expectDamagedNotCrashed(set, "set into a data file cut to \(length) of \(size) bytes")
         figure("truncated data file (\(cut.rawValue))", "cut to \(length) of \(size) bytes: exit 4: \(check.stderr.trimmed.prefix(220))")
     }
@@ -72,7 +72,7 @@ import Testing
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/data.mdb"))
         try handle.write(contentsOf: Data(repeating: 0x5A, count: 2 * DataFilePages.pageSize))
         try handle.close()
-        let check = try ChildRun.syncTool(["check", dir])
+        let check = try run("sync-tool", ["check", dir], timeout: 60)
         Self.expectDamagedNotCrashed(check, "check with both meta pages overwritten")
         figure("meta pages overwritten", "exit 4: \(check.stderr.trimmed.prefix(200))")
     }
@@ -91,7 +91,7 @@ import Testing
         file[at + 3] ^= 0x04
         try Data(file).write(to: URL(fileURLWithPath: dir + "/data.mdb"))
 
-        let check = try ChildRun.syncTool(["check", dir])
+        let check = try run("sync-tool", ["check", dir], timeout: 60)
         Self.expectDamagedNotCrashed(check, "check of a store with one flipped bit in a value")
         #expect(check.stderr.contains("marked"), "the message names the damaged key: \(check.stderr)")
         figure("bit rot in a value", "exit 4: \(check.stderr.trimmed.prefix(200))")
@@ -115,10 +115,10 @@ import Testing
         let at = try #require(found, "the record of app/marked is in the file")
         file[at - 8 + 3] ^= 0x40 // the data size grows by 2^30 bytes
         try Data(file).write(to: URL(fileURLWithPath: dir + "/data.mdb"))
-        let get = try ChildRun.syncTool(["get", dir, "app", "marked"])
+        let get = try run("sync-tool", ["get", dir, "app", "marked"], timeout: 60)
         Self.expectDamagedNotCrashed(get, "get of a value whose size runs past the file")
-        Self.expectDamagedNotCrashed(try ChildRun.syncTool(["list", dir, "app"]), "list of a suite holding it")
-        Self.expectDamagedNotCrashed(try ChildRun.syncTool(["check", dir]), "check of a store holding it")
+        Self.expectDamagedNotCrashed(try run("sync-tool", ["list", dir, "app"], timeout: 60), "list of a suite holding it")
+        Self.expectDamagedNotCrashed(try run("sync-tool", ["check", dir], timeout: 60), "check of a store holding it")
         figure("value size past the end of the file", "get, list and check exit 4: \(get.stderr.trimmed.prefix(220))")
     }
 
@@ -133,7 +133,7 @@ import Testing
         let structural = DataFilePages.structuralOffsets(pristine)
         let anywhere = DataFilePages.dataPageOffsets(pristine)
         let seed: UInt64 = 0xB17F_11B5
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var checkExits: [Int32: Int] = [:]
         var getExits: [Int32: Int] = [:]
         let trials = 36
@@ -147,11 +147,11 @@ import Testing
             try Data(file).write(to: URL(fileURLWithPath: dir + "/data.mdb"))
 
             let what = "trial \(trial) (seed \(seed)): bit \(bit) of byte \(offset) (page \(offset / DataFilePages.pageSize))"
-            let check = try ChildRun.syncTool(["check", dir], timeout: 30)
+            let check = try run("sync-tool", ["check", dir], timeout: 30)
             #expect(!check.signaled && !check.timedOut && (check.status == 0 || check.status == 4), "check, \(what): \(check)")
             if check.status == 4 { #expect(check.stderr.contains("damaged"), "check, \(what): \(check.stderr)") }
             checkExits[check.signaled ? -check.status : check.status, default: 0] += 1
-            let get = try ChildRun.syncTool(["get", dir, "app", "key-\(trial * 11 % 400)"], timeout: 30)
+            let get = try run("sync-tool", ["get", dir, "app", "key-\(trial * 11 % 400)"], timeout: 30)
             #expect(!get.signaled && !get.timedOut && [0, 1, 4].contains(get.status), "get, \(what): \(get)")
             getExits[get.signaled ? -get.status : get.status, default: 0] += 1
             try FileManager.default.removeItem(atPath: dir)
@@ -167,14 +167,14 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("replica")
         try Self.makeStore(at: dir)
-        var random = SeededGenerator(seed: 0x10C4)
+        var random = SeededRandom(seed: 0x10C4)
         for size in [8192, 100, 0] {
             let garbage = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &random) })
             try garbage.write(to: URL(fileURLWithPath: dir + "/lock.mdb"))
             // The lock file holds no data: with no other user, LMDB rebuilds it and every value is intact.
-            let check = try ChildRun.syncTool(["check", dir])
+            let check = try run("sync-tool", ["check", dir], timeout: 60)
             #expect(check.exited(0), "check with a garbage lock file of \(size) bytes: \(check)")
-            let get = try ChildRun.syncTool(["get", dir, "app", "marked"])
+            let get = try run("sync-tool", ["get", dir, "app", "marked"], timeout: 60)
             #expect(get.exited(0) && get.stdout == "marker-value-for-bit-rot\n", "get with a garbage lock file of \(size) bytes: \(get)")
         }
         figure("garbage lock file, unused", "8 KiB, 100 bytes and empty lock files of garbage were rebuilt; check passed and values read back")
@@ -187,15 +187,15 @@ import Testing
         try Self.makeStore(at: dir)
         let holder = try ChildProcess("concord-test-helper", ["hold-read", dir])
         try #require(holder.waitForLine { $0 == "holding" }, "holder: \(holder.errorOutput)")
-        var random = SeededGenerator(seed: 0x10C5)
+        var random = SeededRandom(seed: 0x10C5)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/lock.mdb"))
         try handle.write(contentsOf: Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }))
         try handle.close()
-        let check = try ChildRun.syncTool(["check", dir])
+        let check = try run("sync-tool", ["check", dir], timeout: 60)
         Self.expectDamagedNotCrashed(check, "check while another process holds a lock file that was overwritten")
         holder.kill()
         holder.process.waitUntilExit()
-        let after = try ChildRun.syncTool(["check", dir])
+        let after = try run("sync-tool", ["check", dir], timeout: 60)
         #expect(after.exited(0), "once no process uses it, the lock file is rebuilt: \(after)")
         figure("garbage lock file, in use", "exit 4 while in use (\(check.stderr.trimmed.prefix(160))); rebuilt and sound once the holder was gone")
     }

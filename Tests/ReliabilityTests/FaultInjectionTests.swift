@@ -42,16 +42,16 @@ import Testing
         let tmp = try TemporaryDirectory("concord-fault")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        let run = try ChildRun.helper(["fault", dir, c.operation, c.error, c.persistent ? "persistent" : "once"])
-        try #require(run.exited(0), "the faulted process must not crash: \(run)")
+        let outcome = try run("concord-test-helper", ["fault", dir, c.operation, c.error, c.persistent ? "persistent" : "once"])
+        try #require(outcome.exited(0), "the faulted process must not crash: \(outcome)")
 
-        let acknowledged = run.lines.filter { $0.hasPrefix("ack ") }.map { $0.split(separator: " ")[1] }.map(String.init)
-        let refused = run.lines.filter { $0.hasPrefix("refused ") }
+        let acknowledged = outcome.lines.filter { $0.hasPrefix("ack ") }.map { $0.split(separator: " ")[1] }.map(String.init)
+        let refused = outcome.lines.filter { $0.hasPrefix("refused ") }
         let duringKeys = c.persistent ? ["during-0", "during-1", "during-2"] : ["during-0"]
         for i in 0..<10 { #expect(acknowledged.contains("before-\(i)"), "before-\(i) was written before the fault") }
         for i in 0..<3 { #expect(acknowledged.contains("after-\(i)"), "after-\(i): writes work again once the fault is gone") }
         if c.refused {
-            #expect(refused.count == duringKeys.count, "every write during the fault is refused: \(run.stdout)")
+            #expect(refused.count == duringKeys.count, "every write during the fault is refused: \(outcome.stdout)")
             for line in refused {
                 let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
                 #expect(fields.count == 4 && fields[2] == String(c.code), "a ConcordError.lmdb carrying code \(c.code): \(line)")
@@ -59,10 +59,10 @@ import Testing
             }
             for key in duringKeys { #expect(!acknowledged.contains(key)) }
         } else {
-            #expect(refused.isEmpty, "a full map is grown and the write retried: \(run.stdout)")
+            #expect(refused.isEmpty, "a full map is grown and the write retried: \(outcome.stdout)")
             #expect(acknowledged.contains("during-0"))
         }
-        if c.persistent { #expect(run.lines.contains("read-ok before-0"), "reads keep working while writes fail") }
+        if c.persistent { #expect(outcome.lines.contains("read-ok before-0"), "reads keep working while writes fail") }
 
         // A fresh process: the store is sound, holds every acknowledged write, and none that was refused.
         try StoreContents.expectSound(dir)
@@ -80,17 +80,19 @@ import Testing
         let tmp = try TemporaryDirectory("concord-growth")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        let run = try ChildRun.helper(["grow-until-refused", dir])
-        try #require(run.exited(0), "growing the map under an address-space limit must not crash: \(run)")
-        let refusal = try #require(run.lines.first { $0.hasPrefix("refused big-") }, "a write is refused once the map cannot grow: \(run.stdout)")
+        let outcome = try run("concord-test-helper", ["grow-until-refused", dir])
+        try #require(outcome.exited(0), "growing the map under an address-space limit must not crash: \(outcome)")
+        let refusal = try #require(outcome.lines.first { $0.hasPrefix("refused big-") }, "a write is refused once the map cannot grow: \(outcome.stdout)")
         #expect(
             refusal.contains("growing the map") && refusal.contains("Cannot allocate memory"),
             "the error says the map could not grow for lack of memory: \(refusal)")
-        let limit = run.lines.first { $0.hasPrefix("address-space limit") } ?? "?"
-        let acknowledged = run.lines.filter { $0.hasPrefix("ack big-") }.count
+        let limit = outcome.lines.first { $0.hasPrefix("address-space limit") } ?? "?"
+        let acknowledged = outcome.lines.filter { $0.hasPrefix("ack big-") }.count
         #expect(acknowledged > 0)
-        #expect(run.lines.contains("read-back \(acknowledged) of \(acknowledged)"), "every acknowledged value reads back in the same process: \(run.stdout)")
-        #expect(run.lines.contains("ack small"), "small writes still fit in the map: \(run.stdout)")
+        #expect(
+            outcome.lines.contains("read-back \(acknowledged) of \(acknowledged)"), "every acknowledged value reads back in the same process: \(outcome.stdout)"
+        )
+        #expect(outcome.lines.contains("ack small"), "small writes still fit in the map: \(outcome.stdout)")
         try StoreContents.expectSound(dir)
         #expect(try StoreContents.list(dir, suite: "grow").count == acknowledged + 1)
         figure("map growth failing for real", "\(limit): \(acknowledged) writes of 2 MiB acknowledged, then: \(refusal.prefix(140))")

@@ -9,14 +9,14 @@ import Testing
         let tmp = try TemporaryDirectory("concord-fork")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        let run = try ChildRun.helper(["fork-after-open", dir, "app"])
-        try #require(run.exited(0), "the forking helper: \(run)")
-        #expect(run.lines.contains("child-exit 0"), "the child exits 0: nothing it was refused worked, and a fresh open did: \(run.stdout)")
-        let inheritedWrite = run.lines.first { $0.hasPrefix("child: inherited write") } ?? ""
+        let outcome = try run("concord-test-helper", ["fork-after-open", dir, "app"])
+        try #require(outcome.exited(0), "the forking helper: \(outcome)")
+        #expect(outcome.lines.contains("child-exit 0"), "the child exits 0: nothing it was refused worked, and a fresh open did: \(outcome.stdout)")
+        let inheritedWrite = outcome.lines.first { $0.hasPrefix("child: inherited write") } ?? ""
         #expect(inheritedWrite.hasPrefix("child: inherited write refused") && inheritedWrite.contains("fork()"), "the error names fork(): \(inheritedWrite)")
-        #expect(run.lines.contains { $0.hasPrefix("child: inherited read refused") })
-        #expect(run.lines.contains("child: a store opened in the child works"))
-        #expect(run.lines.contains("parent done"), "the parent goes on writing after the child is gone")
+        #expect(outcome.lines.contains { $0.hasPrefix("child: inherited read refused") })
+        #expect(outcome.lines.contains("child: a store opened in the child works"))
+        #expect(outcome.lines.contains("parent done"), "the parent goes on writing after the child is gone")
 
         try StoreContents.expectSound(dir)
         var expected: [String: String] = ["child-fresh": "42"]

@@ -59,14 +59,14 @@ import Testing
         defer { fs.unmount() }
         try Self.fill(fs.mountPoint, leaving: free)
         let dir = fs.mountPoint + "/replica"
-        let outcome = try ChildRun.syncTool(["set", dir, "app", "key", "value"])
+        let outcome = try run("sync-tool", ["set", dir, "app", "key", "value"], timeout: 60)
         #expect(!outcome.signaled, "no crash inside liblmdb: \(outcome)")
         #expect(outcome.exited(4), "\(outcome)")
         #expect(outcome.stderr.contains("no space left on the file system mounted at \(fs.mountPoint)"), "names the full file system: \(outcome.stderr)")
         #expect(outcome.stderr.split(separator: "\n").count == 1, "one line: \(outcome.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir), "nothing is left behind: \((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])")
         try FileManager.default.removeItem(atPath: fs.mountPoint + "/filler")
-        #expect(try ChildRun.syncTool(["set", dir, "app", "key", "value"]).exited(0), "with space again, the store is created")
+        #expect(try run("sync-tool", ["set", dir, "app", "key", "value"], timeout: 60).exited(0), "with space again, the store is created")
         try StoreContents.expectSound(dir)
         figure("creating a store on a full disk (\(free) bytes free)", outcome.stderr.trimmed)
     }
@@ -80,11 +80,11 @@ import Testing
         let fs = try ScratchFileSystem.mount(megabytes: 2, under: tmp.root)
         defer { fs.unmount() }
         let dir = fs.mountPoint + "/replica"
-        #expect(try ChildRun.syncTool(["set", dir, "app", "before", "1"]).exited(0))
+        #expect(try run("sync-tool", ["set", dir, "app", "before", "1"], timeout: 60).exited(0))
         // Room for part of the commit only: LMDB's write of its pages is cut short.
         try Self.fill(fs.mountPoint, leaving: 40 << 10)
         let big = String(repeating: "x", count: 100_000)
-        let outcome = try ChildRun.syncTool(["set", dir, "app", "big", big])
+        let outcome = try run("sync-tool", ["set", dir, "app", "big", big], timeout: 60)
         #expect(outcome.exited(4), "\(outcome)")
         #expect(!outcome.stderr.contains("Input/output error"), "\(outcome.stderr)")
         #expect(outcome.stderr.contains("No space left on device") && outcome.stderr.contains("is full"), "says the disk is full: \(outcome.stderr)")

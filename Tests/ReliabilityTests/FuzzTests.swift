@@ -14,7 +14,7 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("fixtures/fuzz").path
 
     static func targets() throws -> [String] {
-        let listed = try ChildRun.helper(["fuzz-targets"])
+        let listed = try run("concord-test-helper", ["fuzz-targets"])
         try #require(listed.exited(0), "fuzz-targets: \(listed)")
         return listed.lines
     }
@@ -29,14 +29,14 @@ import Testing
         #expect(targets.contains("value") && targets.contains("json") && targets.contains("hub-page"))
         for target in targets {
             let current = tmp.path("current-\(target)")
-            let run = try ChildRun.helper(["fuzz", target, String(seed), String(iterations), current], timeout: 240)
-            if !run.exited(0) {
-                let kept = try keep(current, target: target, why: run.timedOut ? "hang" : run.signaled ? "crash" : "failure")
-                Issue.record("fuzzing \(target) (seed \(seed)) \(run); the input is kept as \(kept)")
+            let outcome = try run("concord-test-helper", ["fuzz", target, String(seed), String(iterations), current], timeout: 240)
+            if !outcome.exited(0) {
+                let kept = try keep(current, target: target, why: outcome.timedOut ? "hang" : outcome.signaled ? "crash" : "failure")
+                Issue.record("fuzzing \(target) (seed \(seed)) \(outcome); the input is kept as \(kept)")
                 continue
             }
-            let summary = try #require(run.lines.last)
-            figure("fuzz \(target)", "\(summary) in \(Int(run.milliseconds)) ms (seed \(seed)), no crash, hang or broken round trip")
+            let summary = try #require(outcome.lines.last)
+            figure("fuzz \(target)", "\(summary) in \(Int(outcome.milliseconds)) ms (seed \(seed)), no crash, hang or broken round trip")
         }
     }
 
@@ -50,9 +50,9 @@ import Testing
             let files = try FileManager.default.contentsOfDirectory(atPath: Self.fixtures + "/" + folder).sorted()
                 .map { Self.fixtures + "/" + folder + "/" + $0 }
             guard !files.isEmpty, targets.contains(folder) else { continue }
-            let run = try ChildRun.helper(["fuzz-replay", folder] + files)
-            #expect(run.exited(0), "replaying fixtures/fuzz/\(folder): \(run)")
-            #expect(run.lines.count == files.count, "one verdict per kept input: \(run.stdout)")
+            let outcome = try run("concord-test-helper", ["fuzz-replay", folder] + files)
+            #expect(outcome.exited(0), "replaying fixtures/fuzz/\(folder): \(outcome)")
+            #expect(outcome.lines.count == files.count, "one verdict per kept input: \(outcome.stdout)")
             replayed += files.count
         }
         figure("fuzz replay", "\(replayed) kept inputs in \(folders.count) folders decoded or rejected without a crash")

@@ -16,7 +16,7 @@ import Testing
         let tmp = try TemporaryDirectory("concord-args-utf8")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        try #require(ChildRun.syncTool(["set", dir, "app", "plain", "ok"]).exited(0))
+        try #require(run("sync-tool", ["set", dir, "app", "plain", "ok"], timeout: 60).exited(0))
         // Two keys that differ only in bytes that are not UTF-8 would both become "k\u{FFFD}".
         for (what, script) in [
             ("a key", #"exec "$BIN/sync-tool" set "$0" app "$(printf 'k\377')" one"#),
@@ -25,16 +25,18 @@ import Testing
             ("a suite", #"exec "$BIN/sync-tool" set "$0" "$(printf 'a\377')" k v"#),
             ("a key to get", #"exec "$BIN/sync-tool" get "$0" app "$(printf 'k\377')""#)
         ] {
-            let run = try ChildRun.shell(script.replacingOccurrences(of: "\"$0\"", with: "'\(dir)'"))
-            #expect(run.exited(3), "\(what) that is not UTF-8: exit 3 (invalid input): \(run)")
-            #expect(run.stderr.contains("not valid UTF-8"), "\(what): \(run.stderr)")
+            let outcome = try run(
+                "/bin/sh", ["-c", script.replacingOccurrences(of: "\"$0\"", with: "'\(dir)'")], environment: ["BIN": Binaries.directory], timeout: 60)
+            #expect(outcome.exited(3), "\(what) that is not UTF-8: exit 3 (invalid input): \(outcome)")
+            #expect(outcome.stderr.contains("not valid UTF-8"), "\(what): \(outcome.stderr)")
         }
         let elsewhere = tmp.path("other")
-        let run = try ChildRun.shell(#"exec "$BIN/sync-tool" set "$(printf '\#(elsewhere)\377')" app k v"#)
-        #expect(run.exited(3), "a directory that is not UTF-8: \(run)")
+        let outcome = try run(
+            "/bin/sh", ["-c", #"exec "$BIN/sync-tool" set "$(printf '\#(elsewhere)\377')" app k v"#], environment: ["BIN": Binaries.directory], timeout: 60)
+        #expect(outcome.exited(3), "a directory that is not UTF-8: \(outcome)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.root).sorted() == ["replica"], "no directory was created for it")
         #expect(try StoreContents.list(dir, suite: "app") == ["plain": "ok"], "nothing was written")
-        figure("CLI arguments not UTF-8", "keys, values, suites and directories with invalid bytes: exit 3, \(run.stderr.trimmed)")
+        figure("CLI arguments not UTF-8", "keys, values, suites and directories with invalid bytes: exit 3, \(outcome.stderr.trimmed)")
     }
 
     @Test func controlCharactersAreStoredExactlyAndPrintedEscaped() throws {
@@ -43,17 +45,17 @@ import Testing
         let dir = tmp.path("replica")
         let key = "line\nbreak\ttab\u{1}\u{1b}[31m"
         let value = "bell\u{7}\u{7f}escape\u{1b}]0;title\u{7}"
-        try #require(ChildRun.syncTool(["set", dir, "app", key, value]).exited(0))
-        let get = try ChildRun.syncTool(["get", dir, "app", key])
+        try #require(run("sync-tool", ["set", dir, "app", key, value], timeout: 60).exited(0))
+        let get = try run("sync-tool", ["get", dir, "app", key], timeout: 60)
         #expect(get.exited(0) && get.stdout == value + "\n", "the value comes back byte for byte: \(get)")
-        let list = try ChildRun.syncTool(["list", dir])
+        let list = try run("sync-tool", ["list", dir], timeout: 60)
         #expect(list.exited(0) && list.lines.count == 1, "one line per record, whatever the key holds: \(list)")
         #expect(list.lines.first?.split(separator: "\t").count == 4, "suite, key, type and value in four columns: \(list.stdout.debugDescription)")
         Self.expectPrintable(list.stdout, tabsSeparateColumns: true)
         for args in [["get", dir, "app", "missing\u{1b}[2J\u{7}"], ["s\u{1}et"], ["set", "--\u{1b}bad", dir]] {
-            let run = try ChildRun.syncTool(args)
-            #expect(!run.exited(0) && !run.signaled, "\(args): \(run)")
-            Self.expectPrintable(run.stderr)
+            let outcome = try run("sync-tool", args, timeout: 60)
+            #expect(!outcome.exited(0) && !outcome.signaled, "\(args): \(outcome)")
+            Self.expectPrintable(outcome.stderr)
         }
         figure("CLI control characters", "stored and read back exactly; list and error lines escape them")
     }
@@ -63,18 +65,18 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("replica")
         let longKey = String(repeating: "k", count: 100_000)
-        let key = try ChildRun.syncTool(["set", dir, "app", longKey, "v"])
+        let key = try run("sync-tool", ["set", dir, "app", longKey, "v"], timeout: 60)
         #expect(key.exited(3) && key.stderr.contains("over the limit of 256"), "a 100,000-byte key: \(key)")
         #expect(key.stderr.count < 1_000, "the message quotes a long key only in part (\(key.stderr.count) characters)")
-        let suite = try ChildRun.syncTool(["set", dir, String(repeating: "s", count: 100_000), "k", "v"])
+        let suite = try run("sync-tool", ["set", dir, String(repeating: "s", count: 100_000), "k", "v"], timeout: 60)
         #expect(suite.exited(3) && suite.stderr.contains("over the limit of 128"), "a 100,000-byte suite name: \(suite)")
-        let option = try ChildRun.syncTool(["list", dir, "--" + String(repeating: "o", count: 100_000)])
+        let option = try run("sync-tool", ["list", dir, "--" + String(repeating: "o", count: 100_000)], timeout: 60)
         #expect(option.exited(2) && option.stderr.count < 1_000, "a 100,000-byte option: \(option.stderr.prefix(200))")
         let longValue = String(repeating: "é", count: 60_000) // 120,000 bytes, within one argument's limit
-        try #require(ChildRun.syncTool(["set", dir, "app", "long", longValue]).exited(0))
-        let get = try ChildRun.syncTool(["get", dir, "app", "long"])
+        try #require(run("sync-tool", ["set", dir, "app", "long", longValue], timeout: 60).exited(0))
+        let get = try run("sync-tool", ["get", dir, "app", "long"], timeout: 60)
         #expect(get.exited(0) && get.stdout == longValue + "\n", "a 120,000-byte value comes back exactly")
-        let empty = try ChildRun.syncTool(["set", dir, "app", "", "v"])
+        let empty = try run("sync-tool", ["set", dir, "app", "", "v"], timeout: 60)
         #expect(empty.exited(3) && empty.stderr.contains("empty"), "an empty key: \(empty)")
         figure(
             "CLI very long arguments",
@@ -129,20 +131,20 @@ import Testing
             ("array", 64, true), ("array", 65, false), ("dictionary", 65, false),
             ("array", 100_000, false), ("dictionary", 100_000, false)
         ] {
-            let run = try ChildRun.helper(["set-nested", dir, "deep", kind, String(depth)])
-            try #require(run.exited(0), "setting \(kind)s nested \(depth) deep must not crash: \(run)")
-            let seqs = run.lines.filter { $0.hasPrefix("last-seq ") }
+            let outcome = try run("concord-test-helper", ["set-nested", dir, "deep", kind, String(depth)])
+            try #require(outcome.exited(0), "setting \(kind)s nested \(depth) deep must not crash: \(outcome)")
+            let seqs = outcome.lines.filter { $0.hasPrefix("last-seq ") }
             if stored {
-                #expect(run.lines.contains("stored"), "\(depth) levels are allowed: \(run.stdout)")
+                #expect(outcome.lines.contains("stored"), "\(depth) levels are allowed: \(outcome.stdout)")
             } else {
-                let refusal = run.lines.first { $0.hasPrefix("refused ") } ?? ""
-                #expect(refusal.contains("nested deeper than 64 levels"), "\(kind)s nested \(depth) deep: \(run.stdout)")
+                let refusal = outcome.lines.first { $0.hasPrefix("refused ") } ?? ""
+                #expect(refusal.contains("nested deeper than 64 levels"), "\(kind)s nested \(depth) deep: \(outcome.stdout)")
                 #expect(seqs.count == 2 && seqs[0] == seqs[1], "nothing was written: \(seqs)")
-                figures.append("\(kind) \(depth): refused in \(Int(run.milliseconds)) ms")
+                figures.append("\(kind) \(depth): refused in \(Int(outcome.milliseconds)) ms")
             }
         }
         let json = "[" + String(repeating: "[", count: 59_999) + String(repeating: "]", count: 60_000)
-        let cli = try ChildRun.syncTool(["set", dir, "deep", "json", json, "--type", "json"])
+        let cli = try run("sync-tool", ["set", dir, "deep", "json", json, "--type", "json"], timeout: 60)
         #expect(cli.exited(3) && cli.stderr.contains("nested deeper than 64 levels"), "JSON nested 60,000 deep from the CLI: \(cli)")
         try StoreContents.expectSound(dir)
         figure("deeply nested collections", "64 levels stored; " + figures.joined(separator: "; ") + "; JSON 60,000 deep from the CLI: exit 3")
@@ -152,7 +154,7 @@ import Testing
         let tmp = try TemporaryDirectory("concord-nan")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        let cli = try ChildRun.syncTool(["set", dir, "app", "x", "nan", "--type", "double"])
+        let cli = try run("sync-tool", ["set", dir, "app", "x", "nan", "--type", "double"], timeout: 60)
         #expect(cli.exited(3), "NaN from the CLI: \(cli)")
         let store = try Store(path: dir)
         expectError(.unsupportedValue) { try store.suite("app").set(Double.nan, forKey: "x") }

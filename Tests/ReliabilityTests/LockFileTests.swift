@@ -42,14 +42,13 @@ import Testing
         let tmp = try TemporaryDirectory("concord-lock-\(mistake.rawValue)")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        #expect(try ChildRun.syncTool(["set", dir, "app", "seed", "0"]).exited(0))
-        let start = ContinuousClock.now
+        #expect(try run("sync-tool", ["set", dir, "app", "seed", "0"], timeout: 60).exited(0))
         let first = try ChildProcess("concord-test-helper", ["write", dir, "app", "first", "1000000"])
         defer { first.kill() }
         try #require(first.waitForLine { $0 == "done 100" }, "the first writer writes: \(first.errorOutput)")
         try Self.apply(mistake, to: dir)
-        var second = try ChildRun.helper(["write", dir, "app", "second", "200"])
-        let firstEnd = ChildRun.finish(first, start: start, timeout: 60)
+        var second = try run("concord-test-helper", ["write", dir, "app", "second", "200"])
+        let firstEnd = first.wait(timeout: 60)
 
         #expect(!firstEnd.signaled && !firstEnd.timedOut, "the first writer neither crashes nor keeps writing: \(firstEnd)")
         #expect(firstEnd.exited(4), "it stops with an error: \(firstEnd)")
@@ -61,7 +60,7 @@ import Testing
             refusedAtOpen = true
             #expect(second.exited(4) && second.stderr.contains("through a lock file (lock.mdb) that was deleted or replaced"), "\(second)")
             #expect(second.lines.isEmpty, "the refused writer wrote nothing: \(second.lines.prefix(3))")
-            second = try ChildRun.helper(["write", dir, "app", "second", "200"])
+            second = try run("concord-test-helper", ["write", dir, "app", "second", "200"])
         }
         #expect(second.exited(0), "with the first writer gone, a writer works: \(second)")
 
@@ -84,13 +83,13 @@ import Testing
         let tmp = try TemporaryDirectory("concord-lock-reader-\(mistake.rawValue)")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        #expect(try ChildRun.syncTool(["set", dir, "app", "kept", "1"]).exited(0))
+        #expect(try run("sync-tool", ["set", dir, "app", "kept", "1"], timeout: 60).exited(0))
         let holder = try ChildProcess("concord-test-helper", ["hold-read", dir])
         defer { holder.kill() }
         try #require(holder.waitForLine { $0 == "holding" }, "\(holder.errorOutput)")
         try Self.apply(mistake, to: dir)
         for command in [["set", dir, "app", "new", "2"], ["get", dir, "app", "kept"]] {
-            let refused = try ChildRun.syncTool(command)
+            let refused = try run("sync-tool", command, timeout: 60)
             #expect(refused.exited(4), "\(command[0]) is refused while the old lock file is in use: \(refused)")
             #expect(
                 refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("lock file (lock.mdb) that was deleted or replaced"),
@@ -98,7 +97,7 @@ import Testing
         }
         holder.kill()
         _ = holder.wait(timeout: 10)
-        #expect(try ChildRun.syncTool(["set", dir, "app", "new", "2"]).exited(0), "once no process holds the old lock file, writes work")
+        #expect(try run("sync-tool", ["set", dir, "app", "new", "2"], timeout: 60).exited(0), "once no process holds the old lock file, writes work")
         try StoreContents.expectSound(dir)
         StoreContents.expectEqual(try StoreContents.list(dir, suite: "app"), ["kept": "1", "new": "2"])
     }

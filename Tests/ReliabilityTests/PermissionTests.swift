@@ -11,7 +11,7 @@ import Testing
 /// are refused with a clear error before anything is read or written.
 @Suite(.offThePool) struct PermissionTests {
     static func makeStore(_ dir: String) throws {
-        try #require(ChildRun.syncTool(["set", dir, "app", "theme", "dark"]).exited(0))
+        try #require(run("sync-tool", ["set", dir, "app", "theme", "dark"], timeout: 60).exited(0))
     }
 
     @Test(arguments: [0o777, 0o757, 0o770, 0o1777, 0o720])
@@ -22,10 +22,11 @@ import Testing
         try Self.makeStore(dir)
         chmod(dir, mode_t(mode))
         for args in [["get", dir, "app", "theme"], ["set", dir, "app", "theme", "light"], ["check", dir]] {
-            let run = try ChildRun.syncTool(args)
-            #expect(run.exited(4), "\(args[0]) in a directory of mode \(String(mode, radix: 8)): \(run)")
+            let outcome = try run("sync-tool", args, timeout: 60)
+            #expect(outcome.exited(4), "\(args[0]) in a directory of mode \(String(mode, radix: 8)): \(outcome)")
             #expect(
-                run.stderr.contains("writable by group or others") && run.stderr.contains("chmod 700"), "the message says why and what to do: \(run.stderr)")
+                outcome.stderr.contains("writable by group or others") && outcome.stderr.contains("chmod 700"),
+                "the message says why and what to do: \(outcome.stderr)")
         }
         expectError(.insecure) { _ = try Store(path: dir) }
         chmod(dir, 0o700)
@@ -33,7 +34,8 @@ import Testing
         if mode == 0o777 {
             chmod(dir, 0o777)
             figure(
-                "directory others can write", "modes 777, 757, 770, 1777 and 720 refused with exit 4: \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)")
+                "directory others can write",
+                "modes 777, 757, 770, 1777 and 720 refused with exit 4: \(try run("sync-tool", ["check", dir], timeout: 60).stderr.trimmed)")
             chmod(dir, 0o700)
         }
     }
@@ -46,8 +48,8 @@ import Testing
         chmod(real, 0o777)
         let link = tmp.path("link")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        let run = try ChildRun.syncTool(["get", link, "app", "theme"])
-        #expect(run.exited(4) && run.stderr.contains("writable by group or others"), "\(run)")
+        let outcome = try run("sync-tool", ["get", link, "app", "theme"], timeout: 60)
+        #expect(outcome.exited(4) && outcome.stderr.contains("writable by group or others"), "\(outcome)")
     }
 
     enum Planted: String, CaseIterable, Sendable {
@@ -80,16 +82,16 @@ import Testing
         case .dataFIFO: #expect(mkfifo(file, 0o600) == 0)
         }
         for args in [["get", dir, "app", "theme"], ["set", dir, "app", "theme", "light"], ["check", dir]] {
-            let run = try ChildRun.syncTool(args, timeout: 30)
-            #expect(run.exited(4), "\(args[0]) with \(planted): \(run)")
-            #expect(run.stderr.contains("not a regular file"), "\(args[0]) with \(planted): \(run.stderr)")
+            let outcome = try run("sync-tool", args, timeout: 30)
+            #expect(outcome.exited(4), "\(args[0]) with \(planted): \(outcome)")
+            #expect(outcome.stderr.contains("not a regular file"), "\(args[0]) with \(planted): \(outcome.stderr)")
         }
         expectError(.insecure) { _ = try Store(path: dir) }
         if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere)) == before, "the file the link points at is untouched") }
         if planted == .dataSymlink {
             figure(
                 "symlinked store files",
-                "data.mdb, lock.mdb and notify as symlinks (also dangling), a directory or a FIFO named data.mdb: exit 4, \(try ChildRun.syncTool(["check", dir]).stderr.trimmed)"
+                "data.mdb, lock.mdb and notify as symlinks (also dangling), a directory or a FIFO named data.mdb: exit 4, \(try run("sync-tool", ["check", dir], timeout: 60).stderr.trimmed)"
             )
         }
     }
@@ -107,8 +109,8 @@ import Testing
         } throws: { code($0) == .invalidSuiteName }
         if !name.contains("\u{0}") {
             for args in [["set", dir, name, "k", "v"], ["get", dir, name, "k"], ["reset", dir, name]] {
-                let run = try ChildRun.syncTool(args)
-                #expect(run.exited(3) && run.stderr.contains("invalid suite name"), "\(args[0]) with suite \(name.debugDescription): \(run)")
+                let outcome = try run("sync-tool", args, timeout: 60)
+                #expect(outcome.exited(3) && outcome.stderr.contains("invalid suite name"), "\(args[0]) with suite \(name.debugDescription): \(outcome)")
             }
         }
         #expect(try FileManager.default.subpathsOfDirectory(atPath: tmp.root).sorted() == before, "no file appeared anywhere")
@@ -116,7 +118,7 @@ import Testing
         if name == "../x" {
             figure(
                 "suite names that escape",
-                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: ConcordError.invalidSuiteName / exit 3: \(try ChildRun.syncTool(["set", dir, name, "k", "v"]).stderr.trimmed)"
+                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: ConcordError .invalidSuiteName / exit 3: \(try run("sync-tool", ["set", dir, name, "k", "v"], timeout: 60).stderr.trimmed)"
             )
         }
     }

@@ -16,12 +16,12 @@ struct ScratchFileSystem {
     static func mount(megabytes: Int, under parent: String) throws -> ScratchFileSystem {
         let point = parent + "/mnt"
         try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        let tmpfs = try ChildRun.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", point])
+        let tmpfs = try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0700", "tmpfs", point], timeout: 60)
         if tmpfs.exited(0) { return ScratchFileSystem(mountPoint: point, kind: "tmpfs of \(megabytes) MiB", image: nil) }
         let image = parent + "/disk.img"
-        let made = try ChildRun.run("/sbin/mkfs.ext4", ["-q", "-F", image, "\(megabytes * 1024)"])
+        let made = try run("/sbin/mkfs.ext4", ["-q", "-F", image, "\(megabytes * 1024)"], timeout: 60)
         if made.exited(0) {
-            let loop = try ChildRun.run("/bin/mount", ["-o", "loop", image, point])
+            let loop = try run("/bin/mount", ["-o", "loop", image, point], timeout: 60)
             if loop.exited(0) {
                 chmod(point, 0o700)
                 return ScratchFileSystem(mountPoint: point, kind: "ext4 loop device of \(megabytes) MiB", image: image)
@@ -32,8 +32,8 @@ struct ScratchFileSystem {
     }
 
     func unmount() {
-        if (try? ChildRun.run("/bin/umount", [mountPoint]))?.exited(0) != true {
-            _ = try? ChildRun.run("/bin/umount", ["-l", mountPoint])
+        if (try? run("/bin/umount", [mountPoint], timeout: 60))?.exited(0) != true {
+            _ = try? run("/bin/umount", ["-l", mountPoint], timeout: 60)
         }
         if let image { try? FileManager.default.removeItem(atPath: image) }
     }

@@ -9,20 +9,22 @@ import Testing
         let tmp = try TemporaryDirectory("concord-killed-writer")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        for i in 0..<5 { try #require(ChildRun.syncTool(["set", dir, "app", "before-\(i)", "v\(i)"]).exited(0)) }
+        for i in 0..<5 { try #require(run("sync-tool", ["set", dir, "app", "before-\(i)", "v\(i)"], timeout: 60).exited(0)) }
 
         let holder = try ChildProcess("concord-test-helper", ["hold-write", dir, "app", "uncommitted"])
         try #require(holder.waitForLine { $0 == "in-write" }, "the helper holds the write lock: \(holder.errorOutput)")
-        // A process that starts now waits for the write lock the holder has.
-        let start = ContinuousClock.now
+        // A process that starts now waits for the write lock the holder has: given 300 ms, it has
+        // neither finished nor written.
         let waiting = try ChildProcess("sync-tool", ["set", dir, "app", "next", "proceeded"])
         usleep(300_000)
         let waitedWhileHeld = waiting.process.isRunning
+        #expect(waitedWhileHeld, "a writer started while another holds the write lock waits for it: \(waiting.errorOutput)")
+        #expect(try StoreContents.list(dir, suite: "app")["next"] == nil, "nothing is written while the holder has the write lock")
         let killedAt = ContinuousClock.now
         holder.kill()
         holder.process.waitUntilExit()
-        let next = ChildRun.finish(waiting, start: start, timeout: 30)
-        let afterKill = ChildRun.milliseconds(since: killedAt)
+        let next = waiting.wait(timeout: 30)
+        let afterKill = ChildProcess.milliseconds(since: killedAt)
         #expect(next.exited(0), "the waiting writer proceeds once the holder is killed: \(next)")
 
         try StoreContents.expectSound(dir)
@@ -32,7 +34,7 @@ import Testing
         for i in 0..<5 { #expect(stored["before-\(i)"] == "v\(i)") }
         figure(
             "killed writer",
-            "a writer \(waitedWhileHeld ? "blocked behind" : "started while") the holder; it finished \(Int(afterKill)) ms after the holder was killed with SIGKILL"
+            "a writer blocked behind the holder; it finished \(Int(afterKill)) ms after the holder was killed with SIGKILL"
         )
     }
 
@@ -43,7 +45,7 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("replica")
         let seed: UInt64 = 0xC0FFEE
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var acknowledged: [(round: Int, count: Int)] = []
         var nextProcess: [Double] = []
         for round in 0..<8 {
@@ -54,7 +56,7 @@ import Testing
             writer.process.waitUntilExit()
             let done = writer.completeLines.filter { $0.hasPrefix("done ") }.count
             acknowledged.append((round, done))
-            let check = try ChildRun.syncTool(["check", dir], timeout: 30)
+            let check = try run("sync-tool", ["check", dir], timeout: 30)
             #expect(check.exited(0), "check after killing writer \(round) (seed \(seed)): \(check)")
             nextProcess.append(check.milliseconds)
         }
@@ -78,14 +80,14 @@ import Testing
         let tmp = try TemporaryDirectory("concord-killed-reader")
         defer { tmp.remove() }
         let dir = tmp.path("replica")
-        for i in 0..<5 { try #require(ChildRun.syncTool(["set", dir, "app", "before-\(i)", "v\(i)"]).exited(0)) }
+        for i in 0..<5 { try #require(run("sync-tool", ["set", dir, "app", "before-\(i)", "v\(i)"], timeout: 60).exited(0)) }
         let reader = try ChildProcess("concord-test-helper", ["hold-read", dir])
         try #require(reader.waitForLine { $0 == "holding" }, "reader: \(reader.errorOutput)")
         reader.kill()
         reader.process.waitUntilExit()
-        let write = try ChildRun.syncTool(["set", dir, "app", "after", "written"], timeout: 30)
+        let write = try run("sync-tool", ["set", dir, "app", "after", "written"], timeout: 30)
         #expect(write.exited(0), "a new process writes right after the reader was killed: \(write)")
-        let read = try ChildRun.syncTool(["get", dir, "app", "before-4"], timeout: 30)
+        let read = try run("sync-tool", ["get", dir, "app", "before-4"], timeout: 30)
         #expect(read.exited(0) && read.stdout == "v4\n", "and reads: \(read)")
         try StoreContents.expectSound(dir)
         figure(
@@ -120,8 +122,10 @@ import Testing
         // No other process opens the store from here on (opening clears dead readers too).
         reader.kill()
         reader.process.waitUntilExit()
+        let laterStart = ContinuousClock.now
         _ = FileManager.default.createFile(atPath: control + "/go-1", contents: nil)
-        let result = ChildRun.finish(writer, start: .now, timeout: 150)
+        let result = writer.wait(timeout: 150)
+        let laterMilliseconds = ChildProcess.milliseconds(since: laterStart)
         try #require(result.exited(0), "writer: \(result)")
         let at10k = try bytes(in: writer, phase: 1, writes: 10_000)
         let final = try bytes(in: writer, phase: 1, writes: laterWrites)
@@ -136,7 +140,7 @@ import Testing
         try StoreContents.expectSound(dir)
         figure(
             "killed reader, file size",
-            "data.mdb: \(startBytes >> 10) KiB, \(liveBytes >> 10) KiB after \(liveWrites) writes with a live reader, \(at10k >> 10) KiB after 10,000 writes with the reader killed, \(final >> 10) KiB after \(laterWrites) (\(Int(result.milliseconds)) ms for them)"
+            "data.mdb: \(startBytes >> 10) KiB, \(liveBytes >> 10) KiB after \(liveWrites) writes with a live reader, \(at10k >> 10) KiB after 10,000 writes with the reader killed, \(final >> 10) KiB after \(laterWrites) (\(Int(laterMilliseconds)) ms for them)"
         )
     }
 

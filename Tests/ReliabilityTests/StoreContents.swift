@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a fresh process sees in a replica: `sync-tool list DIR SUITE`, as key → value text.
 enum StoreContents {
     static func list(_ dir: String, suite: String) throws -> [String: String] {
-        let outcome = try ChildRun.syncTool(["list", dir, suite, "--json"])
+        let outcome = try run("sync-tool", ["list", dir, suite, "--json"], timeout: 60)
         guard outcome.exited(0) else {
             Issue.record("sync-tool list \(dir) \(suite) failed: \(outcome)")
             return [:]
@@ -34,7 +35,7 @@ enum StoreContents {
 
     /// Expects `sync-tool check DIR` to pass in a fresh process.
     static func expectSound(_ dir: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let outcome = try ChildRun.syncTool(["check", dir])
+        let outcome = try run("sync-tool", ["check", dir], timeout: 60)
         #expect(outcome.exited(0), "sync-tool check \(dir): \(outcome)", sourceLocation: sourceLocation)
     }
 }

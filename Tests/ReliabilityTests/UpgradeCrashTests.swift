@@ -38,19 +38,19 @@ import Testing
         upgrader.process.waitUntilExit()
 
         let found = try Self.storedFormat(dir)
-        let current = UInt32(try #require(try ChildRun.syncTool(["--version", "--json"]).lines.first.flatMap(Self.storeFormat)))
+        let current = UInt32(try #require(try run("sync-tool", ["--version", "--json"], timeout: 60).lines.first.flatMap(Self.storeFormat)))
         #expect(
             found == (checkpoint == "committed" ? current : fixture.format),
             "killed at \(checkpoint), the store holds format \(found)")
 
         // A fresh process opens it (upgrading it if the killed one did not get to commit) and reads it all.
         for command in ["list", "log", "conflicts"] {
-            let run = try ChildRun.syncTool([command, dir, "--json"])
-            #expect(run.exited(0), "\(command): \(run)")
+            let outcome = try run("sync-tool", [command, dir, "--json"], timeout: 60)
+            #expect(outcome.exited(0), "\(command): \(outcome)")
             let expected = try String(contentsOfFile: fixtures + "/expected/phone-\(command).jsonl", encoding: .utf8)
-            #expect(run.lines == expected.split(separator: "\n").map(String.init), "\(command) after a kill at \(checkpoint)")
+            #expect(outcome.lines == expected.split(separator: "\n").map(String.init), "\(command) after a kill at \(checkpoint)")
         }
-        let info = try ChildRun.syncTool(["info", dir, "--json"])
+        let info = try run("sync-tool", ["info", dir, "--json"], timeout: 60)
         let fields = try #require(try JSONSerialization.jsonObject(with: Data((info.lines.first ?? "").utf8)) as? [String: Any])
         let before = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: fixtures + "/expected/phone-info.json"))) as? [String: Any])

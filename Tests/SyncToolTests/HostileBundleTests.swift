@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Bundles and directory syncs meet records the gate refuses (issue 18, part 2). A bundle holding
+/// Bundles and directory syncs meet records the gate refuses. A bundle holding
 /// one is refused whole by `sync-tool import` (exit 3, nothing imported); a replica that already holds
 /// such records (stored by a release before the gate) leaves them out of `sync-tool sync` and
 /// `export`, says so, and syncs everything else.

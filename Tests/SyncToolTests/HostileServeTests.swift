@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// What either side of a sync session refuses from the other (issue 18, part 2): records the gate
+/// What either side of a sync session refuses from the other: records the gate
 /// refuses, and batches whose range reaches past what their sender announced. Each is refused whole
 /// (exit 3), leaves the replica as it was and `check`-sound, and the next honest sync works. The
 /// streams go to real `sync-tool serve` processes, directly and through a real sshd; the client side

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `sync-tool why`, `name` and `restore` (issue 23, part 1) through the real binary, one process per
+/// `sync-tool why`, `name` and `restore` through the real binary, one process per
 /// command as a user types them: the theme that "went back to light" explained on both replicas,
 /// its loser restored and synced, names carried by a directory sync and by a bundle.
 @Suite("sync-tool why, name and restore", .offThePool)

@@ -16,7 +16,7 @@ protocol Workload: Sendable {
     /// Measures the workload.
     static func run(_ context: BenchContext) throws -> [Figure]
 
-    /// The goals of issue 7 this workload checks, from this run's figures.
+    /// The goals this workload checks, from this run's figures.
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck]
 
     /// Runs `role` in a child process spawned by `run`; `nil` when the role is not this workload's.

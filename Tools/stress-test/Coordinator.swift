@@ -1,6 +1,7 @@
 import Concord
 import Foundation
 import ScratchSSH
+import SplitMix
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 import Concord
 import Foundation
+import SplitMix
 
 #if canImport(Glibc)
     import Glibc

@@ -1,24 +1,14 @@
-/// A reproducible random source (SplitMix64): the same seed makes the same fuzz inputs.
-struct FuzzRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
+import SplitMix
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A number in `0..<bound` (`bound` > 0).
+extension SeededRandom {
+    /// A number in `0..<bound` (`bound` > 0), the fuzz targets' way of choosing.
     mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }
 
 /// Damages valid inputs the ways real damage and hostile senders do: flipped bits, boundary bytes,
 /// cut, repeated, inserted and spliced ranges, and lengths or counts claiming far more than is there.
 enum FuzzMutator {
-    static func mutate(_ input: [UInt8], other: [UInt8], _ random: inout FuzzRandom) -> [UInt8] {
+    static func mutate(_ input: [UInt8], other: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
         var bytes = input
         for _ in 0...random.below(4) {
             let at = bytes.isEmpty ? 0 : random.below(bytes.count)

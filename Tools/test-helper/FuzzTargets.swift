@@ -1,12 +1,13 @@
 import Concord
 import Foundation
+import SplitMix
 
 /// A decoder the reliability suite fuzzes: how to make valid inputs for it, and how to decode one.
 /// `decode` must throw for bad input and never crash or hang; it throws `FuzzFailure` when a
 /// decoded value breaks a property that must hold (it survives encoding and decoding again).
 struct FuzzTarget: Sendable {
     let name: String
-    let seed: @Sendable (inout FuzzRandom) throws -> [UInt8]
+    let seed: @Sendable (inout SeededRandom) throws -> [UInt8]
     let decode: @Sendable ([UInt8]) throws -> Void
 }
 
@@ -69,7 +70,7 @@ extension FuzzTargets {
 
 /// Random policy records: a state built by a few random writes of every policy, as seeds for the mutator.
 enum RandomPolicyRecord {
-    static func make(_ random: inout FuzzRandom) throws -> Record {
+    static func make(_ random: inout SeededRandom) throws -> Record {
         let replicas = (0..<3).map { i in ReplicaID(bytes: [UInt8](repeating: UInt8(i + 1), count: 16))! }
         var state = PolicyState(policy: MergePolicy.allCases[random.below(MergePolicy.allCases.count)])
         var hlc = UInt64(random.below(1 << 30)) << 16
@@ -90,7 +91,7 @@ enum RandomPolicyRecord {
 
 /// Random valid bundles (a few entries of random records, some tombstones) as seeds for the mutator.
 enum RandomBundle {
-    static func make(_ random: inout FuzzRandom) throws -> SyncBundle {
+    static func make(_ random: inout SeededRandom) throws -> SyncBundle {
         func replica() -> ReplicaID { ReplicaID(bytes: (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) })! }
         let source = replica()
         var entries: [RemoteEntry] = []
@@ -110,7 +111,7 @@ enum RandomBundle {
 
 /// Random values of every kind, nested a few levels, as seeds for the mutator.
 enum RandomValue {
-    static func make(_ random: inout FuzzRandom, depth: Int) -> Value {
+    static func make(_ random: inout SeededRandom, depth: Int) -> Value {
         switch random.below(depth < 4 ? 9 : 7) {
         case 0: return .string(randomString(&random))
         case 1: return .int(Int(bitPattern: UInt(truncatingIfNeeded: random.next())) >> random.below(64))
@@ -127,7 +128,7 @@ enum RandomValue {
         }
     }
 
-    private static func randomString(_ random: inout FuzzRandom) -> String {
+    private static func randomString(_ random: inout SeededRandom) -> String {
         let alphabet: [Unicode.Scalar] = ["a", "b", "z", "0", " ", "\"", "\\", "\n", "\u{1}", "é", "✓", "😀", "\u{7f}"]
         return String(String.UnicodeScalarView((0..<random.below(12)).map { _ in alphabet[random.below(alphabet.count)] }))
     }

@@ -1,7 +1,7 @@
 import Concord
 import Foundation
 
-/// Roles for the tests of the gate every record from outside passes (issue 18). Returns nil for a role it does not know.
+/// Roles for the tests of the gate every record from outside passes. Returns nil for a role it does not know.
 ///
 /// - `hostile-serve MODE serve DIR [OPTIONS…]`: stands in for `sync-tool serve` at the far end of a
 ///   client's ssh connection (run through `--remote-command`), exchanges verdicts on the cursors as an

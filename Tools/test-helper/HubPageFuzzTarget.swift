@@ -1,6 +1,7 @@
 import Concord
 import ConcordHub
 import Foundation
+import SplitMix
 import Synchronization
 
 /// The hub-page fuzz target: a page of hub rows (what an account's role can write: any suite and key
@@ -123,7 +124,7 @@ enum HubPageFuzzTarget {
 
 /// Random sound hub pages (plain values, tombstones, policy states, declarations) as seeds for the mutator.
 enum RandomHubPage {
-    static func make(_ random: inout FuzzRandom) throws -> [HubRow] {
+    static func make(_ random: inout SeededRandom) throws -> [HubRow] {
         var rows: [HubRow] = []
         for i in 0..<(1 + random.below(6)) {
             let suite = ["prefs", "app", "group.x", "_concord"][random.below(4)]

@@ -1,8 +1,9 @@
 import Concord
 import ConcordHub
 import Foundation
+import SplitMix
 
-/// Roles for the hub tests (issue 11). Returns nil for a role it does not know.
+/// Roles for the hub tests. Returns nil for a role it does not know.
 ///
 /// - `hub-random DIR URL SEED STEPS`: random sets, deletes, resets and increments on DIR, syncing
 ///   through the hub at random; prints `W SUITE KEY HEX` (the record each write left, encoded) and
@@ -15,7 +16,7 @@ enum HubRoles {
         switch role {
         case "hub-random":
             let store = try Store(path: args[0])
-            var g = SeededGen(seed: UInt64(args[2])!)
+            var g = SeededRandom(seed: UInt64(args[2])!)
             let suites = ["s0", "s1"]
             for _ in 0..<Int(args[3])! {
                 let suite = try store.suite(suites[Int.random(in: 0..<2, using: &g)])
@@ -71,18 +72,5 @@ enum HubRoles {
     private static func report(_ suite: Suite, _ key: String) throws {
         guard let record = try suite.record(forKey: key) else { return }
         say("W \(suite.name) \(key) \(record.encoded.map { String(format: "%02x", $0) }.joined())")
-    }
-}
-
-/// SplitMix64, so a role's run is reproducible from its seed.
-struct SeededGen: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,7 +1,7 @@
 import Concord
 import Foundation
 
-/// Roles for the lease tests (issue 13). Returns nil for a role it does not know.
+/// Roles for the lease tests. Returns nil for a role it does not know.
 ///
 /// - `lease-holder DIR SUITE KEY CHOICE LEASE_MS RENEW_MS RENEWALS`: claims CHOICE (if nothing is
 ///   current) with a lease of LEASE_MS, printing `claimed` or `refused CURRENT`; watches for its loss

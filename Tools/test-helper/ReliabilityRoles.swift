@@ -1,12 +1,13 @@
 import Concord
 import Foundation
 import LMDB
+import SplitMix
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Roles for the reliability suite (issue 6). Returns nil for a role it does not know.
+/// Roles for the reliability suite. Returns nil for a role it does not know.
 ///
 /// Fault injection is global to a process, so the faulted writes happen here, never in the test runner.
 ///
@@ -254,7 +255,7 @@ enum ReliabilityRoles {
             say("unknown fuzz target \(args[0])")
             return 2
         }
-        var random = FuzzRandom(seed: UInt64(args[1])!)
+        var random = SeededRandom(seed: UInt64(args[1])!)
         let iterations = Int(args[2])!
         _ = FileManager.default.createFile(atPath: args[3], contents: nil)
         let current = try FileHandle(forWritingTo: URL(fileURLWithPath: args[3]))

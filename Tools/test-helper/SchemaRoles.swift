@@ -1,7 +1,7 @@
 import Concord
 import Foundation
 
-/// Roles for the schema-migration tests (issue 13). Returns nil for a role it does not know.
+/// Roles for the schema-migration tests. Returns nil for a role it does not know.
 ///
 /// - `schema-app DIR VERSION STEP...`: a program at schema VERSION (1: none; 2: `theme` renamed to
 ///   `appearance.theme`, `fontSize` converted from Int to Double, `legacy` dropped, `launchCount` a

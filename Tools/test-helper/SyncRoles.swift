@@ -2,7 +2,7 @@ import Concord
 import Foundation
 import LMDB
 
-/// Roles for the sync tests (issue 5). Returns nil for a role it does not know.
+/// Roles for the sync tests. Returns nil for a role it does not know.
 ///
 /// - `pull SRC DST`: merges SRC's changes into DST (one direction), prints `pulled N`.
 /// - `pull-then-hang SRC DST`: pulls, prints `pulled N`, then sleeps (to be killed): a sync killed between its directions.

@@ -2,7 +2,7 @@ import Concord
 import Foundation
 import Synchronization
 
-/// Roles for the wrapper tests (issue 4). Returns nil for a role it does not know.
+/// Roles for the wrapper tests. Returns nil for a role it does not know.
 ///
 /// - `stored-set DIR SUITE KEY TEXT`: sets KEY through a `@Stored` String property, prints `set`.
 /// - `stored-remove DIR SUITE KEY`: resets KEY through `$property.reset()`, prints `removed`.

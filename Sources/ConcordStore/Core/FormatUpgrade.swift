@@ -13,7 +13,7 @@ import LMDB
 ///   rewritten; the number keeps a format-2 Concord, which would merge a policy record as a damaged
 ///   one, away from the store.
 /// - Format 3 → 4: journal entries of format 2 carry the replica clock, and the journal's last entry
-///   is where the clock and last seq live (`ReplicaState`), so a commit no longer rewrites
+///   is where the clock and last seq live (`ReplicaState`), so a commit does not rewrite
 ///   `meta/state`. The entries already there (format 1) stay readable, and `meta/state` stays as the
 ///   lower bound it now is, so nothing is rewritten; the number keeps a format-3 Concord, which would
 ///   read a stale `meta/state` and hand out seqs twice, away from the store.

@@ -6,7 +6,7 @@ import Foundation
 /// queues up; when it is done, the first of them leads the next commit, taking up to `limit` writes
 /// of the queue with it (so a commit's latency stays bounded however many writers queue; the rest go
 /// into the commits after it, in the order they arrived). Every caller still returns only after the
-/// commit holding its change is durable, or with that change's own error. A lone writer leads a commit of its own, as before.
+/// commit holding its change is durable, or with that change's own error. A lone writer leads a commit of its own.
 ///
 /// The leader runs the queued writers' closures on its own thread (each waits, blocked, until its
 /// commit is done), so a closure must not depend on the thread it runs on. Each waiting writer is
@@ -46,10 +46,9 @@ final class GroupCommit: @unchecked Sendable {
     /// How many callers are inside `perform` (queued, leading, or woken and on their way out).
     private var callers = 0
 
-    /// The most writes one commit takes by default. Picked with the bench's `group-cap` workload
-    /// (256 threads each setting 12 keys of a 10,000-key store durably, all at once): a commit of up
-    /// to 128 writes took 2.4–6.1 ms (medians of four runs) and kept 0.64–0.87× the throughput of
-    /// uncapped groups (up to 256 writes each); 64 writes per commit took 1.5–4.4 ms for 0.46–0.72×.
+    /// The most writes one commit takes by default: it bounds a commit's latency while keeping most of
+    /// the throughput of uncapped groups, as the bench's `group-cap` workload measures (its figures are
+    /// in Tools/bench/README.md).
     static let defaultLimit = 128
 
     /// How many times a new leader yields the processor while callers still inside `perform` have not queued.

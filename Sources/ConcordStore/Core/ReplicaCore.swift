@@ -30,18 +30,8 @@ package final class ReplicaCore: Sendable {
         return out.bytes
     }()
 
-    /// One directory this process opened, in a list of them.
-    private final class RegistryEntry: @unchecked Sendable {
-        let path: String
-        weak var core: ReplicaCore?
-        var next: RegistryEntry?
-        init(path: String, core: ReplicaCore, next: RegistryEntry?) { (self.path, self.core, self.next) = (path, core, next) }
-    }
-    /// The directories this process opened, newest first: a linked list of one non-generic class, not
-    /// a dictionary keyed by path nor an array, because a fresh process's first use of either makes
-    /// the Swift runtime instantiate its generic metadata (a dictionary's conformance lookups were a
-    /// third of an open). Guarded by the mutex.
-    private static let registry = Mutex<RegistryEntry?>(nil)
+    /// The directories this process opened; an entry goes with its core.
+    private static let registry = DirectoryRegistry(keepsEntriesUntilReleased: false)
 
     /// This process's core of the replica at `path`, opened when it has none. A core whose last
     /// reference went is no longer found, even while another thread still runs its deinitializer: the
@@ -50,28 +40,13 @@ package final class ReplicaCore: Sendable {
     /// old core's environment, or waits until that has closed.
     static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
         let (directory, created) = try StoreDirectory.prepare(path, create: options.createIfMissing)
-        return try registry.withLock { head in
-            var entry = head
-            while let current = entry {
-                if current.path == directory, let core = current.core, core.env.isUsableInThisProcess { return core }
-                entry = current.next
-            }
-            let core: ReplicaCore
-            do { core = try ReplicaCore(path: directory, options: options) } catch {
-                throw created ? StoreDirectory.abandon(directory, after: error) : error
-            }
-            // Drop this directory's stale entry and entries whose core is gone, then put the new one first.
-            var kept: RegistryEntry?
-            entry = head
-            while let current = entry {
-                entry = current.next
-                if current.path != directory && current.core != nil {
-                    current.next = kept
-                    kept = current
+        return try registry.withEntries { entries in
+            if let core = entries.entry(directory)?.object as? ReplicaCore, core.env.isUsableInThisProcess { return core }
+            return try entries.register(path: directory) { _ in
+                do { return try ReplicaCore(path: directory, options: options) } catch {
+                    throw created ? StoreDirectory.abandon(directory, after: error) : error
                 }
             }
-            head = RegistryEntry(path: directory, core: core, next: kept)
-            return core
         }
     }
 

@@ -9,8 +9,8 @@ import LMDB
 /// checks what it is given (the key, the value's size and encodability, the suite's schema). Every
 /// change appends a journal entry and deletes the entry it supersedes, so the journal holds one
 /// entry per key. A local write follows the key's merge policy (its declaration, else the policy
-/// its record reads by, else last-writer-wins); plain last-writer-wins keys take the same short path
-/// as before policies existed (`ReplicaTransaction+Policies.swift` has the rest).
+/// its record reads by, else last-writer-wins); plain last-writer-wins keys take a short path of
+/// their own (`ReplicaTransaction+Policies.swift` has the policies').
 package final class ReplicaTransaction: ReplicaRows {
     package let txn: Transaction
     package let layout: StoreLayout

@@ -42,7 +42,7 @@ public struct Suite: Sendable {
         guard let value = try value(forKey: key) else { return nil }
         // Converted as a `T`, not as the `T?` the return type would infer: `Optional<T>`'s metadata
         // and conformance would otherwise be instantiated on a fresh process's first get. The suffix
-        // keeps the error naming the requested type as `T?`, as it always has.
+        // makes the error name the requested type as `T?`.
         let typed: T = try convert(value, key: key, requestedSuffix: "?")
         return typed
     }

@@ -20,7 +20,7 @@ public struct Record: Hashable, Sendable {
     /// When a plain value stops reading as a value, in milliseconds since 1970 (nil: never).
     package let expiryMilliseconds: UInt64?
 
-    /// What a record holds; a policy state lives in a box, so a plain record stays as small to copy as before.
+    /// What a record holds; a policy state lives in a box, so a plain record stays small to copy.
     private enum Body: Hashable, Sendable {
         case value([UInt8])
         case tombstone

@@ -1,3 +1,5 @@
+import SplitMix
+
 /// The keys and values every system stores: key `i` is `key-0000042`-style (a small string,
 /// so building it allocates nothing); even keys hold a String, odd keys an Int.
 enum Dataset {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One goal of issue 7, checked against this run's medians.
+/// One of the benchmark's goals, checked against this run's medians.
 struct GoalCheck: Codable, Sendable {
     enum Verdict: String, Codable, Sendable { case met, missed, notMeasured = "not measured" }
 

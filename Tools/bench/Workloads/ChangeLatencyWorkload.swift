@@ -1,3 +1,4 @@
+import ChildProcesses
 import Concord
 import Foundation
 import Synchronization

@@ -1,3 +1,5 @@
+import ChildProcesses
+
 /// Workload 5: two processes writing distinct keys at once, each key its own durable commit.
 /// This process and a child (the bench binary in the role `concurrent-writer`) each write
 /// `count` new keys under a prefix of their own into the same store; afterwards a third, fresh

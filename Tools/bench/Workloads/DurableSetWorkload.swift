@@ -1,3 +1,5 @@
+import SplitMix
+
 /// Workload 2: durable single-key sets, each its own commit, of random existing keys with new values.
 /// Concord and raw LMDB fsync every commit (LMDB's default sync), SQLite runs `synchronous=FULL`,
 /// UserDefaults calls `synchronize()` after each `set`.

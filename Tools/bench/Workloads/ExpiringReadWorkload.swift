@@ -1,4 +1,5 @@
 import Concord
+import SplitMix
 
 /// What checking an expiry costs a read: typed gets of values that expire (in a day) against gets of
 /// plain values of the same store, in the same run. A plain value's read only looks at its record's

@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 
 /// Workload 13: what the cap on a group commit costs. 256 threads of one process each set 12 random
 /// existing keys of the 10,000-key store durably, all at once (the queue far longer than a group),

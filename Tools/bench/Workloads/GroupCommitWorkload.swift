@@ -1,4 +1,5 @@
 import Foundation
+import SplitMix
 
 /// Workload 12: many threads of one process setting keys durably at once. Each thread sets its own
 /// random existing keys of the 10,000-key store, one key per call, each call durable when it returns.

@@ -1,3 +1,5 @@
+import ChildProcesses
+
 /// Workload 4: what an extension or widget pays at launch: open the store and read one key.
 /// Concord keeps one environment per directory per process, so every measurement runs in a fresh
 /// child process (the bench binary in the role `open-read`), for the baselines too. The child times

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A batch read from a replica's journal, with what reading it cost.
 ///
 /// <!-- assume: let merged = PeerKnowledge(received: try phone.peerCursors()) -->
@@ -16,7 +14,7 @@ package struct Delta: Sendable {
     package var complete = true
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
-    package var leftOut: [RefusedRecord] = []
+    package var leftOut: [ConcordError] = []
     /// With `countOnly`, the entries the batch would hold (it holds none).
     package var counted = 0
 
@@ -93,7 +91,7 @@ package enum DeltaReader {
             let end = min(r.lastSeq, mark?.seq ?? .max)
             var last = end
             var entries: [RemoteEntry] = []
-            var leftOut: [RefusedRecord] = []
+            var leftOut: [ConcordError] = []
             var soundSuite: String?
             var read = 0
             var bytes = 0

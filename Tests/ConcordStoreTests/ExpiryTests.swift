@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// Values that expire, in one replica: what reads return before and after, the rules of a local
 /// write with an expiry, the record's bytes, the index, and observers told at the expiry.
@@ -77,15 +77,15 @@ struct ExpiryTests {
         let suite = try store.suite("app")
         let now = Date(timeIntervalSince1970: Double(clock.milliseconds) / 1000)
         let before = try store.lastSeq()
-        #expect(throws: StoreError.self) { try suite.set("x", forKey: "k", expiresAt: now) }
-        #expect(throws: StoreError.self) { try suite.set("x", forKey: "k", expiresAt: now.addingTimeInterval(-1)) }
-        #expect(throws: StoreError.self) { try suite.set("x", forKey: "k", expiresAfter: .zero) }
-        #expect(throws: StoreError.self) { try suite.set("x", forKey: "k", expiresAfter: .seconds(-5)) }
-        #expect(throws: StoreError.self) { try suite.set("x", forKey: "k", expiresAt: Date(timeIntervalSince1970: 300_000_000_000)) }
-        #expect(throws: StoreError.self) { try suite.set(String?.none, forKey: "k", expiresAfter: .seconds(1)) }
+        expectError(.unsupportedValue) { try suite.set("x", forKey: "k", expiresAt: now) }
+        expectError(.unsupportedValue) { try suite.set("x", forKey: "k", expiresAt: now.addingTimeInterval(-1)) }
+        expectError(.unsupportedValue) { try suite.set("x", forKey: "k", expiresAfter: .zero) }
+        expectError(.unsupportedValue) { try suite.set("x", forKey: "k", expiresAfter: .seconds(-5)) }
+        expectError(.unsupportedValue) { try suite.set("x", forKey: "k", expiresAt: Date(timeIntervalSince1970: 300_000_000_000)) }
+        expectError(.unsupportedValue) { try suite.set(String?.none, forKey: "k", expiresAfter: .seconds(1)) }
         do {
             try suite.set("x", forKey: "k", expiresAt: now)
-        } catch let error as StoreError {
+        } catch let error as ConcordError {
             #expect("\(error)".contains("is not after now"), "\(error)")
         }
         try suite.declare(.counter, forKey: "launches")
@@ -94,8 +94,8 @@ struct ExpiryTests {
             do {
                 try suite.set(1, forKey: key, expiresAfter: .seconds(60))
                 Issue.record("an expiring value on \(key) was written")
-            } catch StoreError.policyMismatch(_, let k, _, let reason) {
-                #expect(k == key && reason.contains("only a last-writer-wins key"))
+            } catch let error as ConcordError where error.code == .policyMismatch {
+                #expect(error.key == key && error.message.contains("only a last-writer-wins key"))
             }
         }
         #expect(try store.lastSeq() == before + 2, "only the two declarations were written")

@@ -89,7 +89,7 @@ package final class ReplicaTransaction: ReplicaRows {
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
         if expiry != nil {
             guard policy == .lww, existing?.isPolicy != true else {
-                throw StoreError.policyMismatch(
+                throw ConcordError.policyMismatch(
                     suite: suite, key: key, policy: policy == .lww ? try record(of: existing!, suite: suite, key: key).policy : policy,
                     reason: "only a last-writer-wins key's value can expire (a counter's, set's, max's or min's parts merge on without one)")
             }
@@ -135,7 +135,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func value(suite: String, key: String) throws -> Value? {
         guard let record = try record(suite: suite, key: key) else { return nil }
         do { return try record.value(at: wallClockMilliseconds) } catch {
-            throw StoreError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -143,10 +143,10 @@ package final class ReplicaTransaction: ReplicaRows {
     /// schema version than the one this process registered for it.
     func checkWritable(suite: String) throws {
         guard !isMigrating else { return }
-        if suite == ReservedSuite.name { throw StoreError.reservedSuite(suite) }
+        if suite == ReservedSuite.name { throw ConcordError.reservedSuite(suite) }
         guard writableSuite != suite else { return }
         if let registered = schemas.entry(suite: suite), let stored = try schemaVersion(suite: suite), stored > registered.version {
-            throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
+            throw ConcordError.newerSchema(suite: suite, stored: stored, supported: registered.version)
         }
         writableSuite = suite
     }
@@ -156,11 +156,11 @@ package final class ReplicaTransaction: ReplicaRows {
         func text(_ ms: UInt64) -> String { JSONValue.formatDate(Date(timeIntervalSince1970: Double(ms) / 1000)) }
         let when = text(expiry)
         guard expiry > wallClockMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(when)) is not after now (\(text(wallClockMilliseconds))): a value must expire in the future")
         }
         guard expiry <= HybridClock.maxMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
         }
     }
@@ -168,7 +168,7 @@ package final class ReplicaTransaction: ReplicaRows {
     func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
         let bytes = try ValueCodec.encode(value, key: key)
         guard bytes.count <= options.maxValueBytes else {
-            throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
+            throw ConcordError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
         }
         return bytes
     }
@@ -180,7 +180,7 @@ package final class ReplicaTransaction: ReplicaRows {
             let (hlc, clock) = HybridClock.localWrite(
                 nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
                 maxDriftMilliseconds: options.maxClockDriftMilliseconds)
-        else { throw StoreError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
+        else { throw ConcordError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
         return (Version(hlc: hlc, replica: replica), clock)
     }
 
@@ -228,14 +228,14 @@ package final class ReplicaTransaction: ReplicaRows {
                 }
             }
         } catch let error as ValueDecodingError {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
         policyState.policy = policy
         if try body(&policyState, version) { changed = true }
         guard changed else { return nil }
         let written = Record(version: version, state: policyState)
         let size = written.encoded.count - Record.headerSize
-        guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
@@ -265,7 +265,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
         guard record.version.hlc <= HybridClock.maxHLC else {
-            throw StoreError.versionExhausted(
+            throw ConcordError.versionExhausted(
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
         }
         let existing = try existingRow(suite: suite, key: key)
@@ -351,13 +351,13 @@ package final class ReplicaTransaction: ReplicaRows {
             return ExistingRow(
                 seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, expiry: header.expiryMilliseconds, bytes: bytes)
         } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
     func record(of row: ExistingRow, suite: String, key: String) throws -> Record {
         do { return try StoredRow.decode(row.bytes).record } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -395,7 +395,7 @@ package final class ReplicaTransaction: ReplicaRows {
         let valueAt = rowBuffer.count
         try ValueCodec.encode(value, into: &rowBuffer, depth: 0, key: key)
         let size = rowBuffer.count - valueAt
-        guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: nil)
         rowBuffer.patchU64(version.hlc, at: hlcAt)
         keyBuffer.reset()

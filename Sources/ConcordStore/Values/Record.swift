@@ -60,9 +60,9 @@ public struct Record: Hashable, Sendable {
     /// let record = try Record(version: Version(hlc: 1 << 16, replica: id), value: .string("dark"))
     /// ```
     ///
-    /// - Throws: `StoreError.unsupportedValue` for a value the store cannot hold (NaN, nesting too deep).
+    /// - Throws: ``ConcordError`` `.unsupportedValue` for a value the store cannot hold (NaN, nesting too deep).
     public init(version: Version, value: Value?) throws {
-        self.init(version: version, valueBytes: try value.map { v throws(StoreError) in try ValueCodec.encode(v) })
+        self.init(version: version, valueBytes: try value.map { v throws(ConcordError) in try ValueCodec.encode(v) })
     }
 
     /// When the value expires, if it does: a plain value's own expiry, or (in a policy record) the
@@ -133,8 +133,13 @@ public struct Record: Hashable, Sendable {
     /// The decoded value — for a policy record, what its parts add up to — or `nil` when it holds none.
     /// An expiring value is returned whether or not it has expired (`expires` says when it does).
     ///
-    /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
-    public func value() throws(ValueDecodingError) -> Value? {
+    /// - Throws: ``ConcordError`` `.damaged` when the stored bytes do not decode (a damaged record).
+    public func value() throws(ConcordError) -> Value? {
+        do { return try decodedValue() } catch { throw ConcordError(.damaged, error.reason) }
+    }
+
+    /// The decoded value (see `value()`), with the decoding error as it is.
+    package func decodedValue() throws(ValueDecodingError) -> Value? {
         switch body {
         case .value(let bytes): return try ValueCodec.decode(bytes)
         case .tombstone: return nil

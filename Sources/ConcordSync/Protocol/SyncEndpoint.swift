@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What the start of a session decided (see the architecture document, "Trust and time"): this
 /// side's check of the peer's claims about its history, and the peer's check of this side's claims
 /// about the peer's history, exchanged as verdicts after the hellos.
@@ -24,9 +22,9 @@ struct SessionStart {
         let theirs: ContactCheck
         switch try channel.receive() {
         case .verdict(let verdict)?: theirs = verdict.check
-        case .failure(let error)?: throw SyncProtocolError(error.kind, "the peer: " + error.message)
+        case .failure(let error)?: throw ConcordError(error.code, "the peer: " + error.message)
         case nil: throw channel.describeFailure("the connection closed while waiting for the peer's verdict on the cursors")
-        default: throw SyncProtocolError(.malformed, "the peer sent something else where its verdict on the cursors belongs")
+        default: throw ConcordError.session(.malformed, "the peer sent something else where its verdict on the cursors belongs")
         }
         if theirs.forcesResync && !dryRun { try store.resetCursors(on: peer.replica) }
         return SessionStart(mine: mine, theirs: theirs)
@@ -131,7 +129,7 @@ final class SyncEndpoint {
             let ack = try awaitAck()
             let batch = inFlight.removeFirst()
             guard ack.toSeq == batch.toSeq else {
-                throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(batch.toSeq)")
+                throw ConcordError.session(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(batch.toSeq)")
             }
             sent.add(ack)
             if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
@@ -194,7 +192,7 @@ final class SyncEndpoint {
     /// Merges (or, in a dry run, plans) the peer's batches until it says it has no more, acknowledging each.
     /// `refuse` is thrown (and told to the peer) at the first batch, for a side that must not merge.
     /// `first` is a frame of the round already read.
-    func receiveChanges(first: SyncFrame? = nil, refuse: SyncProtocolError? = nil) throws -> ApplyReport {
+    func receiveChanges(first: SyncFrame? = nil, refuse: ConcordError? = nil) throws -> ApplyReport {
         var total = ApplyReport(source: peer, target: store.replicaID)
         var applier = BatchApplier(store: store)
         applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
@@ -212,7 +210,7 @@ final class SyncEndpoint {
             case .batch(let batch):
                 if let refuse { throw refuse }
                 guard batch.source == peer, batch.selection == selection else {
-                    throw SyncProtocolError(
+                    throw ConcordError.session(
                         .malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
                 }
                 try checkRange(batch, after: previousEnd)
@@ -223,10 +221,10 @@ final class SyncEndpoint {
                     meter?.0.update(0)
                 }
                 let report: ApplyReport
-                do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as SyncError {
-                    throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
+                do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as ConcordError {
+                    throw ConcordError.session(.malformed, "the peer's batch was refused: \(error)")
                 } catch {
-                    throw SyncProtocolError(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
+                    throw ConcordError.session(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
                 }
                 total.add(report)
                 try channel.send(.ack(SyncAck(toSeq: batch.toSeq, report: report)))
@@ -243,7 +241,7 @@ final class SyncEndpoint {
             case .announce(let seq):
                 noteAnnouncement(seq)
             default:
-                throw SyncProtocolError(.malformed, "the peer sent an unexpected frame while sending its changes")
+                throw ConcordError.session(.malformed, "the peer sent an unexpected frame while sending its changes")
             }
         }
     }
@@ -256,49 +254,49 @@ final class SyncEndpoint {
 
     /// Refuses a batch that ends past the last seq its sender announced (or whose history mark covers
     /// a seq past it), or starts before the end of the batch before it in the round (`previousEnd`).
-    private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(SyncProtocolError) {
+    private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(ConcordError) {
         guard batch.toSeq <= peerAnnounced else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) ends at seq \(batch.toSeq), past the last seq it announced (\(peerAnnounced)); a batch carries only what its sender has, so nothing of it was merged"
             )
         }
         if let mark = batch.mark, mark.seq > peerAnnounced {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) is bound to a history mark covering seq \(mark.seq), past the last seq it announced (\(peerAnnounced)); a mark covers only what its sender has, so nothing of it was merged"
             )
         }
         if let previousEnd, batch.fromSeq < previousEnd {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) starts at seq \(batch.fromSeq), before the end of its previous batch (\(previousEnd)); the batches of a round follow one another, so nothing of it was merged"
             )
         }
     }
 
-    private func awaitAck() throws(SyncProtocolError) -> SyncAck {
+    private func awaitAck() throws(ConcordError) -> SyncAck {
         while true {
             switch try expectFrame("an acknowledgement") {
             case .ack(let ack): return ack
             case .announce(let seq): noteAnnouncement(seq)
-            default: throw SyncProtocolError(.malformed, "the peer sent something else where an acknowledgement belongs")
+            default: throw ConcordError.session(.malformed, "the peer sent something else where an acknowledgement belongs")
             }
         }
     }
 
     /// The next frame; the end of the stream, or a failure the peer reports, is an error.
-    func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
+    func expectFrame(_ what: String) throws(ConcordError) -> SyncFrame {
         try nextFrame(what, mayEnd: false)!
     }
 
     /// The next frame, or nil when the stream ended cleanly between frames and `mayEnd`.
-    private func nextFrame(_ what: String, mayEnd: Bool) throws(SyncProtocolError) -> SyncFrame? {
+    private func nextFrame(_ what: String, mayEnd: Bool) throws(ConcordError) -> SyncFrame? {
         guard let frame = try channel.receive() else {
             if mayEnd { return nil }
             throw channel.describeFailure("the connection closed while waiting for \(what)")
         }
-        if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
+        if case .failure(let error) = frame { throw ConcordError(error.code, "the peer: " + error.message) }
         return frame
     }
 }
@@ -327,7 +325,7 @@ public struct SentChanges: Sendable, Equatable {
     /// Journal entries read on this side to build the batches.
     public var journalEntriesRead = 0
     /// Records this side holds from before the gate's rules, left out of the batches (see `RecordGate`).
-    public var leftOut: [RefusedRecord] = []
+    public var leftOut: [ConcordError] = []
 
     /// Nothing sent yet.
     public init() {}

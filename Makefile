@@ -31,6 +31,7 @@ format:
 IN_PROCESS_TESTS := ^(ConcordTests|ConcordStoreTests|ConcordTestingTests|LMDBTests)\.
 
 test: build lint
+	@Scripts/layers.sh "$(BIN)"
 	$(SWIFT) test --skip-build --filter '$(IN_PROCESS_TESTS)'
 	$(SWIFT) test --skip-build --skip '$(IN_PROCESS_TESTS)'
 	@Scripts/docs.sh "$(BIN)"

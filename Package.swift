@@ -16,17 +16,19 @@ let package = Package(
         .systemLibrary(name: "CLMDB", path: "Sources/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
-        // Concord's layers; dependencies point one way: LMDB <- store <- sync <- wrappers <- tools.
-        .target(name: "ConcordStore", dependencies: ["LMDB"]),
-        .target(name: "ConcordSync", dependencies: ["ConcordStore"]),
-        .target(name: "Concord", dependencies: ["ConcordStore", "ConcordSync"]),
+        // Concord: one module whose folders are its layers, dependencies one way: storage (ConcordStore)
+        // <- sync (ConcordSync) <- wrappers (Concord). Scripts/layers.sh checks each layer compiles
+        // without the ones above it (see the architecture document, "Layers").
+        .target(
+            name: "Concord", dependencies: ["LMDB"], path: "Sources",
+            exclude: ["Concord/Concord.docc"], sources: ["ConcordStore", "ConcordSync", "Concord"]),
 
         // Helpers for users testing their own code: temporary stores, a manual clock, waiting for a change.
         .target(name: "ConcordTesting", dependencies: ["Concord"]),
 
         // The PostgreSQL hub client (many devices, many accounts): libpq and a small layer over it.
         .systemLibrary(name: "CPostgres", path: "Sources/CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "ConcordHub", dependencies: ["ConcordStore", "ConcordSync", "CPostgres"]),
+        .target(name: "ConcordHub", dependencies: ["Concord", "CPostgres"]),
 
         // The CLI: a thin main over a library that tests call directly.
         .target(name: "SyncToolCore", dependencies: ["Concord", "ConcordHub"]),
@@ -74,8 +76,8 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["ChildProcesses", "Concord", "ConcordTesting", "SplitMix"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
-        .testTarget(name: "ConcordStoreTests", dependencies: ["ConcordStore", "LMDB", "TestSupport"]),
-        .testTarget(name: "ConcordSyncTests", dependencies: ["ConcordStore", "ConcordSync", "TestSupport"]),
+        .testTarget(name: "ConcordStoreTests", dependencies: ["Concord", "LMDB", "TestSupport"]),
+        .testTarget(name: "ConcordSyncTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "ScratchSSH", "TestSupport"]),
         .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),

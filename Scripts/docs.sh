@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Builds the documentation of the Concord module (`import Concord`: its own symbols and those of the
-# ConcordStore and ConcordSync modules it re-exports) into a static site, .build/docs-site.
+# Builds the documentation of the Concord module (`import Concord`) into a static site, .build/docs-site.
 # Fails when a public symbol of Concord, ConcordTesting or ConcordHub has no summary (doc-check) or when docc warns (an unresolved link, a
 # topic that names nothing): warnings are errors. Installs nothing; docc ships with the toolchain.
 #
@@ -30,8 +29,7 @@ if "$bin/doc-check" fixtures/doc-check > "$self_check" 2>&1 \
   exit 1
 fi
 
-# Symbol graphs of Concord with the symbols of the modules it re-exports (@_exported import), which
-# swift-symbolgraph-extract includes only for the modules named here.
+# The symbol graph of each library product's module.
 extract() {  # MODULE [EXTRA ARGUMENTS]
   local module="$1"; shift
   rm -rf ".build/symbol-graphs/$module" && mkdir -p ".build/symbol-graphs/$module"
@@ -40,7 +38,7 @@ extract() {  # MODULE [EXTRA ARGUMENTS]
     -minimum-access-level public -emit-extension-block-symbols "$@" \
     -output-dir ".build/symbol-graphs/$module"
 }
-extract Concord -experimental-allowed-reexported-modules=ConcordStore,ConcordSync
+extract Concord
 # The other library products have no catalog of their own, but their public symbols need summaries too.
 extract ConcordTesting
 extract ConcordHub

@@ -74,7 +74,7 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     ///   - choice: The choice to make current.
     ///   - expected: What must be current for the claim to succeed (`nil`: nothing).
     /// - Returns: `.claimed(lease)`, or `.refused(current:)` with what was current instead.
-    /// - Throws: `WrapperError` when the store cannot be read or written, or holds another type.
+    /// - Throws: ``ConcordError`` when the store cannot be read or written, or holds another type.
     @discardableResult
     public func claim(_ choice: Choice, ifCurrent expected: Choice?) throws -> ClaimResult<Choice> {
         let result = try write { w, held -> (ClaimResult<Choice>, wrote: Bool) in
@@ -96,7 +96,7 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     ///
     /// - Returns: The renewed lease, or nil when this process no longer holds the choice (it expired,
     ///   was taken, or released): it lost it.
-    /// - Throws: `WrapperError` when the store cannot be read or written.
+    /// - Throws: ``ConcordError`` when the store cannot be read or written.
     @discardableResult
     public func renew() throws -> Lease<Choice>? {
         let renewed = try write { w, held -> (Lease<Choice>?, wrote: Bool) in
@@ -125,7 +125,7 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     ///
     /// - Parameter choice: The choice this process is done with.
     /// - Returns: Whether the choice was cleared.
-    /// - Throws: `WrapperError` when the store cannot be read or written.
+    /// - Throws: ``ConcordError`` when the store cannot be read or written.
     @discardableResult
     public func release(_ choice: Choice) throws -> Bool {
         try write { w, held in
@@ -154,7 +154,7 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     ///
     /// - Parameter handler: Called with the lease this process held, once per loss.
     /// - Returns: The token that keeps the watch alive.
-    /// - Throws: `WrapperError` when observation cannot start.
+    /// - Throws: ``ConcordError`` when observation cannot start.
     public func observeLoss(_ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
         try LeaseLossWatch.start(self, handler)
     }
@@ -165,11 +165,11 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     private func write<R>(_ body: (ReplicaTransaction, Lease<Choice>?) throws -> (R, wrote: Bool)) throws -> R {
         let suiteName = suite.name
         let key = reference.key
-        return try reference.withWrite(.write) { w in
+        return try reference.withWrite("write") { w in
             var held: Lease<Choice>?
             if let record = try w.record(suite: suiteName, key: key), let value = try w.value(suite: suiteName, key: key) {
-                do { held = try Lease<Choice>(storedValue: value) } catch let mismatch as ValueMismatch {
-                    throw StoreError.typeMismatch(suite: suiteName, key: key, stored: mismatch.stored, requested: mismatch.requested)
+                do { held = try Lease<Choice>(storedValue: value) } catch let error as ConcordError {
+                    throw error.at(suite: suiteName, key: key)
                 }
                 held?.version = record.version
                 if held?.isLive(now: w.wallClockMilliseconds, in: w.replica) == false { held = nil }
@@ -182,7 +182,7 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     private func grant(_ choice: Choice, in w: ReplicaTransaction) throws -> Lease<Choice> {
         let expires = leaseDuration.map { w.wallClockMilliseconds + Self.milliseconds($0) }
         var lease = Lease(choice: choice, holder: .thisProcess(on: w.replica), expiresMilliseconds: expires)
-        guard let value = try lease.storedValue() else { throw StoreError.unsupportedValue(key: reference.key, reason: "the choice stores nothing") }
+        guard let value = try lease.storedValue() else { throw ConcordError.unsupportedValue(key: reference.key, reason: "the choice stores nothing") }
         lease.version = try w.set(value, suite: suite.name, key: reference.key)
         return lease
     }
@@ -205,19 +205,19 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
 /// `ExclusiveChoice.changes`).
 public struct ExclusiveChanges<Choice: StorableValue & Hashable>: AsyncSequence, Sendable {
     public typealias Element = StoredChange<Choice?>
-    public typealias Failure = StoreError
+    public typealias Failure = ConcordError
     let choice: ExclusiveChoice<Choice>
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: ChangeStream.AsyncIterator
         let choice: ExclusiveChoice<Choice>
 
-        public mutating func next() async throws(StoreError) -> StoredChange<Choice?>? {
+        public mutating func next() async throws(ConcordError) -> StoredChange<Choice?>? {
             guard let change = try await base.next() else { return nil }
             return StoredChange(change, value: choice.choice(in: change))
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> StoredChange<Choice?>? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> StoredChange<Choice?>? {
             guard let change = try await base.next(isolation: actor) else { return nil }
             return StoredChange(change, value: choice.choice(in: change))
         }

@@ -55,13 +55,13 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
         guard let stored = fields["choice"], case .string(let token)? = fields["holder"], case .string(let replicaHex)? = fields["replica"],
             let replica = ReplicaID(hex: replicaHex), case .int(let pid)? = fields["pid"], case .int(let start)? = fields["start"]
         else {
-            throw ValueMismatch(stored: "lease missing its choice or holder", requested: Self.storedTypeName)
+            throw ConcordError.typeMismatch(stored: "lease missing its choice or holder", requested: Self.storedTypeName)
         }
         let expires: UInt64?
         switch fields["expires"] {
         case nil: expires = nil
         case .int(let ms)?: expires = UInt64(max(0, ms))
-        case let other?: throw ValueMismatch(stored: "lease expiring at a \(other.typeName)", requested: Self.storedTypeName)
+        case let other?: throw ConcordError.typeMismatch(stored: "lease expiring at a \(other.typeName)", requested: Self.storedTypeName)
         }
         self.init(
             choice: try Choice(storedValue: stored),
@@ -114,8 +114,4 @@ public struct LeaseHolder: Hashable, Sendable, CustomStringConvertible {
     public var isThisProcess: Bool { token == Self.processToken }
 
     public var description: String { "pid \(pid) (\(token.prefix(8))) of \(replica)" }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

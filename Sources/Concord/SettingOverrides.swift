@@ -112,9 +112,7 @@ public final class SettingOverrides: Observable, Sendable {
             let first = state.withLock { $0.reported.insert("\(K.name)\u{0}\(text)").inserted }
             if first {
                 UnhandledErrors.report(
-                    WrapperError(
-                        .read, suite: "(overrides)", key: K.name,
-                        underlying: ValueMismatch(stored: "text \"\(text)\"", requested: K.Value.storedTypeName)))
+                    ConcordError.typeMismatch(stored: "text \"\(text)\"", requested: K.Value.storedTypeName).during("read", suite: "(overrides)", key: K.name))
             }
             return nil
         }

@@ -17,7 +17,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
     /// The change's position in the replica's journal.
     public let seq: UInt64
     /// Set when the stored value has another type; `value` is then the default.
-    public let error: WrapperError?
+    public let error: ConcordError?
 
     /// A change whose value the caller read from it (an exclusive choice's lease).
     init(_ change: Change, value: Value) {
@@ -42,11 +42,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
             error = nil
         } catch {
             value = defaultValue
-            let underlying: any Error =
-                (error as? ValueMismatch).map {
-                    StoreError.typeMismatch(suite: change.suite, key: change.key, stored: $0.stored, requested: $0.requested)
-                } ?? error
-            self.error = WrapperError(.read, suite: change.suite, key: change.key, underlying: underlying)
+            self.error = ConcordError.reading(error, stored: stored, as: Value.self).during("read", suite: change.suite, key: change.key)
         }
     }
 }
@@ -63,7 +59,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
 /// ```
 public struct StoredChanges<Value: StorableValue>: AsyncSequence, Sendable {
     public typealias Element = StoredChange<Value>
-    public typealias Failure = StoreError
+    public typealias Failure = ConcordError
 
     private let base: ChangeStream
     private let defaultValue: Value
@@ -80,12 +76,12 @@ public struct StoredChanges<Value: StorableValue>: AsyncSequence, Sendable {
         let defaultValue: Value
         let registeredDefaults: Bool
 
-        public mutating func next() async throws(StoreError) -> StoredChange<Value>? {
+        public mutating func next() async throws(ConcordError) -> StoredChange<Value>? {
             guard let change = try await base.next() else { return nil }
             return StoredChange(change, default: defaultValue, registeredDefaults: registeredDefaults)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> StoredChange<Value>? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> StoredChange<Value>? {
             guard let change = try await base.next(isolation: actor) else { return nil }
             return StoredChange(change, default: defaultValue, registeredDefaults: registeredDefaults)
         }

@@ -17,7 +17,7 @@ public enum StoredLookup<Value: Sendable>: Sendable {
     /// Nothing is stored and no default is registered.
     case absent
     /// The stored value could not be read or has another type.
-    case failed(WrapperError)
+    case failed(ConcordError)
 
     /// The value found, or `defaultValue` when there is none (or it could not be read).
     @inlinable

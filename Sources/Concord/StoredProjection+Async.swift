@@ -13,7 +13,7 @@ extension StoredProjection {
     /// ```
     ///
     /// - Parameter value: The value to store.
-    /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
     public func set(_ value: Value) async throws {
         let reference = self.reference
         let policy = key.policy
@@ -26,7 +26,7 @@ extension StoredProjection {
     /// try await profile.$username.reset()
     /// ```
     ///
-    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     public func reset() async throws {
         let reference = self.reference
         try await reference.suite.store.thread.run { try reference.remove() }
@@ -42,7 +42,7 @@ extension StoredProjection {
     ///
     /// - Parameter body: Changes the current value (the default when nothing is stored) in place.
     /// - Returns: What `body` returned (in the run that committed).
-    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<R: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
         let reference = self.reference

@@ -25,7 +25,7 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// ```
     ///
     /// - Parameter value: The new value (an optional's `nil` removes the key).
-    /// - Throws: `WrapperError` naming the key, with the store's error underneath; nothing is changed.
+    /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
     public func set(_ value: Value) throws { try reference.set(value, declaring: key.policy) }
 
     /// The value, readable and writable (writes report errors like the wrapper's setter does).
@@ -50,7 +50,7 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// Removes the stored value, so reads return the default again (the removal syncs).
     ///
-    /// - Throws: `WrapperError` when the store cannot be written; nothing is changed.
+    /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
     public func reset() throws { try reference.remove() }
 
     /// Whether a value is stored (registered defaults do not count).
@@ -104,7 +104,7 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     ///
     /// - Parameter body: Changes the current value in place.
     /// - Returns: What `body` returns.
-    /// - Throws: `WrapperError` when the value cannot be read or written, or what `body` throws;
+    /// - Throws: ``ConcordError`` when the value cannot be read or written, or what `body` throws;
     ///   nothing is changed then.
     @discardableResult
     public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
@@ -112,5 +112,5 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     }
 
     /// The last error reading, writing or observing this key met, if any.
-    public var lastError: WrapperError? { reference.lastError }
+    public var lastError: ConcordError? { reference.lastError }
 }

@@ -36,7 +36,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     @usableFromInline enum Slot: Sendable {
         case value(Value)
         case absent
-        case failed(WrapperError)
+        case failed(ConcordError)
     }
 
     @usableFromInline struct State: Sendable {
@@ -55,7 +55,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         /// change hub's announcements wait in `deferredSeq`, for the writer to make after its commit.
         var writesInFlight = 0
         var deferredSeq: UInt64 = 0
-        var lastError: WrapperError?
+        var lastError: ConcordError?
         var reportedSnapshot = Int.min
         var reportedGeneration = Int.min
 
@@ -87,12 +87,12 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
             let token = try suite.observe(
                 key,
                 onError: { [weak self] error in
-                    self?.record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
+                    self?.record(error.during("observe", suite: suite.name, key: key), report: true)
                 }
             ) { [weak self] change in self?.storeDidChange(change) }
             subscription.withLock { $0 = token }
         } catch {
-            record(WrapperError(.observe, suite: suite.name, key: key, underlying: error), report: true)
+            record(ConcordError.wrapping(error).during("observe", suite: suite.name, key: key), report: true)
         }
     }
 
@@ -126,13 +126,13 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     public var isSet: Bool { lookup().isStored }
 
     /// The last error reading, writing or observing this key met, if any.
-    public var lastError: WrapperError? { state.withLock { $0.lastError } }
+    public var lastError: ConcordError? { state.withLock { $0.lastError } }
 
     /// Reads the key in a transaction (and its registered default, when nothing is stored) and caches the answer.
     @usableFromInline func refresh(generation: Int) -> StoredLookup<Value> {
         let read: SnapshotRead
         do { read = try suite.snapshotRead(forKey: key) } catch {
-            let failure = wrap(.read, error)
+            let failure = ConcordError.wrapping(error).during("read", suite: suite.name, key: key)
             let commit = stamps.commitStamp()
             let report = state.withLock { s -> Bool in
                 defer { s.reportedSnapshot = commit }
@@ -143,7 +143,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         }
         let slot: Slot
         if let stored = read.value {
-            do { slot = .value(try Value(storedValue: stored)) } catch { slot = .failed(wrap(.read, error)) }
+            do { slot = .value(try Value(storedValue: stored)) } catch { slot = .failed(readFailure(error, stored: stored)) }
         } else {
             slot = .absent
         }
@@ -167,7 +167,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
 
         let registered: StoredLookup<Value>
         if let raw = suite.registeredDefault(forKey: key) {
-            do { registered = .registeredDefault(try Value(storedValue: raw)) } catch { registered = .failed(wrap(.read, error)) }
+            do { registered = .registeredDefault(try Value(storedValue: raw)) } catch { registered = .failed(readFailure(error, stored: raw)) }
         } else {
             registered = .absent
         }
@@ -189,29 +189,29 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// What a transaction does to the key.
     enum Write {
         case keep
-        case set(ConcordStore.Value)
+        case set(Concord.Value)
         case remove
         /// A read-modify-write's result (nil: remove): under a merge policy, the change is what merges.
-        case update(ConcordStore.Value?)
+        case update(Concord.Value?)
     }
 
     /// Stores `value` durably (`nil` of an optional removes the key). Observers are told after the commit.
     /// With `policy`, the key's merge policy is declared in the same transaction (`Key(…, policy:)`).
     public func set(_ value: Value, declaring policy: MergePolicy? = nil) throws {
-        let stored: ConcordStore.Value?
-        do { stored = try value.storedValue() } catch { throw recordThrown(.write, error) }
-        try transact(stored == nil ? .remove : .write, declaring: policy) { _ in (stored.map(Write.set) ?? .remove, ()) }
+        let stored: Concord.Value?
+        do { stored = try value.storedValue() } catch { throw recordThrown("write", ConcordError.storing(error, as: Value.self, key: key)) }
+        try transact(stored == nil ? "remove" : "write", declaring: policy) { _ in (stored.map(Write.set) ?? .remove, ()) }
     }
 
     /// Removes the stored value (a tombstone, so the delete syncs); reads fall back to the defaults.
     public func remove() throws {
-        try transact(.remove) { _ in (.remove, ()) }
+        try transact("remove") { _ in (.remove, ()) }
     }
 
     /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
     /// process never lose one another. `body` starts from what a read returns (stored value,
     /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
-    /// call the store (that throws `StoreError.reentrantCall`), and it runs again from the start only
+    /// call the store (that throws ``ConcordError`` `.reentrantCall`), and it runs again from the start only
     /// when the store's memory map had to grow during the transaction or another write sharing its
     /// group commit failed (never on conflict: writers take turns; see `Suite.update`), so it should
     /// only compute from its argument.
@@ -224,7 +224,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// ```
     @discardableResult
     public func update<R>(default defaultValue: Value, declaring policy: MergePolicy? = nil, _ body: (inout Value) throws -> R) throws -> R {
-        try transact(.write, declaring: policy) { stored in
+        try transact("write", declaring: policy) { stored in
             var current: Value
             if let stored {
                 current = try Value(storedValue: stored)
@@ -243,8 +243,8 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// after the commit, when something was written.
     @discardableResult
     func transact<R>(
-        _ operation: WrapperError.Operation, declaring policy: MergePolicy? = nil,
-        _ body: (_ stored: ConcordStore.Value?) throws -> (Write, R)
+        _ operation: String, declaring policy: MergePolicy? = nil,
+        _ body: (_ stored: Concord.Value?) throws -> (Write, R)
     ) throws -> R {
         let suiteName = suite.name
         let key = self.key
@@ -261,9 +261,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     }
 
     /// Runs `body` in one write transaction of the write core; `body` says whether it wrote this key.
-    /// Observers are told after the commit, when it did. Errors are kept as `lastError` and thrown
-    /// as `WrapperError`s.
-    func withWrite<R>(_ operation: WrapperError.Operation, _ body: (ReplicaTransaction) throws -> (R, wrote: Bool)) throws -> R {
+    /// Observers are told after the commit, when it did. Concord's errors are kept as `lastError` and
+    /// thrown naming the operation, suite and key; any other (what a closure threw) is thrown as it is.
+    func withWrite<R>(_ operation: String, _ body: (ReplicaTransaction) throws -> (R, wrote: Bool)) throws -> R {
         let outcome: (R, UInt64?)
         state.withLock { $0.writesInFlight += 1 }
         do {
@@ -347,30 +347,28 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
 
     // MARK: - Errors
 
-    private func wrap(_ operation: WrapperError.Operation, _ error: any Error) -> WrapperError {
-        if let error = error as? WrapperError { return error }
-        if let mismatch = error as? ValueMismatch {
-            return WrapperError(
-                operation, suite: suite.name, key: key,
-                underlying: StoreError.typeMismatch(suite: suite.name, key: key, stored: mismatch.stored, requested: mismatch.requested))
-        }
-        return WrapperError(operation, suite: suite.name, key: key, underlying: error)
+    /// A stored value that does not convert to a `Value`, as the error a read reports.
+    private func readFailure(_ error: any Error, stored: Concord.Value) -> ConcordError {
+        ConcordError.reading(error, stored: stored, as: Value.self).during("read", suite: suite.name, key: key)
     }
 
-    private func recordThrown(_ operation: WrapperError.Operation, _ error: any Error) -> WrapperError {
-        let failure = wrap(operation, error)
+    /// `error` as a call through this reference throws it: Concord's named at the key and kept as
+    /// `lastError`, any other as it is.
+    private func recordThrown(_ operation: String, _ error: any Error) -> any Error {
+        guard let error = error as? ConcordError else { return error }
+        let failure = error.during(operation, suite: suite.name, key: key)
         record(failure, report: false)
         return failure
     }
 
-    private func record(_ error: WrapperError, report: Bool) {
+    private func record(_ error: ConcordError, report: Bool) {
         state.withLock { $0.lastError = error }
         if report { UnhandledErrors.report(error) }
     }
 
     /// Hands an error of a setter that cannot throw to `UnhandledErrors` (and keeps it as `lastError`).
     func reportUnthrown(_ error: any Error) {
-        let failure = wrap(.write, error)
-        record(failure, report: true)
+        guard let error = error as? ConcordError else { return UnhandledErrors.report(error) }
+        record(error.during("write", suite: suite.name, key: key), report: true)
     }
 }

@@ -3,7 +3,7 @@
 /// latest value, after coalescing: the key's latest committed value always arrives, in commit order,
 /// but a slow consumer does not see every intermediate one). When nothing is stored and no default is
 /// registered, an element is the key's default. A stored value of another type ends the stream with
-/// `StoreError.typeMismatch`.
+/// ``ConcordError`` `.typeMismatch`.
 ///
 /// ```swift
 /// let launchCount = Key("launchCount", default: 0)
@@ -14,7 +14,7 @@ public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
     /// The key's value: stored, else registered default, else the key's default.
     public typealias Element = Value
     /// Why a stream ends early: a value of another type, or a journal that cannot be read.
-    public typealias Failure = StoreError
+    public typealias Failure = ConcordError
 
     let base: ValueStream<Value>
     let defaultValue: Value
@@ -25,13 +25,13 @@ public struct StoredValues<Value: StorableValue>: AsyncSequence, Sendable {
         let defaultValue: Value
 
         /// The next value, waiting for a change when there is none yet; `nil` when the task is cancelled.
-        public mutating func next() async throws(StoreError) -> Value? {
+        public mutating func next() async throws(ConcordError) -> Value? {
             guard let element = try await base.next() else { return nil }
             return element ?? defaultValue
         }
 
         /// The next value, delivered on `actor`'s isolation (the consuming loop's).
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> Value? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> Value? {
             guard let element = try await base.next(isolation: actor) else { return nil }
             return element ?? defaultValue
         }

@@ -23,7 +23,7 @@ extension Suite {
     ///
     /// - Parameter key: The key to read.
     /// - Returns: The stored value, else the registered default, else the key's default.
-    /// - Throws: `WrapperError` when the stored value has another type or cannot be read.
+    /// - Throws: ``ConcordError`` when the stored value has another type or cannot be read.
     public func get<Value>(_ key: Key<Value>) throws -> Value {
         switch reference(for: key).lookup() {
         case .stored(let value), .registeredDefault(let value): return value
@@ -42,7 +42,7 @@ extension Suite {
     /// - Parameters:
     ///   - value: The value to store.
     ///   - key: The key to store it under.
-    /// - Throws: `WrapperError` naming the key, with the store's error underneath; nothing is changed.
+    /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws {
         try reference(for: key).set(value, declaring: key.policy)
     }
@@ -50,7 +50,7 @@ extension Suite {
     /// Removes the stored value of `key`; reads return the default again. The removal syncs.
     ///
     /// - Parameter key: The key to remove.
-    /// - Throws: `WrapperError` when the store cannot be written; nothing is changed.
+    /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
     public func remove<Value>(_ key: Key<Value>) throws {
         try reference(for: key).remove()
     }
@@ -74,7 +74,7 @@ extension Suite {
     ///   - key: The key to change.
     ///   - body: Changes the current value (stored, else registered default, else the key's default) in place.
     /// - Returns: What `body` returns.
-    /// - Throws: `WrapperError` when the value cannot be read or written, or what `body` throws; nothing is changed then.
+    /// - Throws: ``ConcordError`` when the value cannot be read or written, or what `body` throws; nothing is changed then.
     @discardableResult
     public func update<Value, R>(_ key: Key<Value>, _ body: (inout Value) throws -> R) throws -> R {
         try reference(for: key).update(default: key.defaultValue, declaring: key.policy, body)
@@ -88,7 +88,7 @@ extension Suite {
     /// ```
     public func register<Value>(default value: Value, for key: Key<Value>) throws {
         do { try register(defaults: [key.name: value]) } catch {
-            throw WrapperError(.write, suite: name, key: key.name, underlying: error)
+            throw ConcordError.storing(error, as: Value.self, key: key.name).during("write", suite: name, key: key.name)
         }
     }
 

@@ -17,7 +17,7 @@ extension Suite {
     /// - Parameters:
     ///   - value: The value to store.
     ///   - key: The typed key to store it under.
-    /// - Throws: A `WrapperError` (nothing is written); `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
     public func set<Value>(_ value: Value, for key: Key<Value>) async throws {
         let reference = reference(for: key)
         try await store.thread.run { try reference.set(value, declaring: key.policy) }
@@ -31,7 +31,7 @@ extension Suite {
     /// ```
     ///
     /// - Parameter key: The typed key whose value to remove.
-    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     public func remove<Value>(_ key: Key<Value>) async throws {
         let reference = reference(for: key)
         try await store.thread.run { try reference.remove() }
@@ -49,7 +49,7 @@ extension Suite {
     ///   - key: The typed key to change.
     ///   - body: Changes the current value (the key's default when nothing is stored) in place.
     /// - Returns: What `body` returned (in the run that committed).
-    /// - Throws: A `WrapperError`; `CancellationError` when cancelled before the write started.
+    /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<Value, R: Sendable>(_ key: Key<Value>, _ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
         let reference = reference(for: key)

@@ -62,7 +62,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     public init(
         _ content: Content, scope: SettingsScope? = nil,
         onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+            UnhandledErrors.report(error)
         },
         render: @escaping @Sendable (Content) throws -> Void
     ) {
@@ -88,7 +88,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     public init(
         _ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
         onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+            UnhandledErrors.report(error)
         },
         render: @escaping @MainActor @Sendable (Content) throws -> Void
     ) {
@@ -117,7 +117,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     public init<A: Actor>(
         _ content: Content, scope: SettingsScope? = nil, on actor: A,
         onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(WrapperError(.read, suite: "(host)", key: "render", underlying: error))
+            UnhandledErrors.report(error)
         },
         render: @escaping @Sendable (isolated A, Content) throws -> Void
     ) {

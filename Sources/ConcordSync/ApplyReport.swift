@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What merging one batch into a replica did (or, for a dry run, would do).
 ///
 /// ```swift
@@ -55,7 +53,7 @@ public struct ApplyReport: Sendable, Equatable {
     /// The source's records this merge left out because the gate (`RecordGate`) refused them: rows of
     /// a hub page (the sound rows merged), or records a source replica holds from before the gate
     /// (its reader left them out). A bundle or a peer's batch holding one is refused whole instead.
-    public var refused: [RefusedRecord] = []
+    public var refused: [ConcordError] = []
 
     /// An empty report of a merge from `source` into `target`.
     public init(source: ReplicaID, target: ReplicaID) {

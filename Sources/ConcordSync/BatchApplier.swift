@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Merges a batch of remote journal entries into a replica in one write transaction
 /// (see the architecture document, "Sync"): all of the batch or none of it.
 ///
@@ -157,10 +155,10 @@ package struct BatchApplier: Sendable {
     /// against the replica as the batch found it, which holds only while each key comes once), and one
     /// holding a record the gate refuses — whatever transport brought it.
     private func check(_ batch: RemoteBatch) throws {
-        guard batch.source != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        guard batch.source != store.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         var seen = Set<SuiteKey>(minimumCapacity: batch.entries.count)
         for entry in batch.entries where !seen.insert(SuiteKey(suite: entry.suite, key: entry.key)).inserted {
-            throw SyncError.duplicateKey(suite: entry.suite, key: entry.key)
+            throw ConcordError.duplicateKey(suite: entry.suite, key: entry.key)
         }
         try RecordGate(store: store).check(batch)
     }
@@ -192,9 +190,17 @@ package struct BatchApplier: Sendable {
         var decisions: [Decision] = []
         decisions.reserveCapacity(batch.entries.count)
         let deviceLocal = try deviceLocalKeys(after: batch, rows: rows)
+        // The cursor on the source for the suite of the entry before (a batch's entries mostly share one).
+        var receivedIn: (suite: String, seq: UInt64)?
+        func received(_ suite: String) -> UInt64 {
+            if let receivedIn, receivedIn.suite == suite { return receivedIn.seq }
+            let seq = cursors.received(from: source, suite: suite)
+            receivedIn = (suite, seq)
+            return seq
+        }
         for entry in batch.entries {
             guard batch.selection.includes(entry.suite) else { continue }
-            guard mode != .delta || entry.seq > cursors.received(from: source, suite: entry.suite) else {
+            guard mode != .delta || entry.seq > received(entry.suite) else {
                 report.alreadyMerged += 1
                 continue
             }

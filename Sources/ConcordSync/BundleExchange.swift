@@ -1,6 +1,4 @@
-import ConcordStore
 import Foundation
-import LMDB
 
 #if canImport(Glibc)
     import Glibc
@@ -40,7 +38,7 @@ public struct BundleExportReport: Sendable, Equatable {
     /// Journal entries read to build it.
     public let journalEntriesRead: Int
     /// Records left out because the gate refuses them (stored before its rules; see `RecordGate`).
-    public let leftOut: [RefusedRecord]
+    public let leftOut: [ConcordError]
     /// Set when the export holds everything because one of the two replicas went back in time (with
     /// `ExportStart.receivedBy`, where both are at hand to check each other's claims).
     public var historyResync: HistoryResync?
@@ -82,10 +80,10 @@ public enum BundleExchange {
         case .beginning:
             break
         case .acknowledgedBy(let peer):
-            guard peer != store.replicaID else { throw SyncError.sameReplica(peer, store.directory) }
+            guard peer != store.replicaID else { throw ConcordError.sameReplica(peer, store.directory) }
             (target, merged) = (peer, PeerKnowledge(acknowledgedBy: peer, in: try store.peerCursors(), owner: store.replicaID))
         case .receivedBy(let peer):
-            guard peer.replicaID != store.replicaID else { throw SyncError.sameReplica(peer.replicaID, peer.directory) }
+            guard peer.replicaID != store.replicaID else { throw ConcordError.sameReplica(peer.replicaID, peer.directory) }
             // Both replicas are at hand: each checks the other's claims about it, as a sync does.
             let mine = try store.beginContact(with: peer.replicaID, claims: PeerKnowledge(received: try peer.peerCursors()), selection: selection, dryRun: true)
             let theirs = try peer.beginContact(
@@ -121,8 +119,8 @@ public enum BundleExchange {
     ///     from the start to the last seq), then "export", `done` of `total` records (the changes the
     ///     bundle holds), each last with `done == total` (the export's once the file is in place).
     /// - Returns: How many entries and bytes were written, and the seq range they cover.
-    /// - Throws: `SyncError.sameReplica` when `start` names `store` itself, `StoreError` when the
-    ///   replica cannot be read, `BundleError` when the file cannot be written (`path` never holds
+    /// - Throws: ``ConcordError`` `.sameReplica` when `start` names `store` itself, `ConcordError` when the
+    ///   replica cannot be read, `ConcordError` when the file cannot be written (`path` never holds
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(
@@ -146,17 +144,15 @@ public enum BundleExchange {
     package static func write(_ bytes: [UInt8], to path: String) throws {
         let temporary = path + ".partial-\(getpid())"
         guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            let reason =
-                FileSystemSpace.isFull(at: Self.directory(of: path))
-                ? "no space left on \(FileSystemSpace.describe(Self.directory(of: path)))" : "check that the directory exists and is writable"
-            throw BundleError(.unwritable, "cannot write \(temporary): \(reason)", path: path)
+            let reason = StoreDirectory.noSpaceLeft(at: Self.directory(of: path)) ?? "check that the directory exists and is writable"
+            throw ConcordError.bundle(.unwritable, "cannot write \(temporary): \(reason)", path: path)
         }
         do {
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
             try handle.synchronize()
             try handle.close()
             if rename(temporary, path) != 0 {
-                throw BundleError(.unwritable, "cannot move the bundle into place: \(String(cString: strerror(errno)))", path: path)
+                throw ConcordError.bundle(.unwritable, "cannot move the bundle into place: \(String(cString: strerror(errno)))", path: path)
             }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
@@ -176,34 +172,30 @@ public enum BundleExchange {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let reason = errno == ENOENT ? "no bundle file here (it does not exist)" : "cannot open the file: \(String(cString: strerror(errno)))"
-            throw BundleError(.unreadable, reason, path: path)
+            throw ConcordError.bundle(.unreadable, reason, path: path)
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT != S_IFDIR else {
-            throw BundleError(.unreadable, "this is a directory, not a bundle file", path: path)
+            throw ConcordError.bundle(.unreadable, "this is a directory, not a bundle file", path: path)
         }
         if info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limits.maxBytes {
-            throw BundleError(.oversized, "the file is \(info.st_size) bytes, over the limit of \(limits.maxBytes) bytes", path: path)
+            throw ConcordError.bundle(.oversized, "the file is \(info.st_size) bytes, over the limit of \(limits.maxBytes) bytes", path: path)
         }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = Glibc.read(fd, &chunk, chunk.count)
             if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw BundleError(.unreadable, "cannot read the file: \(String(cString: strerror(errno)))", path: path) }
+            guard n >= 0 else { throw ConcordError.bundle(.unreadable, "cannot read the file: \(String(cString: strerror(errno)))", path: path) }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[..<n])
             if bytes.count > limits.maxBytes {
-                throw BundleError(.oversized, "it holds more than the limit of \(limits.maxBytes) bytes", path: path)
+                throw ConcordError.bundle(.oversized, "it holds more than the limit of \(limits.maxBytes) bytes", path: path)
             }
         }
-        guard !bytes.isEmpty else { throw BundleError(.truncated, "the file is empty: not a bundle", path: path) }
-        do { return try SyncBundle.decode(bytes, limits: limits) } catch {
-            var located = error
-            located.path = path
-            throw located
-        }
+        guard !bytes.isEmpty else { throw ConcordError.bundle(.truncated, "the file is empty: not a bundle", path: path) }
+        do { return try SyncBundle.decode(bytes, limits: limits) } catch { throw error.inBundle(at: path) }
     }
 
     /// Validates the whole bundle at `path`, then merges it into `store` in one write transaction
@@ -227,8 +219,8 @@ public enum BundleExchange {
     ///   - onProgress: Called as the bundle is merged: `phase` "import", `done` of `total` records
     ///     (the entries the bundle holds), last with `done == total` once the merge is committed.
     /// - Returns: What the merge changed: records, conflicts, clock skew, and whether it was a resync.
-    /// - Throws: `BundleError` when the bundle is unreadable, truncated, damaged, oversized, of a
-    ///   newer format, or from `store` itself — nothing is imported then; `StoreError` when the
+    /// - Throws: `ConcordError` when the bundle is unreadable, truncated, damaged, oversized, of a
+    ///   newer format, or from `store` itself — nothing is imported then; `ConcordError` when the
     ///   replica cannot be written.
     @discardableResult
     public static func importBundle(
@@ -243,7 +235,8 @@ public enum BundleExchange {
     ) throws -> ApplyReport {
         let source = bundle.batch.source
         guard source != store.replicaID else {
-            throw BundleError(.wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
+            throw ConcordError.bundle(
+                .wrongReplica, "this bundle was exported by this very replica (\(store.replicaID)); import it into another one", path: path)
         }
         let mine = try store.beginContact(with: source, claims: bundle.batch.knowledge, selection: bundle.batch.selection, dryRun: dryRun)
         var theirs = ContactCheck()

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// CRC-32 (IEEE 802.3: reflected polynomial 0xEDB88320, initial value and final xor 0xFFFFFFFF),
 /// the checksum that closes every bundle.
 ///

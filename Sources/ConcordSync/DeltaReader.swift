@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A batch read from a replica's journal, with what reading it cost.
 ///
 /// <!-- assume: let merged = PeerKnowledge(received: try phone.peerCursors()) -->
@@ -16,7 +14,7 @@ package struct Delta: Sendable {
     package var complete = true
     /// Entries left out because the gate refuses them (records stored before its rules): the batch's
     /// range covers them, so they are not read again.
-    package var leftOut: [RefusedRecord] = []
+    package var leftOut: [ConcordError] = []
     /// With `countOnly`, the entries the batch would hold (it holds none).
     package var counted = 0
 
@@ -93,33 +91,35 @@ package enum DeltaReader {
             let end = min(r.lastSeq, mark?.seq ?? .max)
             var last = end
             var entries: [RemoteEntry] = []
-            var leftOut: [RefusedRecord] = []
+            var leftOut: [ConcordError] = []
             var soundSuite: String?
             var read = 0
             var bytes = 0
             var complete = true
             var counted = 0
-            try r.scanJournal(after: start) { entry in
-                guard entry.seq <= end else { return false }
+            try r.scanJournalHeads(after: start) { head in
+                guard head.seq <= end else { return false }
                 if entries.count >= maxEntries || bytes >= maxBytes {
                     complete = false
                     return false
                 }
-                last = entry.seq
+                last = head.seq
                 read += 1
-                if read & 4095 == 0, let progress { progress.meter.update(progress.base + Int(clamping: entry.seq - start)) }
-                guard selection.includes(entry.suite) else { return true }
-                guard entry.seq > alreadyMerged.merged(of: sourceID, suite: entry.suite) else { return true }
+                if read & 4095 == 0, let progress { progress.meter.update(progress.base + Int(clamping: head.seq - start)) }
+                guard selection.includes(head.suite) else { return true }
+                guard head.seq > alreadyMerged.merged(of: sourceID, suite: head.suite) else { return true }
                 // A device-local key's records never leave this replica, and are not changes a peer lacks.
-                if !deviceLocal.isEmpty, deviceLocal.isDeviceLocal(suite: entry.suite, key: entry.key) { return true }
+                if !deviceLocal.isEmpty, deviceLocal.isDeviceLocal(suite: head.suite, key: head.key) { return true }
                 // A plain record the target sent is one it holds (or something newer), as the cursor on it proves
                 // (see `PeerCursor.echoSafe`). A policy record may combine it with changes the target lacks, and a
-                // migration here may have moved or rewritten a record the target wrote: those always go.
-                if let target, leaveOutEchoes, entry.record.isPlain, case .sync(let peer) = entry.source, peer == target,
-                    cursors.mayLeaveOutEcho(to: target, suite: entry.suite, seq: entry.seq)
+                // migration here may have moved or rewritten a record the target wrote: those always go. An entry
+                // left out is not decoded past its head.
+                if let target, leaveOutEchoes, head.isPlainRecord, case .sync(let peer) = head.source, peer == target,
+                    cursors.mayLeaveOutEcho(to: target, suite: head.suite, seq: head.seq)
                 {
                     return true
                 }
+                let entry = try r.entry(of: head)
                 let known = entry.suite == soundSuite
                 if let refused = gate.refusal(
                     suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, decodingValues: false, suiteKnownSound: known)

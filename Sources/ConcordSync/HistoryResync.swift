@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Why a sync sent everything both ways instead of a delta (see the architecture document, "Trust
 /// and time"): a replica's peer had merged a history that replica no longer holds — it was restored
 /// from an earlier state (a backup, a file-system or VM snapshot) or is a copy that kept running

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What one replica has merged of others: "replica R's journal, through seq N, for scope S".
 /// A batch carries its source's knowledge, so the receiver learns how far the source had merged
 /// the receiver's own journal — the line between records the source had seen and concurrent ones.

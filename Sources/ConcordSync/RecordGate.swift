@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// The one check every record from outside passes before it may touch a write transaction (see the
 /// architecture document, "Trust and time"). Every merge goes through `BatchApplier`, which runs it over the
 /// whole batch first, so no transport can skip it: another replica's journal read by a directory sync,
@@ -24,7 +22,7 @@ import ConcordStore
 /// ```swift
 /// let gate = RecordGate(store: phone)
 /// if let refused = gate.refusal(of: entry) { print(refused) }   // app/"k" (seq 9): its version …
-/// try gate.check(batch)                                        // throws SyncError.refusedRecord
+/// try gate.check(batch)                                        // throws ConcordError.refusedRecord
 /// ```
 package struct RecordGate: Sendable {
     /// The largest value a record may hold, in encoded bytes (a policy record: its whole state).
@@ -36,21 +34,21 @@ package struct RecordGate: Sendable {
     package init(store: Store) { self.init(maxValueBytes: store.options.maxValueBytes) }
 
     /// Refuses the batch at its first record that may not be merged (nothing of it is merged then).
-    package func check(_ batch: RemoteBatch) throws(SyncError) {
+    package func check(_ batch: RemoteBatch) throws(ConcordError) {
         let entries = batch.entries
         var soundSuite: String?
         for i in entries.indices {
             let entry = entries[i]
             let known = entry.suite == soundSuite
             if let refused = refusal(suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record, suiteKnownSound: known) {
-                throw SyncError.refusedRecord(refused)
+                throw ConcordError.refusedBatch(refused)
             }
             soundSuite = entry.suite
         }
     }
 
     /// Why `entry` may not be merged; nil when it may.
-    package func refusal(of entry: RemoteEntry) -> RefusedRecord? {
+    package func refusal(of entry: RemoteEntry) -> ConcordError? {
         refusal(suite: entry.suite, key: entry.key, seq: entry.seq, record: entry.record)
     }
 
@@ -60,9 +58,9 @@ package struct RecordGate: Sendable {
     /// before it (batches hold long runs of one suite).
     package func refusal(
         suite: String, key: String, seq: UInt64, record: Record, decodingValues: Bool = true, suiteKnownSound: Bool = false
-    ) -> RefusedRecord? {
-        func refused(_ problem: RefusedRecord.Problem, _ reason: String) -> RefusedRecord {
-            RefusedRecord(suite: suite, key: key, seq: seq, problem: problem, reason: reason)
+    ) -> ConcordError? {
+        func refused(_ problem: RecordRefusal, _ reason: String) -> ConcordError {
+            ConcordError.refused(suite: suite, key: key, seq: seq, problem: problem, reason: reason)
         }
         if !suiteKnownSound {
             do { try Names.validateSuite(suite) } catch { return refused(.suiteName, "\(error)") }
@@ -102,8 +100,8 @@ package struct RecordGate: Sendable {
 
     /// The refusal of a value (`what`) that does not decode: written by a newer Concord, or damaged.
     func undecodable(
-        _ error: ValueDecodingError, _ what: String, _ refused: (RefusedRecord.Problem, String) -> RefusedRecord
-    ) -> RefusedRecord {
+        _ error: ValueDecodingError, _ what: String, _ refused: (RecordRefusal, String) -> ConcordError
+    ) -> ConcordError {
         error.writtenByNewerConcord ? refused(.writtenByNewerConcord, "\(what): \(error)") : refused(.undecodable, "\(what) does not decode: \(error)")
     }
 }

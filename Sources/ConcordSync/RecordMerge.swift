@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// The merge rule (see the architecture document, "Merge" and "Beyond last-writer-wins") as pure
 /// functions. Every merge site uses it: a replica merging a batch, a dry run, and a hub merging what
 /// devices push.

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// One change of a remote replica's journal, as a batch carries it.
 ///
 /// <!-- assume: let record = try Record(version: given(), value: .string("dark")) -->

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A batch of changes as a self-describing file, so replicas that cannot open each other's
 /// directory can sync through any file transport (see the architecture document, "Delta sync").
 ///

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What a bidirectional sync did (or, for a dry run, would do).
 ///
 /// ```swift

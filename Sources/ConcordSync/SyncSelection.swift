@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Which suites a sync, export or bundle covers: all of them, or a named few.
 ///
 /// ```swift

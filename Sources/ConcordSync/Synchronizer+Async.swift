@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Syncing from async code: the same work, errors and reports as the synchronous calls, run on the
 /// first store's own threads, so an `await` never holds a thread of Swift's cooperative pool while
 /// the replicas are read, merged and fsynced. A sync whose task is cancelled before it starts

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Syncs two replicas both reachable from this process (see the architecture document, "Delta sync").
 ///
 /// `sync` reads one snapshot of each replica (the entries after the other's cursor), then merges
@@ -59,12 +57,12 @@ public struct Synchronizer: Sendable {
     /// - Returns: What each direction merged (`aToB`, `bToA`): entries, records changed, conflicts, clock
     ///   skew, the records a side's reader left out (`refused`: stored there before the gate's rules),
     ///   and `historyResync` when the replicas resent everything.
-    /// - Throws: `SyncError.sameReplica` when both are one replica (a copy of a directory, say);
-    ///   `StoreError` when a replica cannot be read or written. Each direction is merged whole or
+    /// - Throws: ``ConcordError`` `.sameReplica` when both are one replica (a copy of a directory, say);
+    ///   `ConcordError` when a replica cannot be read or written. Each direction is merged whole or
     ///   not at all, and the next sync finishes what an interrupted one left.
     @discardableResult
     public func sync(_ a: Store, _ b: Store, dryRun: Bool = false) throws -> SyncReport {
-        guard a.replicaID != b.replicaID else { throw SyncError.sameReplica(a.replicaID, a.directory) }
+        guard a.replicaID != b.replicaID else { throw ConcordError.sameReplica(a.replicaID, a.directory) }
         let scopes = selection.scopes
         // Each side checks the other's claims about its history, before anything is read or skipped.
         let checkA = try a.beginContact(with: b.replicaID, claims: PeerKnowledge(received: try b.peerCursors()), selection: selection, dryRun: dryRun)
@@ -149,11 +147,11 @@ public struct Synchronizer: Sendable {
     ///   - target: The replica to merge them into.
     ///   - dryRun: When true, nothing is written.
     /// - Returns: What the merge changed, and how many journal entries were read to find the changes.
-    /// - Throws: `SyncError.sameReplica` when both are one replica; `StoreError` when a replica
+    /// - Throws: ``ConcordError`` `.sameReplica` when both are one replica; `ConcordError` when a replica
     ///   cannot be read or written (the merge is whole or not at all).
     @discardableResult
     public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> (report: ApplyReport, journalEntriesRead: Int) {
-        guard source.replicaID != target.replicaID else { throw SyncError.sameReplica(source.replicaID, source.directory) }
+        guard source.replicaID != target.replicaID else { throw ConcordError.sameReplica(source.replicaID, source.directory) }
         // Each side checks the other's claims about it: the source's cursors on a restored target
         // would leave out the writes the target lost.
         let checkSource = try source.beginContact(

@@ -55,10 +55,10 @@ public final class ChangeExpectation: Sendable {
     ///
     /// - Parameter timeout: How long to wait at most.
     /// - Returns: The first change that matched.
-    /// - Throws: `ChangeTimeout` when none arrived in time; the `StoreError` observation failed with.
+    /// - Throws: ``ConcordError`` `.timedOut` when none arrived in time; the `ConcordError` observation failed with.
     public func wait(timeout: Duration) throws -> Change {
         guard let outcome = inbox.wait(until: .now() + timeout.dispatchInterval) else {
-            throw ChangeTimeout(suite: suite, key: key, timeout: timeout)
+            throw ConcordError.noChange(suite: suite, key: key, within: timeout)
         }
         return try outcome.get()
     }
@@ -73,15 +73,15 @@ public final class ChangeExpectation: Sendable {
     ///
     /// - Parameter timeout: How long to wait at most.
     /// - Returns: The first change that matched.
-    /// - Throws: `ChangeTimeout` when none arrived in time; `CancellationError` when the task was
-    ///   cancelled; the `StoreError` observation failed with.
+    /// - Throws: ``ConcordError`` `.timedOut` when none arrived in time; `CancellationError` when the task was
+    ///   cancelled; the `ConcordError` observation failed with.
     public func value(timeout: Duration) async throws -> Change {
         let (suite, key, inbox) = (self.suite, self.key, self.inbox)
         return try await withThrowingTaskGroup(of: Change.self) { group in
             group.addTask { try await inbox.arrival() }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw ChangeTimeout(suite: suite, key: key, timeout: timeout)
+                throw ConcordError.noChange(suite: suite, key: key, within: timeout)
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -92,7 +92,7 @@ public final class ChangeExpectation: Sendable {
 /// Where the first matching change (or the observation's error) lands, and who waits for it.
 private final class Inbox: Sendable {
     private struct State {
-        var outcome: Result<Change, StoreError>?
+        var outcome: Result<Change, ConcordError>?
         var waiters: [Int: CheckedContinuation<Change, any Error>] = [:]
         var nextWaiter = 0
     }
@@ -103,7 +103,7 @@ private final class Inbox: Sendable {
     var suspendedWaits: Int { state.withLock { $0.waiters.count } }
 
     /// Keeps the first outcome and wakes every waiter.
-    func finish(_ outcome: Result<Change, StoreError>) {
+    func finish(_ outcome: Result<Change, ConcordError>) {
         let waiters = state.withLock { s -> [CheckedContinuation<Change, any Error>]? in
             guard s.outcome == nil else { return nil }
             s.outcome = outcome
@@ -116,7 +116,7 @@ private final class Inbox: Sendable {
     }
 
     /// Blocks until the outcome is there (nil when `deadline` passed first).
-    func wait(until deadline: DispatchTime) -> Result<Change, StoreError>? {
+    func wait(until deadline: DispatchTime) -> Result<Change, ConcordError>? {
         if let outcome = state.withLock({ $0.outcome }) { return outcome }
         guard arrived.wait(timeout: deadline) == .success else { return state.withLock { $0.outcome } }
         arrived.signal() // pass the wake-up on to the next blocked waiter

@@ -16,7 +16,7 @@ extension Store {
     ///   - clock: The wall clock the store reads.
     ///   - options: Any other options. The default is the default options.
     /// - Returns: The new, empty store; its directory goes when the store is no longer used.
-    /// - Throws: `StoreError.io` when the directory cannot be created.
+    /// - Throws: ``ConcordError`` `.io` when the directory cannot be created.
     public static func temporary(clock: ManualClock, options: Options = Options()) throws -> Store {
         var options = options
         options.wallClock = clock.read

@@ -18,7 +18,7 @@ extension Suite {
     ///   - key: The key to observe.
     ///   - predicate: Which change to wait for. The default accepts the first.
     /// - Returns: The expectation; observation stops when it is released.
-    /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or `ConcordError` when observation cannot start.
     public func expectChange(of key: String, where predicate: @escaping @Sendable (Change) -> Bool = { _ in true }) throws -> ChangeExpectation {
         try ChangeExpectation(suite: self, key: key, where: predicate)
     }
@@ -34,7 +34,7 @@ extension Suite {
     ///   - key: The typed key to observe (its name, in this suite).
     ///   - predicate: Which change to wait for. The default accepts the first.
     /// - Returns: The expectation; observation stops when it is released.
-    /// - Throws: `StoreError` when observation cannot start.
+    /// - Throws: `ConcordError` when observation cannot start.
     public func expectChange<Value>(of key: Key<Value>, where predicate: @escaping @Sendable (Change) -> Bool = { _ in true }) throws -> ChangeExpectation {
         try expectChange(of: key.name, where: predicate)
     }
@@ -54,7 +54,7 @@ extension Suite {
     ///   - timeout: How long to wait at most.
     ///   - predicate: Which change to wait for. The default accepts the first.
     /// - Returns: The first matching change.
-    /// - Throws: `ChangeTimeout` when none arrived in time; `StoreError` when observation failed.
+    /// - Throws: ``ConcordError`` `.timedOut` when none arrived in time; `ConcordError` when observation failed.
     public func nextChange(of key: String, timeout: Duration, where predicate: @escaping @Sendable (Change) -> Bool = { _ in true }) async throws -> Change {
         try await expectChange(of: key, where: predicate).value(timeout: timeout)
     }

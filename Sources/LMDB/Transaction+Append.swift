@@ -33,3 +33,23 @@ extension Transaction {
         return true
     }
 }
+
+extension Transaction {
+    /// Stores `value` under `key` unless `db` holds that key already (`MDB_NOOVERWRITE`): one search
+    /// that either inserts or finds. Returns nil when it stored `value`, else a copy of the value held
+    /// (and nothing is written).
+    package func insert(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws -> [UInt8]? {
+        try checkWritable()
+        var held = MDB_val()
+        let rc = key.withUnsafeBytes { keyBytes in
+            value.withUnsafeBytes { valueBytes in
+                var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                held = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                return C.put(handle, db.dbi, &k, &held, UInt32(MDB_NOOVERWRITE))
+            }
+        }
+        if rc == 0 { return nil }
+        guard rc == MDB_KEYEXIST else { throw LMDBError(code: rc, operation: "mdb_put (insert) in \(db.name)") }
+        return try ValueBounds.copy(held, within: bounds, what: "a value in \(db.name)")
+    }
+}

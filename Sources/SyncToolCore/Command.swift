@@ -82,9 +82,9 @@ public enum SyncTool {
         } catch let error as CLIError {
             io.err(oneLine("sync-tool \(name): \(error.message)"))
             return error.code.rawValue
-        } catch let error as StoreError {
+        } catch let error as ConcordError {
             io.err(oneLine("sync-tool \(name): \(error)"))
-            return exitCode(for: error).rawValue
+            return ExitCode(for: error).rawValue
         } catch {
             io.err(oneLine("sync-tool \(name): \(error)"))
             return ExitCode.storeError.rawValue
@@ -94,15 +94,6 @@ public enum SyncTool {
     /// An error message on one line, as the CLI promises (a message from a library may hold several).
     static func oneLine(_ text: String) -> String {
         text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
-    }
-
-    static func exitCode(for error: StoreError) -> ExitCode {
-        switch error {
-        case .invalidSuiteName, .invalidKey, .valueTooLarge, .unsupportedValue, .typeMismatch, .reservedSuite, .policyMismatch, .invalidSchema,
-            .invalidReplicaName:
-            .invalidInput
-        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted: .storeError
-        }
     }
 }
 

@@ -1,3 +1,5 @@
+import Concord
+
 /// The exit codes of `sync-tool`; scripts depend on them.
 public enum ExitCode: Int32, Sendable {
     case ok = 0
@@ -16,6 +18,25 @@ public enum ExitCode: Int32, Sendable {
     case overQuota = 6
     /// `--dry-run` found changes pending.
     case pending = 10
+}
+
+extension ExitCode {
+    /// The exit code of a command that failed with `error`: one table for every code.
+    init(for error: ConcordError) {
+        switch error.code {
+        case .noSuchConflict: self = .notFound
+        case .invalidSuiteName, .invalidKey, .unsupportedValue, .valueTooLarge, .typeMismatch, .policyMismatch, .reservedSuite, .invalidSchema,
+            .invalidReplicaName, .invalidArgument, .sameReplica, .nothingToRecover, .refusedRecord, .malformed, .truncated, .checksumMismatch,
+            .oversized, .notABundle, .newerBundle, .wrongReplica, .unreadable, .unwritable, .newerProtocol, .olderProtocol, .readOnly,
+            .refusedByPeer, .notAcknowledged, .accountExists, .unknownAccount, .transactionPooling:
+            self = .invalidInput
+        case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted, .peerStore,
+            .hubNotInitialized, .newerHubSchema, .accountNotVisible, .hubRefused:
+            self = .storeError
+        case .unreachable, .timedOut: self = .unreachable
+        case .overQuota: self = .overQuota
+        }
+    }
 }
 
 /// An error that ends a command with a one-line message on stderr and an exit code.

@@ -39,9 +39,8 @@ enum ValueText {
             guard let u = URL(string: text), u.scheme != nil else { throw bad("an absolute URL") }
             return .url(u)
         case "json":
-            do { return try JSONValue.parse(text) } catch let e as StoreError {
-                if case .unsupportedValue(_, let reason) = e { throw CLIError.invalid(reason) }
-                throw e
+            do { return try JSONValue.parse(text) } catch let e as ConcordError where e.code == .unsupportedValue {
+                throw CLIError.invalid(e.parts?.first ?? e.message)
             }
         default:
             throw CLIError.usage("--type must be one of \(types.joined(separator: ", ")), not '\(printable(type))'")

@@ -46,7 +46,7 @@ struct HubConvergenceTests {
                 try suite.reset()
                 for (k, _) in try suite.records() { try observe(k) }
             case 49..<60:
-                do { try suite.increment("n" + key) } catch StoreError.typeMismatch { try suite.set(0, forKey: "n" + key) }
+                do { try suite.increment("n" + key) } catch let error as ConcordError where error.code == .typeMismatch { try suite.set(0, forKey: "n" + key) }
                 try observe("n" + key)
             case 60..<70: try sync.push(stores[r], hubs[r])
             case 70..<80: try sync.pull(stores[r], hubs[r])

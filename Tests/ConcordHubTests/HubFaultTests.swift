@@ -28,7 +28,7 @@ struct HubFaultTests {
         #expect(outcome.rowsChanged == 500)
         server.stop(.immediate)
         #expect(throws: PostgresError.self) { try hub.db.execute("COMMIT") }
-        #expect(throws: HubError.self) { try HubSynchronizer().sync(phone, hub) }
+        expectError(.unreachable) { try HubSynchronizer().sync(phone, hub) }
         try server.start()
 
         #expect(try HubAdmin(fx.adminURL).stats().rows == 0, "the hub holds nothing of the cut push")
@@ -100,7 +100,7 @@ struct HubFaultTests {
         }
         stopper.start()
         var failed = false
-        do { try HubSynchronizer(pageSize: 250).pull(laptop, hub) } catch let error as HubError { failed = error.isUnreachable }
+        do { try HubSynchronizer(pageSize: 250).pull(laptop, hub) } catch let error as ConcordError { failed = error.code == .unreachable }
         while server.isRunning { usleep(10_000) }
         let cut = try contents(laptop)
         #expect(cut.count % 250 == 0 && (failed || cut.count == 20000))

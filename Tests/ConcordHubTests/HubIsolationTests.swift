@@ -15,7 +15,7 @@ struct HubIsolationTests {
         try bobsPhone.suite("prefs").set("bob's secret", forKey: "token")
         try HubSynchronizer().sync(bobsPhone, try Hub(bob.url))
 
-        #expect(throws: HubError.accountNotVisible(account: bob.name, role: alice.name)) { try Hub(alice.url, account: bob.name) }
+        #expect(throws: ConcordError.accountNotVisible(account: bob.name, role: alice.name)) { try Hub(alice.url, account: bob.name) }
 
         let asAlice = try PostgresConnection(ConnectionString(alice.url))
         #expect(try asAlice.execute("SELECT count(*) FROM concord_hub.records WHERE account = $1", [.text(bob.name)]).int64(0, 0) == 0)
@@ -75,8 +75,8 @@ struct HubIsolationTests {
         do {
             _ = try Hub(bad)
             Issue.record("logged in with a wrong password")
-        } catch let error as HubError {
-            #expect(error.isUnreachable)
+        } catch let error as ConcordError {
+            #expect(error.code == .unreachable)
             #expect(!error.description.contains("hunter2-not-it"))
             #expect(error.description.contains("***"), "the URL is shown redacted: \(error)")
         }

@@ -148,7 +148,7 @@ struct HubPartitionTests {
         }
         let liveBefore = try live()
         try phone.suite("prefs").batch { b in for k in 100..<120 { try b.set(k, forKey: "k\(k)") } }
-        #expect(throws: HubError.self) { try HubSynchronizer().sync(phone, try Hub(alice.url)) }
+        expectError(.overQuota) { try HubSynchronizer().sync(phone, try Hub(alice.url)) }
         let use = try #require(try HubAdmin(fx.adminURL).stats().perAccount.first { $0.name == alice.name }?.usage)
         #expect(try use.keys == liveBefore && live() == liveBefore, "\(use), \(liveBefore) live rows")
 

@@ -65,8 +65,7 @@ struct HubPoolingTests {
         #expect {
             _ = try HubLivePeer(store: store, url: url)
         } throws: { error in
-            guard case .transactionPooling = error as? HubError else { return false }
-            return "\(error)".contains("session mode")
+            code(error) == .transactionPooling && "\(error)".contains("session mode")
         }
         let watch = try ChildProcess("sync-tool", ["sync", fx.path("watched"), url, "--watch"])
         let result = watch.wait(timeout: 60)

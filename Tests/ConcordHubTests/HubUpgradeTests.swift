@@ -38,7 +38,7 @@ struct HubUpgradeTests {
                 "INSERT INTO concord_hub.devices (account, device, scope, pushed) VALUES ($1, $2, '', 3)",
                 [.text(role), .bytea([UInt8](repeating: 9, count: 16))])
         }
-        #expect(throws: HubError.self) { try HubAdmin(adminURL).stats() }
+        expectError(.hubNotInitialized) { try HubAdmin(adminURL).stats() }
 
         let upgraded = try run("sync-tool", ["hub", "init", adminURL])
         #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 2 to 5"), "\(upgraded.stdout) \(upgraded.stderr)")

@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// A one-shot gate a store-thread job waits on (with a deadline, so a broken implementation fails
 /// instead of hanging), opened from elsewhere.
@@ -119,16 +119,16 @@ private final class Tally: Sendable {
         let suite = try store.suite("app")
         try await suite.set("Ada", forKey: "name")
         let seq = try store.lastSeq()
-        await #expect(throws: StoreError.typeMismatch(suite: "app", key: "name", stored: "string", requested: "Int")) {
+        await #expect(throws: ConcordError.typeMismatch(suite: "app", key: "name", stored: "string", requested: "Int")) {
             try await suite.increment("name")
         }
-        await #expect(throws: StoreError.typeMismatch(suite: "app", key: "name", stored: "string", requested: "Int")) {
+        await #expect(throws: ConcordError.typeMismatch(suite: "app", key: "name", stored: "string", requested: "Int")) {
             try await suite.update("name", as: Int.self) { $0 = 1 }
         }
-        let syncError = #expect(throws: StoreError.self) { try suite.set(1, forKey: "") }
-        let asyncError = await #expect(throws: StoreError.self) { try await suite.set(1, forKey: "") }
+        let syncError = #expect(throws: ConcordError.self) { try suite.set(1, forKey: "") }
+        let asyncError = await #expect(throws: ConcordError.self) { try await suite.set(1, forKey: "") }
         #expect(syncError == asyncError)
-        await #expect(throws: StoreError.self) { try await suite.set(Double.nan, forKey: "x") }
+        await #expect { try await suite.set(Double.nan, forKey: "x") } throws: { code($0) == .unsupportedValue }
         struct Refused: Error {}
         await #expect(throws: Refused.self) {
             try await suite.batch { b in

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Versions and the hybrid logical clock", .offThePool)
 struct ClockTests {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// Threads of one process writing at once share commits: the writes that queue up while a commit is
 /// under way go into the next one together, and each still ends with its own outcome.
@@ -57,7 +57,7 @@ import Testing
         #expect(outcomes.error("b") == nil)
         #expect(outcomes.error("c") == nil)
         #expect(outcomes.error("refused") is Refused, "\(String(describing: outcomes.error("refused")))")
-        #expect(caseName(outcomes.error("reentrant")) == "reentrantCall", "\(String(describing: outcomes.error("reentrant")))")
+        #expect(code(outcomes.error("reentrant")) == .reentrantCall, "\(String(describing: outcomes.error("reentrant")))")
         #expect(try suite.get("lead", as: Int.self) == 1)
         #expect(try suite.get("b", as: String.self) == "b")
         #expect(try suite.get("c", as: String.self) == "c")

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Many processes on one replica", .offThePool)
 struct MultiProcessTests {

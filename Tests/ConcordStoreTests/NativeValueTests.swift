@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// `Float` and `UUID` stored natively, and the numeric interop rules: a number reads as another
 /// numeric type only where that is exact and widening (an `Int` as a `Double` when the `Double`
@@ -22,7 +22,7 @@ import Testing
         #expect(try suite.get("floats", as: [Float].self)?.map(\.bitPattern) == floats.map(\.bitPattern))
         #expect(try suite.value(forKey: "floats") == .array(floats.map(Value.float)))
         #expect(try suite.get("ids", as: [String: UUID].self) == ["a": id])
-        #expect(throws: StoreError.self) { try suite.set(Float.nan, forKey: "nan") }
+        expectError(.unsupportedValue) { try suite.set(Float.nan, forKey: "nan") }
         #expect(try suite.contains("nan") == false)
     }
 
@@ -85,7 +85,7 @@ import Testing
         #expect(try suite.get("int", as: Double.self) == 3)
         #expect(try suite.get("int53", as: Double.self) == 9_007_199_254_740_992)
         #expect(
-            throws: StoreError.typeMismatch(
+            throws: ConcordError.typeMismatch(
                 suite: "app", key: "intInexact", stored: "int 9007199254740993, which a Double cannot hold exactly", requested: "Double")
         ) {
             try suite.get("intInexact", as: Double.self)
@@ -94,15 +94,17 @@ import Testing
         #expect(try suite.get("float", as: Double.self) == Double(Float(0.1)))
         // Nothing narrows: a Double is not an Int or a Float (not even 3.0); a Float is not an Int;
         // an Int is not a Float.
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "double", stored: "double", requested: "Int")) { try suite.get("double", as: Int.self) }
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "double", stored: "double", requested: "Float")) { try suite.get("double", as: Float.self) }
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "float", stored: "float", requested: "Int")) { try suite.get("float", as: Int.self) }
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "int", stored: "int", requested: "Float")) { try suite.get("int", as: Float.self) }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "double", stored: "double", requested: "Int")) { try suite.get("double", as: Int.self) }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "double", stored: "double", requested: "Float")) {
+            try suite.get("double", as: Float.self)
+        }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "float", stored: "float", requested: "Int")) { try suite.get("float", as: Int.self) }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "int", stored: "int", requested: "Float")) { try suite.get("int", as: Float.self) }
         // A UUID is not a String, nor a String a UUID.
         try suite.set(UUID(), forKey: "id")
         try suite.set(UUID().uuidString, forKey: "idText")
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "id", stored: "uuid", requested: "String")) { try suite.get("id", as: String.self) }
-        #expect(throws: StoreError.typeMismatch(suite: "app", key: "idText", stored: "string", requested: "UUID")) { try suite.get("idText", as: UUID.self) }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "id", stored: "uuid", requested: "String")) { try suite.get("id", as: String.self) }
+        #expect(throws: ConcordError.typeMismatch(suite: "app", key: "idText", stored: "string", requested: "UUID")) { try suite.get("idText", as: UUID.self) }
         // Reading never rewrites: the stored kinds are unchanged.
         #expect(try suite.value(forKey: "int") == .int(3))
         #expect(try suite.value(forKey: "float") == .float(0.1))

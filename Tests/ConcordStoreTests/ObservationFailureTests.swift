@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// A damaged journal must not silently stop observers: each learns what went wrong, and observation ends.
 @Suite(.timeLimit(.minutes(1))) struct ObservationFailureTests {
@@ -21,13 +21,13 @@ import Testing
         let suite = try store.suite("app")
         let started = Collector<Bool>()
         let received = Collector<Change>()
-        let task = Task { () -> StoreError? in
+        let task = Task { () -> ConcordError? in
             var iterator = suite.changes().makeAsyncIterator()
             started.append(true)
             do {
                 while let change = try await iterator.next() { received.append(change) }
                 return nil
-            } catch let error as StoreError {
+            } catch let error as ConcordError {
                 return error
             } catch {
                 return nil
@@ -39,7 +39,7 @@ import Testing
         try Self.damageJournal(store)
         try await suite.set(2, forKey: "after") // wakes the hub, which meets the damaged entry
         let error = await task.value
-        #expect(caseName(error) == "damaged", "\(String(describing: error))")
+        #expect(code(error) == .damaged, "\(String(describing: error))")
         #expect(error?.description.contains("does not decode") == true)
         #expect(received.values.map(\.key) == ["fine"])
     }
@@ -50,12 +50,12 @@ import Testing
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
         let changes = Collector<Change>()
-        let errors = Collector<StoreError>()
+        let errors = Collector<ConcordError>()
         let token = try suite.observe(onError: { errors.append($0) }) { changes.append($0) }
         try Self.damageJournal(store)
         try suite.set(2, forKey: "after")
         #expect(errors.wait(for: 1))
-        #expect(caseName(errors.values.first) == "damaged")
+        #expect(code(errors.values.first) == .damaged)
         #expect(changes.values.isEmpty, "no damaged entry is delivered, least of all as a deletion")
         #expect(!store.core.hub.hasSubscribers, "observation ended with the error: the hub holds no observer to call")
         try suite.set(3, forKey: "later")

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Change journal and observation")
 struct ObservationTests {

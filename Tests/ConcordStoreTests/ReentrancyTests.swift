@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// A store call from inside an `update` closure runs inside the store's write transaction: it would
 /// deadlock (a second write) or read a stale snapshot. It throws a clear error instead.
@@ -17,43 +17,43 @@ import Testing
 
     @Test func aWriteInsideAnUpdateThrowsInsteadOfDeadlocking() throws {
         try suite.set(1, forKey: "count")
-        let error = #expect(throws: StoreError.self) {
+        let error = #expect(throws: ConcordError.self) {
             try suite.update("count", as: Int.self) { n in
                 try suite.set("nested", forKey: "other") // would wait forever for the write lock it holds
                 n = (n ?? 0) + 1
             }
         }
-        #expect(caseName(error) == "reentrantCall")
+        #expect(code(error) == .reentrantCall)
         #expect(error?.description.contains("inside an update, batch or claim closure") == true, "\(String(describing: error))")
         #expect(try suite.get("count", as: Int.self) == 1, "the update was rolled back")
         #expect(try suite.contains("other") == false)
     }
 
     @Test func aReadInsideAnUpdateThrowsInsteadOfReadingAStaleSnapshot() throws {
-        expectError(StoreError.self, "reentrantCall") {
+        expectError(.reentrantCall) {
             try suite.update("count", as: Int.self) { n in
                 n = try suite.get("count", as: Int.self)
             }
         }
-        expectError(StoreError.self, "reentrantCall") {
+        expectError(.reentrantCall) {
             try suite.update("count", as: Int.self) { _ in _ = try store.journalEntries(after: 0) }
         }
     }
 
     @Test func anotherSuiteOfTheSameStoreIsTheSameReplica() throws {
         let other = try store.suite("other")
-        expectError(StoreError.self, "reentrantCall") {
+        expectError(.reentrantCall) {
             try suite.update("count", as: Int.self) { _ in _ = try other.increment("n") }
         }
         // …and through a second Store object on the same directory (one replica per process).
         let again = try Store(path: store.directory).suite("app")
-        expectError(StoreError.self, "reentrantCall") {
+        expectError(.reentrantCall) {
             try suite.update("count", as: Int.self) { _ in _ = try again.remove("count") }
         }
     }
 
     @Test func theStoreIsUsableAfterwardsAndOtherThreadsAreUnaffected() throws {
-        expectError(StoreError.self, "reentrantCall") {
+        expectError(.reentrantCall) {
             try suite.update("count", as: Int.self) { _ in _ = try suite.increment("count") }
         }
         // Other threads writing while an update runs simply wait for it.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// The clock and last seq live in the journal's last entry (format 4), and in `meta/state` only when
 /// that entry does not carry them: they never go back, whatever a transaction did to the journal.

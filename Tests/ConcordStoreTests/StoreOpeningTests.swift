@@ -3,7 +3,7 @@ import LMDB
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Opening and creating replicas", .offThePool)
 struct StoreOpeningTests {
@@ -50,12 +50,12 @@ struct StoreOpeningTests {
         let open = tmp.path("open")
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o777])
         chmod(open, 0o777)
-        expectError(StoreError.self, "insecure") { _ = try Store(path: open) }
+        expectError(.insecure) { _ = try Store(path: open) }
 
         let linked = tmp.path("linked")
         try FileManager.default.createDirectory(atPath: linked, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         try FileManager.default.createSymbolicLink(atPath: linked + "/data.mdb", withDestinationPath: tmp.path("elsewhere.mdb"))
-        expectError(StoreError.self, "insecure") { _ = try Store(path: linked) }
+        expectError(.insecure) { _ = try Store(path: linked) }
     }
 
     @Test func readCommandsDoNotCreateStores() throws {

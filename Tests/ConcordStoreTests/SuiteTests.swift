@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Suites: defaults, deletes, resets, batches, atomic updates")
 struct SuiteTests {
@@ -87,7 +87,7 @@ struct SuiteTests {
         try suite.update("list", as: [String].self) { list in list = nil }
         #expect(try suite.contains("list") == false)
         try suite.set("text", forKey: "notInt")
-        expectError(StoreError.self, "typeMismatch") { try suite.increment("notInt") }
+        expectError(.typeMismatch) { try suite.increment("notInt") }
         #expect(try suite.get("notInt", as: String.self) == "text")
     }
 

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// When `update`'s closure runs more than once, and when `batch`'s never does: exactly the rule
 /// their documentation states.

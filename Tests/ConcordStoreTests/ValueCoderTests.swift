@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// `ValueEncoder` and `ValueDecoder`: `Codable` types straight to `Value` and back, keeping dates,
 /// data and URLs native, and still reading what the JSON bridge wrote.

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 /// `suite.values(of:as:)`: the current value first, then the value after each change, with the
 /// promise the documentation states — the latest value after coalescing, in commit order.
@@ -64,18 +64,18 @@ import Testing
         let suite = try store.suite("app")
         try await suite.set("ten", forKey: "count")
         var first = suite.values(of: "count", as: Int.self).makeAsyncIterator()
-        await #expect(throws: StoreError.typeMismatch(suite: "app", key: "count", stored: "string", requested: "Int")) {
+        await #expect(throws: ConcordError.typeMismatch(suite: "app", key: "count", stored: "string", requested: "Int")) {
             _ = try await first.next()
         }
         try await suite.set(3, forKey: "count")
         var later = suite.values(of: "count", as: Int.self).makeAsyncIterator()
         #expect(try await later.next() == .some(3))
         try await suite.set(true, forKey: "count")
-        await #expect(throws: StoreError.typeMismatch(suite: "app", key: "count", stored: "bool", requested: "Int")) {
+        await #expect(throws: ConcordError.typeMismatch(suite: "app", key: "count", stored: "bool", requested: "Int")) {
             _ = try await later.next()
         }
         var invalid = suite.values(of: "", as: Int.self).makeAsyncIterator()
-        await #expect(throws: StoreError.self) { _ = try await invalid.next() }
+        await #expect { _ = try await invalid.next() } throws: { code($0) == .invalidKey }
     }
 
     /// A loop on the main actor receives every element there.

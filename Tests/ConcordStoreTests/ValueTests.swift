@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ConcordStore
+@testable import Concord
 
 @Suite("Typed values")
 struct ValueTests {
-    let suite: ConcordStore.Suite
+    let suite: Concord.Suite
 
     init() throws { suite = try Store.temporary().suite("group.example.app") }
 
@@ -59,8 +59,8 @@ struct ValueTests {
     }
 
     @Test func nanIsRefusedAndNothingIsWritten() throws {
-        expectError(StoreError.self, "unsupportedValue") { try suite.set(Double.nan, forKey: "n") }
-        expectError(StoreError.self, "unsupportedValue") { try suite.set([1.0, .nan], forKey: "n") }
+        expectError(.unsupportedValue) { try suite.set(Double.nan, forKey: "n") }
+        expectError(.unsupportedValue) { try suite.set([1.0, .nan], forKey: "n") }
         #expect(try suite.contains("n") == false)
         #expect(try suite.store.lastSeq() == 0)
     }
@@ -85,12 +85,12 @@ struct ValueTests {
         #expect(try suite.value(forKey: "level") == .int(2))
         #expect(try suite.value(forKey: "window")?.kind == .dictionary)
         try suite.set("purple", forKey: "theme")
-        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "theme", stored: "String purple", requested: "Theme")) {
+        #expect(throws: ConcordError.typeMismatch(suite: "group.example.app", key: "theme", stored: "String purple", requested: "Theme")) {
             try suite.get("theme", as: Theme.self)
         }
         try suite.set(["width": 1], forKey: "window")
         #expect(
-            throws: StoreError.typeMismatch(
+            throws: ConcordError.typeMismatch(
                 suite: "group.example.app", key: "window",
                 stored: "dictionary (no value for the key \"title\" at title; the dictionary has \"width\")",
                 requested: "Window")
@@ -101,30 +101,30 @@ struct ValueTests {
 
     @Test func wrongTypeReadIsATypedError() throws {
         try suite.set("forty-two", forKey: "answer")
-        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "answer", stored: "string", requested: "Int")) {
+        #expect(throws: ConcordError.typeMismatch(suite: "group.example.app", key: "answer", stored: "string", requested: "Int")) {
             try suite.get("answer", as: Int.self)
         }
         try suite.set(1.0, forKey: "one") // a Double is never read as an Int (the interop rules: NativeValueTests)
-        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "one", stored: "double", requested: "Int")) {
+        #expect(throws: ConcordError.typeMismatch(suite: "group.example.app", key: "one", stored: "double", requested: "Int")) {
             try suite.get("one", as: Int.self)
         }
         try suite.set([1, 2], forKey: "list")
-        expectError(StoreError.self, "typeMismatch") { try suite.get("list", as: [String].self) }
+        expectError(.typeMismatch) { try suite.get("list", as: [String].self) }
         #expect(try suite.get("answer", as: String.self) == "forty-two")
     }
 
     @Test func badNamesAndOversizedInputsAreRefusedWithNothingWritten() throws {
         let store = suite.store
         for bad in ["", "../x", "a/b", "has space", "ü", String(repeating: "a", count: 129), ".", ".."] {
-            expectError(StoreError.self, "invalidSuiteName") { try store.suite(bad) }
+            expectError(.invalidSuiteName) { try store.suite(bad) }
         }
         #expect(try store.suite(String(repeating: "a", count: 128)).name.count == 128)
-        expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: "") }
-        expectError(StoreError.self, "invalidKey") { try suite.set(1, forKey: String(repeating: "k", count: 257)) }
+        expectError(.invalidKey) { try suite.set(1, forKey: "") }
+        expectError(.invalidKey) { try suite.set(1, forKey: String(repeating: "k", count: 257)) }
         try suite.set(1, forKey: String(repeating: "k", count: 256))
         let big = Data(repeating: 1, count: 4 << 20)
-        expectError(StoreError.self, "valueTooLarge") { try suite.set(big, forKey: "big") }
-        expectError(StoreError.self, "valueTooLarge") {
+        expectError(.valueTooLarge) { try suite.set(big, forKey: "big") }
+        expectError(.valueTooLarge) {
             try suite.batch { b in
                 try b.set(1, forKey: "first")
                 try b.set(big, forKey: "big")
@@ -134,7 +134,7 @@ struct ValueTests {
         #expect(try suite.contains("big") == false)
         var nested: Value = .int(0)
         for _ in 0..<100 { nested = .array([nested]) }
-        expectError(StoreError.self, "unsupportedValue") { try suite.set(nested, forKey: "deep") }
+        expectError(.unsupportedValue) { try suite.set(nested, forKey: "deep") }
         #expect(try suite.keys() == [String(repeating: "k", count: 256)])
     }
 

@@ -1,4 +1,4 @@
-import ConcordStore
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -37,7 +37,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: tmp.path("full"), withIntermediateDirectories: true)
         try Data("x".utf8).write(to: URL(fileURLWithPath: tmp.path("full/other")))
         let seen = Collector<WorkProgress>()
-        #expect(throws: StoreError.self) { try store.backup(to: tmp.path("full"), compact: true) { seen.append($0) } }
+        expectError(.io) { try store.backup(to: tmp.path("full"), compact: true) { seen.append($0) } }
         #expect(!seen.values.contains { $0.isComplete })
     }
 

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import TestSupport
 import Testing
 
@@ -18,6 +17,6 @@ import Testing
         let pulled = try await Synchronizer().pull(from: phone, into: watch)
         #expect(pulled.report.entries == 1)
         #expect(try watch.suite("prefs").get("theme", as: String.self) == "light")
-        await #expect(throws: SyncError.self) { try await Synchronizer().sync(phone, phone) }
+        await #expect { try await Synchronizer().sync(phone, phone) } throws: { code($0) == .sameReplica }
     }
 }

@@ -1,8 +1,6 @@
-import ConcordStore
+import Concord
 import TestSupport
 import Testing
-
-@testable import ConcordSync
 
 @Suite(.offThePool) struct BatchApplierTests {
     @Test func aBatchWithTwoEntriesForOneKeyIsRefusedWholesale() throws {
@@ -22,7 +20,7 @@ import Testing
                 RemoteEntry(seq: 3, suite: "app", key: "k", record: older)
             ],
             knowledge: .none)
-        #expect(throws: SyncError.duplicateKey(suite: "app", key: "k")) { try BatchApplier(store: store).apply(batch) }
+        #expect(throws: ConcordError.duplicateKey(suite: "app", key: "k")) { try BatchApplier(store: store).apply(batch) }
         #expect(try store.lastSeq() == before)
         #expect(try store.suite("app").get("k", as: String.self) == "local")
         #expect(try store.suite("app").contains("other") == false)

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 
 /// How each file in fixtures/bundles is made. `BundleTests` checks the committed files against
@@ -101,8 +100,8 @@ enum BundleFixtureRecipes {
         return out
     }
 
-    /// Every fixture: file name, bytes, and the error kind import must refuse it with (nil: it imports).
-    static func all() -> [(name: String, bytes: [UInt8], refusal: BundleError.Kind?)] {
+    /// Every fixture: file name, bytes, and the error code import must refuse it with (nil: it imports).
+    static func all() -> [(name: String, bytes: [UInt8], refusal: ConcordError.Code?)] {
         let good = valid().encoded()
         var flipped = good
         flipped[good.count - 12] ^= 0x04 // one bit inside the last record
@@ -129,8 +128,8 @@ enum BundleFixtureRecipes {
             ("expiring-in-format5.bundle", expiringAsFifth, .malformed),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
-            ("wrong-magic.bundle", magic, .wrongMagic),
-            ("newer-version.bundle", resealed(newer), .newerVersion),
+            ("wrong-magic.bundle", magic, .notABundle),
+            ("newer-version.bundle", resealed(newer), .newerBundle),
             ("huge-count.bundle", resealed(huge), .malformed)
         ]
     }

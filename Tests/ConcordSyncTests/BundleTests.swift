@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -70,8 +69,8 @@ import Testing
             do {
                 try BundleExchange.importBundle(at: path, into: a)
                 Issue.record("\(name) was imported")
-            } catch let error as BundleError {
-                #expect(error.kind == refusal, "\(name): \(error)")
+            } catch let error as ConcordError {
+                #expect(error.code == refusal, "\(name): \(error)")
                 #expect(error.description.contains(path) && error.description.contains("nothing was imported"), "\(error)")
                 refused += 1
             }
@@ -111,13 +110,13 @@ import Testing
         let before = try Snapshot(a)
         var small = BundleLimits()
         small.maxBytes = 100
-        #expect { try BundleExchange.importBundle(at: path, into: a, limits: small) } throws: { ($0 as? BundleError)?.kind == .oversized }
+        #expect { try BundleExchange.importBundle(at: path, into: a, limits: small) } throws: { ($0 as? ConcordError)?.code == .oversized }
         var fewEntries = BundleLimits()
         fewEntries.maxEntries = 2
-        #expect { try BundleExchange.importBundle(at: path, into: a, limits: fewEntries) } throws: { ($0 as? BundleError)?.kind == .oversized }
+        #expect { try BundleExchange.importBundle(at: path, into: a, limits: fewEntries) } throws: { ($0 as? ConcordError)?.code == .oversized }
         var smallValues = BundleLimits()
         smallValues.maxValueBytes = 2
-        #expect { try BundleExchange.importBundle(at: path, into: a, limits: smallValues) } throws: { ($0 as? BundleError)?.kind == .oversized }
+        #expect { try BundleExchange.importBundle(at: path, into: a, limits: smallValues) } throws: { ($0 as? ConcordError)?.code == .oversized }
         #expect(try Snapshot(a) == before)
     }
 
@@ -127,12 +126,12 @@ import Testing
         for index in bytes.indices {
             var flipped = bytes
             flipped[index] ^= 0x10
-            #expect(throws: BundleError.self, "bit flipped at \(index)") { try SyncBundle.decode(flipped) }
+            #expect(throws: ConcordError.self, "bit flipped at \(index)") { try SyncBundle.decode(flipped) }
         }
         for length in 0..<bytes.count {
-            #expect(throws: BundleError.self, "cut at \(length)") { try SyncBundle.decode(Array(bytes.prefix(length))) }
+            #expect(throws: ConcordError.self, "cut at \(length)") { try SyncBundle.decode(Array(bytes.prefix(length))) }
         }
-        #expect(throws: BundleError(.malformed, "1 unexpected bytes follow the end of the bundle (\(bytes.count) bytes)")) {
+        #expect(throws: ConcordError.bundle(.malformed, "1 unexpected bytes follow the end of the bundle (\(bytes.count) bytes)")) {
             try SyncBundle.decode(bytes + [0])
         }
     }
@@ -161,8 +160,8 @@ import Testing
             ("zero source", RemoteBatch(source: .zero, selection: .all, fromSeq: 0, toSeq: 0, entries: [], knowledge: .none))
         ]
         for (what, batch) in cases {
-            let error = #expect(throws: BundleError.self, "\(what)") { try SyncBundle.decode(sealed(batch)) }
-            #expect(error?.kind == .malformed, "\(what): \(String(describing: error))")
+            let error = #expect(throws: ConcordError.self, "\(what)") { try SyncBundle.decode(sealed(batch)) }
+            #expect(error?.code == .malformed, "\(what): \(String(describing: error))")
         }
         var record = try Record(version: v, value: .string("x")).encoded
         record[record.count - 1] = 0xFF // not a valid value encoding
@@ -174,8 +173,8 @@ import Testing
         ).encoded()
         let at = w.count - 4 - record.count
         w.replaceSubrange(at..<(w.count - 4), with: record)
-        let error = #expect(throws: BundleError.self) { try SyncBundle.decode(BundleFixtureRecipes.resealed(w)) }
-        #expect(error?.kind == .malformed && error?.message.contains("does not decode") == true, "\(String(describing: error))")
+        let error = #expect(throws: ConcordError.self) { try SyncBundle.decode(BundleFixtureRecipes.resealed(w)) }
+        #expect(error?.code == .malformed && error?.message.contains("does not decode") == true, "\(String(describing: error))")
     }
 
     @Test func exportSincePeerSendsOnlyWhatThePeerLacks() throws {

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -154,7 +153,7 @@ import Testing
         let backup = tmp.path("backup")
         try store.backup(to: backup)
         #expect(try Store(path: backup).suite("app").get("paths.cache", as: String.self) == "/var/cache/app")
-        #expect(throws: StoreError.self) { try store.suite("_concord").setDeviceLocal(true, forKey: "x") }
+        expectError(.reservedSuite) { try store.suite("_concord").setDeviceLocal(true, forKey: "x") }
     }
 
     @Test func liveSyncOfTwoDirectoriesKeepsThemApartToo() async throws {

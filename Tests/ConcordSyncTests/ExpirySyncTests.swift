@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -124,7 +123,7 @@ import Testing
         for expiry: UInt64 in [0, HybridClock.maxMilliseconds + 1, .max] {
             let record = Record(version: Version(hlc: 1 << 16, replica: id), valueBytes: v, expiryMilliseconds: expiry)
             let refused = gate.refusal(suite: "s", key: "k", seq: 1, record: record)
-            #expect(refused?.problem == .version && refused?.reason.contains("expiry") == true, "\(expiry): \(String(describing: refused))")
+            #expect(refused?.refusal == .version && refused?.message.contains("expiry") == true, "\(expiry): \(String(describing: refused))")
         }
         let sound = Record(version: Version(hlc: 1 << 16, replica: id), valueBytes: v, expiryMilliseconds: HybridClock.maxMilliseconds)
         #expect(gate.refusal(suite: "s", key: "k", seq: 1, record: sound) == nil)

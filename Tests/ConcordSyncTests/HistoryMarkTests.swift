@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing

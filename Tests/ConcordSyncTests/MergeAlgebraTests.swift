@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import TestSupport
 import Testing
 
@@ -109,9 +108,9 @@ import Testing
                     let j = (r + Int.random(in: 1...2, using: &g)) % 3
                     try Synchronizer().sync(stores[r], stores[j])
                 }
-            } catch let error as StoreError {
+            } catch let error as ConcordError {
                 // A change the key's current policy or type does not take: refused, nothing written.
-                guard ["policyMismatch", "typeMismatch"].contains(caseName(error)) else { throw error }
+                guard [.policyMismatch, .typeMismatch].contains(code(error)) else { throw error }
             }
             for store in stores { if let record = try store.suite("s").record(forKey: "k") { pool.append(record) } }
             if Int.random(in: 0..<6, using: &g) == 0 { pool.append(Self.record(&g)) } // a plain record from elsewhere

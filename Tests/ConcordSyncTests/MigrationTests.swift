@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -105,11 +104,11 @@ import Testing
                     .convert("fontSize", from: Int.self, to: Double.self) { _ in throw Refused() })
             ])
         let before = try store.lastSeq()
-        expectError(StoreError.self, "migrationFailed") { _ = try store.suite("app", schema: failing) }
+        expectError(.migrationFailed) { _ = try store.suite("app", schema: failing) }
         #expect(try store.lastSeq() == before && (try store.schemaVersion(of: "app")) == nil, "nothing of the migration was written")
         #expect(try store.suite("app").get("theme", as: String.self) == "x")
-        expectError(StoreError.self, "invalidSchema") { _ = try store.suite("app", schema: Schema(version: 1, migrations: [Migration(to: 2)])) }
-        expectError(StoreError.self, "invalidSchema") {
+        expectError(.invalidSchema) { _ = try store.suite("app", schema: Schema(version: 1, migrations: [Migration(to: 2)])) }
+        expectError(.invalidSchema) {
             _ = try store.suite("app", schema: Schema(version: 2, migrations: [Migration(to: 2), Migration(to: 2)]))
         }
     }

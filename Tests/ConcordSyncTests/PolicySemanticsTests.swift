@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -152,15 +151,15 @@ import Testing
         try app.set(["a"], forKey: "tags")
         try app.set(2, forKey: "best")
         let stamp = pair.phone.commitStamp
-        expectError(StoreError.self, "policyMismatch") { try app.increment("tags") }
-        expectError(StoreError.self, "policyMismatch") { try app.set("a", forKey: "tags") }
-        expectError(StoreError.self, "policyMismatch") { try app.set(Value.array([.array([])]), forKey: "tags") }
-        expectError(StoreError.self, "policyMismatch") { try app.set(true, forKey: "best") }
-        expectError(StoreError.self, "policyMismatch") { try app.set(2.5, forKey: "best") }
-        expectError(StoreError.self, "policyMismatch") { try app.set("ten", forKey: "n") }
-        expectError(StoreError.self, "reservedSuite") { try pair.phone.suite("_concord").set("counter", forKey: "policy:app:x") }
-        expectError(StoreError.self, "reservedSuite") { try pair.phone.suite("_concord").declare(.counter, forKey: "x") }
-        expectError(StoreError.self, "reservedSuite") { try pair.phone.suite("_concord").reset() }
+        expectError(.policyMismatch) { try app.increment("tags") }
+        expectError(.policyMismatch) { try app.set("a", forKey: "tags") }
+        expectError(.policyMismatch) { try app.set(Value.array([.array([])]), forKey: "tags") }
+        expectError(.policyMismatch) { try app.set(true, forKey: "best") }
+        expectError(.policyMismatch) { try app.set(2.5, forKey: "best") }
+        expectError(.policyMismatch) { try app.set("ten", forKey: "n") }
+        expectError(.reservedSuite) { try pair.phone.suite("_concord").set("counter", forKey: "policy:app:x") }
+        expectError(.reservedSuite) { try pair.phone.suite("_concord").declare(.counter, forKey: "x") }
+        expectError(.reservedSuite) { try pair.phone.suite("_concord").reset() }
         #expect(pair.phone.commitStamp == stamp, "nothing was written")
         do { try app.increment("tags") } catch { #expect("\(error)".contains("add-wins set cannot be incremented")) }
         #expect(try app.get("tags", as: [String].self) == ["a"])

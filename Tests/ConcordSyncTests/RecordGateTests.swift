@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -19,7 +18,7 @@ import Testing
         try counter.increment(by: 2, at: Version(hlc: HybridClock.maxHLC + 1, replica: Self.peer), key: "k")
         var set = PolicyState(policy: .set)
         set.add([[200]], at: Version(hlc: Self.now, replica: Self.peer))
-        let cases: [(String, String, Record, RefusedRecord.Problem?, String)] = [
+        let cases: [(String, String, Record, RecordRefusal?, String)] = [
             ("app", "theme", try Self.plain(.string("dark")), nil, ""),
             ("_concord", "policy:app:" + String(repeating: "k", count: 256), try Self.plain(.string("counter")), nil, ""),
             ("app", "big", try Self.plain(.data(Data(repeating: 1, count: (4 << 20) - 5))), nil, ""),
@@ -42,11 +41,11 @@ import Testing
         ]
         for (suite, key, record, problem, words) in cases {
             let refused = gate.refusal(suite: suite, key: key, seq: 9, record: record)
-            #expect(refused?.problem == problem, "\(suite.prefix(20))/\(key.prefix(20)): \(String(describing: refused))")
+            #expect(refused?.refusal == problem, "\(suite.prefix(20))/\(key.prefix(20)): \(String(describing: refused))")
             if let refused {
-                #expect(refused.reason.contains(words), "\(refused)")
+                #expect(refused.message.contains(words), "\(refused)")
                 #expect(refused.description.contains("(seq 9)"), "the refusal names the seq: \(refused)")
-                #expect(refused.problem == .writtenByNewerConcord || !refused.reason.contains("newer"), "only a plausible tag says newer: \(refused)")
+                #expect(refused.refusal == .writtenByNewerConcord || !refused.message.contains("newer"), "only a plausible tag says newer: \(refused)")
                 #expect(refused.description.count < 400, "a long name is shown in part: \(refused.description.count) characters")
             }
         }
@@ -65,12 +64,8 @@ import Testing
                 RemoteEntry(seq: 2, suite: "app", key: "theme", record: try Self.plain(.string("pinned"), hlc: .max))
             ], knowledge: .none)
         for merge in [{ try BatchApplier(store: store).apply(batch) }, { try BatchApplier(store: store).plan(batch) }] {
-            let error = #expect(throws: SyncError.self) { try merge() }
-            guard case .refusedRecord(let refused)? = error else {
-                Issue.record("expected refusedRecord, got \(String(describing: error))")
-                continue
-            }
-            #expect(refused.problem == .version && refused.key == "theme" && refused.seq == 2)
+            let error = #expect(throws: ConcordError.self) { try merge() }
+            #expect(error?.code == .refusedRecord && error?.refusal == .version && error?.key == "theme" && error?.seq == 2, "\(String(describing: error))")
         }
         #expect(try store.lastSeq() == before)
         #expect(try store.peerCursors() == cursors)
@@ -91,9 +86,9 @@ import Testing
         }
         let seq = try store.lastSeq()
         for key in ["bound", "pinned"] {
-            expectError(StoreError.self, "versionExhausted", "set \(key)") { try suite.set(3, forKey: key) }
-            expectError(StoreError.self, "versionExhausted", "remove \(key)") { try suite.remove(key) }
-            expectError(StoreError.self, "versionExhausted", "increment \(key)") { try suite.increment(key) }
+            expectError(.versionExhausted, "set \(key)") { try suite.set(3, forKey: key) }
+            expectError(.versionExhausted, "remove \(key)") { try suite.remove(key) }
+            expectError(.versionExhausted, "increment \(key)") { try suite.increment(key) }
         }
         var message = ""
         do { try suite.set(3, forKey: "pinned") } catch { message = "\(error)" }
@@ -105,7 +100,7 @@ import Testing
         #expect(try suite.record(forKey: "other")!.version.hlc < HybridClock.maxHLC)
 
         clock.set(HybridClock.maxMilliseconds + 1)
-        expectError(StoreError.self, "versionExhausted", "a wall clock past the year 9999") { try suite.set("late", forKey: "other") }
+        expectError(.versionExhausted, "a wall clock past the year 9999") { try suite.set("late", forKey: "other") }
         do { try suite.set("late", forKey: "other") } catch { message = "\(error)" }
         #expect(message.contains("set the system clock right"), "\(message)")
         clock.set(HybridClock.maxMilliseconds)
@@ -130,16 +125,16 @@ import Testing
         let a = try Replicas.open(tmp.path("a"))
         let b = try Replicas.open(tmp.path("b"))
         let suite = try a.suite("app")
-        expectError(StoreError.self, "invalidKey") { try suite.set("x", forKey: "a\u{0}b") }
-        expectError(StoreError.self, "invalidKey") { try suite.increment("a\u{0}b") }
-        expectError(StoreError.self, "invalidKey") { try suite.update("a\u{0}b", as: String.self) { $0 = "x" } }
+        expectError(.invalidKey) { try suite.set("x", forKey: "a\u{0}b") }
+        expectError(.invalidKey) { try suite.increment("a\u{0}b") }
+        expectError(.invalidKey) { try suite.update("a\u{0}b", as: String.self) { $0 = "x" } }
         #expect(try a.lastSeq() == 0)
 
         try a.write { w in try w.storeUncheckedForTesting(try Self.plain(.string("old")), suite: "app", key: "a\u{0}b", from: Self.peer) }
         try suite.set("sound", forKey: "plain")
         #expect(try suite.get("a\u{0}b", as: String.self) == "old", "still readable")
         let first = try Synchronizer().sync(a, b)
-        #expect(first.aToB.refused.map(\.key) == ["a\u{0}b"] && first.aToB.refused.first?.problem == .key, "\(first.aToB.refused)")
+        #expect(first.aToB.refused.map(\.key) == ["a\u{0}b"] && first.aToB.refused.first?.refusal == .key, "\(first.aToB.refused)")
         #expect(try b.suite("app").keys() == ["plain"])
         try suite.remove("a\u{0}b")
         #expect(try !suite.contains("a\u{0}b"), "removable")
@@ -166,7 +161,7 @@ import Testing
         }
         try a.suite("app").set("sound", forKey: "plain")
         let report = try Synchronizer().sync(a, b)
-        #expect(Set(report.aToB.refused.map(\.problem)) == [.version, .valueSize, .suiteName], "\(report.aToB.refused)")
+        #expect(Set(report.aToB.refused.map(\.refusal)) == [.version, .valueSize, .suiteName], "\(report.aToB.refused)")
         #expect(try b.suiteNames() == ["app"] && b.suite("app").keys() == ["plain"])
         let bundle = tmp.path("a.bundle")
         let exported = try BundleExchange.export(from: a, since: .beginning, to: bundle)
@@ -189,8 +184,8 @@ import Testing
         let b = try Store(path: tmp.path("b"), options: options)
         let path = tmp.path("a.bundle")
         try BundleExchange.export(from: a, since: .beginning, to: path)
-        let error = #expect(throws: SyncError.self) { try BundleExchange.importBundle(at: path, into: b) }
-        if case .refusedRecord(let refused)? = error { #expect(refused.problem == .valueSize && refused.key == "big") }
+        let error = #expect(throws: ConcordError.self) { try BundleExchange.importBundle(at: path, into: b) }
+        #expect(error?.code == .refusedRecord && error?.refusal == .valueSize && error?.key == "big", "\(String(describing: error))")
         #expect(try b.lastSeq() == 0)
     }
 }

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 import TestSupport
 import Testing
@@ -130,7 +129,7 @@ import Testing
         let tmp = try TemporaryDirectory("sync")
         defer { tmp.remove() }
         let a = try Replicas.open(tmp.path("a"))
-        expectError(SyncError.self, "sameReplica") { try Synchronizer().sync(a, a) }
+        expectError(.sameReplica) { try Synchronizer().sync(a, a) }
     }
 
     @Test func aBatchIsMergedWholeOrNotAtAll() throws {

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import TestSupport
 import Testing
 

@@ -180,6 +180,6 @@ private actor Recorder {
         try await $count.set(5)
         #expect(count == 5)
         try await box.suite.set("five", forKey: "count")
-        await #expect(throws: WrapperError.self) { try await $count.update { $0 += 1 } }
+        await #expect { try await $count.update { $0 += 1 } } throws: { code($0) == .typeMismatch }
     }
 }

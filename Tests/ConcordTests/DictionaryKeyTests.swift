@@ -117,27 +117,27 @@ import Testing
         let s = box.suite
         try s.set(["1": "one", "abc": "x", "zzz": "y"], forKey: "names")
         #expect(
-            throws: StoreError.typeMismatch(
+            throws: ConcordError.typeMismatch(
                 suite: s.name, key: "names", stored: #"dictionary whose key "abc" is not a Int"#, requested: "[Int: String]")
         ) { try s.get("names", as: [Int: String].self) }
-        let error = #expect(throws: StoreError.self) { try s.get("names", as: [Int: String].self) }
+        let error = #expect(throws: ConcordError.self) { try s.get("names", as: [Int: String].self) }
         #expect(error?.description.contains(#"holds a dictionary whose key "abc" is not a Int, not a [Int: String]"#) == true, "\(String(describing: error))")
 
         try s.set(["1": "one", "01": "also one"], forKey: "twice")
         #expect(
-            throws: StoreError.typeMismatch(
+            throws: ConcordError.typeMismatch(
                 suite: s.name, key: "twice", stored: #"dictionary whose keys "01" and "1" both read as the Int 1"#, requested: "[Int: String]")
         ) { try s.get("twice", as: [Int: String].self) }
 
         try s.set(["300": 1], forKey: "wide")
-        #expect(throws: StoreError.self, "300 is no UInt8") { try s.get("wide", as: [UInt8: Int].self) }
+        #expect(throws: ConcordError.self, "300 is no UInt8") { try s.get("wide", as: [UInt8: Int].self) }
         try s.set(["not-a-uuid": 1, "3F2A0000-0000-4000-8000-00000000ABCD": 2], forKey: "ids")
         #expect(
-            throws: StoreError.typeMismatch(
+            throws: ConcordError.typeMismatch(
                 suite: s.name, key: "ids", stored: #"dictionary whose key "not-a-uuid" is not a UUID"#, requested: "[UUID: Int]")
         ) { try s.get("ids", as: [UUID: Int].self) }
         try s.set(["editor": 1, "toolbar": 2], forKey: "panes")
-        #expect(throws: StoreError.self, "toolbar is no Pane") { try s.get("panes", as: [Pane: Int].self) }
+        #expect(throws: ConcordError.self, "toolbar is no Pane") { try s.get("panes", as: [Pane: Int].self) }
         #expect(try s.get("panes", as: [String: Int].self) == ["editor": 1, "toolbar": 2], "nothing was changed by the failed reads")
     }
 
@@ -147,15 +147,15 @@ import Testing
         let s = box.suite
         try s.set([1: "one"], forKey: "names")
         #expect(
-            throws: StoreError.typeMismatch(suite: s.name, key: "names", stored: "dictionary holding a string", requested: "[Int: Int]")
+            throws: ConcordError.typeMismatch(suite: s.name, key: "names", stored: "dictionary holding a string", requested: "[Int: Int]")
         ) { try s.get("names", as: [Int: Int].self) }
-        #expect(throws: StoreError.self, "a dictionary is not an array") { try s.get("names", as: [String].self) }
+        #expect(throws: ConcordError.self, "a dictionary is not an array") { try s.get("names", as: [String].self) }
         try s.set(["one"], forKey: "list")
-        #expect(throws: StoreError.typeMismatch(suite: s.name, key: "list", stored: "array", requested: "[Int: String]")) {
+        #expect(throws: ConcordError.typeMismatch(suite: s.name, key: "list", stored: "array", requested: "[Int: String]")) {
             try s.get("list", as: [Int: String].self)
         }
         try s.set(42, forKey: "number")
-        #expect(throws: StoreError.self) { try s.get("number", as: [Int: String].self) }
+        #expect(throws: ConcordError.self) { try s.get("number", as: [Int: String].self) }
     }
 
     /// Another process (the command line) sees the dictionary a key wrote, and writes one a typed read takes.

@@ -92,8 +92,8 @@ import Testing
         try box.suite.set(7, forKey: "focus")
         let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
         #expect(focus.current == nil)
-        let error = #expect(throws: WrapperError.self) { try focus.claim(.editor, ifCurrent: nil) }
-        #expect(caseName(error?.storeError) == "typeMismatch")
+        let error = #expect(throws: ConcordError.self) { try focus.claim(.editor, ifCurrent: nil) }
+        #expect(error?.code == .typeMismatch && error?.key == "focus" && error?.operation == "write")
         #expect(try box.suite.get("focus", as: Int.self) == 7, "nothing was changed")
     }
 

@@ -1,5 +1,6 @@
 import Concord
 import Foundation
+import TestSupport
 import Testing
 
 /// `Suite.explain(_:)`, `SettingsScope.explain(_:)`, `Suite.restore(_:conflict:)` and replica names
@@ -68,7 +69,7 @@ struct ExplainTests {
         }
 
         let seq = try a.lastSeq()
-        #expect(throws: SyncError.noSuchConflict(suite: "prefs", key: "theme", number: 2, count: 1)) {
+        #expect(throws: ConcordError.noSuchConflict(suite: "prefs", key: "theme", number: 2, count: 1)) {
             try a.suite("prefs").restore("theme", conflict: 2)
         }
         #expect(try a.lastSeq() == seq, "nothing written")
@@ -98,7 +99,7 @@ struct ExplainTests {
     @Test func aBadReplicaNameIsRefused() throws {
         let store = try Store.temporary()
         for bad in ["", String(repeating: "x", count: 65), "line\nbreak"] {
-            #expect(throws: StoreError.self) { try store.setName(bad) }
+            expectError(.invalidReplicaName) { try store.setName(bad) }
         }
         #expect(try store.name(of: store.replicaID) == nil)
         try store.setName("Ada's laptop")

@@ -42,7 +42,7 @@ import Testing
         try await suite.set(3, forKey: "launchCount")
         try await suite.set(["a", "b"], forKey: "recent")
         #expect(try suite.get("username", as: String.self) == "Ada")
-        #expect(throws: StoreError.typeMismatch(suite: "group.example.app", key: "username", stored: "string", requested: "Int")) {
+        #expect(throws: ConcordError.typeMismatch(suite: "group.example.app", key: "username", stored: "string", requested: "Int")) {
             try suite.get("username", as: Int.self)
         }
 
@@ -191,7 +191,7 @@ import Testing
         #expect(try laptop.suite("prefs").get("theme", as: String.self) == "dark")
         try Synchronizer().sync(laptop, desktop)
         #expect(try desktop.suite("prefs").get("theme", as: String.self) == "dark", "synced as usual")
-        #expect(throws: StoreError.self) { try laptop.setName(String(repeating: "x", count: 65)) }
+        expectError(.invalidReplicaName) { try laptop.setName(String(repeating: "x", count: 65)) }
     }
 
     /// "Merge policies": the README's code, then what it says happens across two replicas.
@@ -230,7 +230,7 @@ import Testing
             #expect(try suite.policy(forKey: "launches") == .counter && (try suite.policy(forKey: "highScore")) == .max)
         }
         #expect(
-            throws: StoreError.policyMismatch(
+            throws: ConcordError.policyMismatch(
                 suite: "app", key: "tags.recent", policy: .set,
                 reason: "an add-wins set cannot be incremented; add or remove members instead")
         ) {
@@ -270,7 +270,7 @@ import Testing
         let seq = try store.lastSeq()
         _ = try store.suite("settings", schema: schema)
         #expect(try store.lastSeq() == seq, "once per replica")
-        #expect(throws: StoreError.newerSchema(suite: "settings", stored: 2, supported: 1)) {
+        #expect(throws: ConcordError.newerSchema(suite: "settings", stored: 2, supported: 1)) {
             _ = try store.suite("settings", schema: Schema(version: 1))
             try store.suite("settings").set("x", forKey: "theme")
         }

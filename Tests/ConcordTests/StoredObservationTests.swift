@@ -261,6 +261,8 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         try await box.suite.set(99, forKey: "level")
         let bad = try #require(await changes.next())
         #expect(bad.value == .low)
-        #expect(bad.error?.storeError == .typeMismatch(suite: box.suite.name, key: "level", stored: "Int 99", requested: "Level"))
+        #expect(
+            bad.error?.wraps(.typeMismatch(suite: box.suite.name, key: "level", stored: "Int 99", requested: "Level")) == true,
+            "\(String(describing: bad.error))")
     }
 }

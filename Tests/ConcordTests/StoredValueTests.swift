@@ -228,7 +228,7 @@ import Testing
         try box.suite.set(2, forKey: "other")
         #expect(read.snapshot != box.store.commitStamp)
         #expect(try box.suite.snapshotRead(forKey: "missing").value == nil)
-        expectError(StoreError.self, "invalidKey") { _ = try box.suite.snapshotRead(forKey: "") }
+        expectError(.invalidKey) { _ = try box.suite.snapshotRead(forKey: "") }
     }
 
     @Test func stampReaderFollowsCommitsAndRegistrations() throws {
@@ -256,12 +256,12 @@ import Testing
         #expect(name == "Guest")
         #expect(name == "Guest")
         #expect(theme == .system)
-        #expect($name.lastError?.storeError == .typeMismatch(suite: box.suite.name, key: "name", stored: "int", requested: "String"))
-        #expect($theme.lastError?.storeError == .typeMismatch(suite: box.suite.name, key: "theme", stored: "String purple", requested: "Theme"))
+        #expect($name.lastError?.wraps(.typeMismatch(suite: box.suite.name, key: "name", stored: "int", requested: "String")) == true)
+        #expect($theme.lastError?.wraps(.typeMismatch(suite: box.suite.name, key: "theme", stored: "String purple", requested: "Theme")) == true)
         #expect(ReportedErrors.of(suite: box.suite.name).count == 2, "each bad value is reported once, not on every read")
         if case .failed = $name.lookup() {} else { Issue.record("lookup should report the failure") }
-        let readError = #expect(throws: WrapperError.self) { try box.suite.get(Key("name", default: "Guest")) }
-        #expect(caseName(readError?.storeError) == "typeMismatch")
+        let readError = #expect(throws: ConcordError.self) { try box.suite.get(Key("name", default: "Guest")) }
+        #expect(readError?.code == .typeMismatch && readError?.operation == "read")
         name = "Ada"
         #expect(name == "Ada")
     }
@@ -280,25 +280,22 @@ import Testing
 
         note = String(repeating: "x", count: 1_000)
         #expect(note == "short")
-        if case .valueTooLarge(key: "note", _, limit: 64)? = $note.lastError?.storeError {
-        } else {
-            Issue.record("expected valueTooLarge, got \(String(describing: $note.lastError))")
-        }
-        #expect(ReportedErrors.of(suite: "small").contains { $0.key == "note" && $0.operation == .write })
-        let tooLarge = #expect(throws: WrapperError.self) { try $note.set(String(repeating: "y", count: 1_000)) }
-        #expect(caseName(tooLarge?.storeError) == "valueTooLarge")
+        #expect($note.lastError?.wraps(.valueTooLarge(key: "note", bytes: 1_003, limit: 64)) == true, "\(String(describing: $note.lastError))")
+        #expect(ReportedErrors.of(suite: "small").contains { $0.key == "note" && $0.operation == "write" })
+        let tooLarge = #expect(throws: ConcordError.self) { try $note.set(String(repeating: "y", count: 1_000)) }
+        #expect(tooLarge?.code == .valueTooLarge && tooLarge?.operation == "write")
         #expect(note == "short")
 
-        let nan = #expect(throws: WrapperError.self) { try $ratio.set(.nan) }
-        #expect(caseName(nan?.storeError) == "unsupportedValue")
+        let nan = #expect(throws: ConcordError.self) { try $ratio.set(.nan) }
+        #expect(nan?.code == .unsupportedValue && nan?.key == "ratio")
         #expect(ratio == 1.0)
         #expect(try suite.snapshot() == ["note": .string("short")])
 
         @Stored("", in: suite) var unnamed = 5
         #expect(unnamed == 5)
-        let unnamedError = #expect(throws: WrapperError.self) { try $unnamed.set(6) }
-        #expect(caseName(unnamedError?.storeError) == "invalidKey")
-        if case .invalidKey? = $unnamed.lastError?.storeError {} else { Issue.record("expected invalidKey, got \(String(describing: $unnamed.lastError))") }
+        let unnamedError = #expect(throws: ConcordError.self) { try $unnamed.set(6) }
+        #expect(unnamedError?.code == .invalidKey)
+        #expect($unnamed.lastError?.code == .invalidKey, "expected invalidKey, got \(String(describing: $unnamed.lastError))")
     }
 
     @Test func updatesFromManyThreadsAndProcessesAreNeverLost() throws {

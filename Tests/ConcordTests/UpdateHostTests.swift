@@ -158,14 +158,14 @@ struct RenderError: Error {}
         var options = Store.Options()
         options.maxValueBytes = 32
         let suite = try Store(path: tmp.path("replica"), options: options).suite("docs")
-        let failures = Collector<WrapperError>()
-        @StoredDocument("draft", in: suite, onError: { failures.append($0) }) var draft
+        let failures = Collector<ConcordError>()
+        @StoredDocument("draft", in: suite, onError: { if let error = $0 as? ConcordError { failures.append(error) } }) var draft
         draft = "short"
         draft = String(repeating: "long ", count: 20)
         #expect(failures.count == 1)
         #expect(failures.values.first?.key == "draft")
-        #expect(failures.values.first?.operation == .write)
-        if case .valueTooLarge? = failures.values.first?.storeError {} else { Issue.record("expected valueTooLarge: \(failures.values)") }
+        #expect(failures.values.first?.operation == "write")
+        #expect(failures.values.first?.code == .valueTooLarge, "expected valueTooLarge: \(failures.values)")
         #expect(draft == "short")
         #expect(try suite.get("draft", as: String.self) == "short")
     }

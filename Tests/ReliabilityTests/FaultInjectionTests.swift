@@ -54,7 +54,7 @@ import Testing
             #expect(refused.count == duringKeys.count, "every write during the fault is refused: \(outcome.stdout)")
             for line in refused {
                 let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-                #expect(fields.count == 4 && fields[2] == String(c.code), "a StoreError.lmdb carrying code \(c.code): \(line)")
+                #expect(fields.count == 4 && fields[2] == String(c.code), "a ConcordError.lmdb carrying code \(c.code): \(line)")
                 #expect(fields.count == 4 && fields[3].contains("failed:"), "the message names the operation that failed: \(line)")
             }
             for key in duringKeys { #expect(!acknowledged.contains(key)) }

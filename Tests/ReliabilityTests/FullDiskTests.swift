@@ -117,21 +117,21 @@ import Testing
         // Write until the disk refuses (free pages inside the file may take a few more writes first).
         var acceptedWhileFull = 0
         var refused: [String] = []
-        var firstError: StoreError?
+        var firstError: ConcordError?
         for i in 0..<2_000 {
             let key = "full-\(i)"
             do {
                 try suite.set(value(key, 8 << 10), forKey: key)
                 expected[key] = value(key, 8 << 10)
                 acceptedWhileFull += 1
-            } catch let error as StoreError {
+            } catch let error as ConcordError {
                 refused.append(key)
                 firstError = error
                 break
             }
         }
         let error = try #require(firstError, "a 4 MiB file system must fill up within 2,000 writes of 8 KiB")
-        guard case .storage(let code, _, _) = error else {
+        guard error.code == .storage, let code = error.systemCode else {
             Issue.record("a full disk must surface as the storage engine's error it is, not \(error)")
             return (expected, refused, "")
         }
@@ -139,7 +139,7 @@ import Testing
         #expect(error.description.contains("No space left on device"), "the message says the disk is full: \(error)")
         for i in 0..<3 {
             let key = "still-full-\(i)"
-            expectError(StoreError.self, "storage", "writes keep failing while the disk is full") {
+            expectError(.storage, "writes keep failing while the disk is full") {
                 try suite.set(value(key, 8 << 10), forKey: key)
             }
             refused.append(key)

@@ -97,19 +97,19 @@ import Testing
         try suite.set(fits, forKey: "at-limit")
         #expect(try suite.get("at-limit", as: Data.self) == fits)
         let afterFit = try store.lastSeq()
-        #expect(throws: StoreError.valueTooLarge(key: "over-limit", bytes: limit + 1, limit: limit)) {
+        #expect(throws: ConcordError.valueTooLarge(key: "over-limit", bytes: limit + 1, limit: limit)) {
             try suite.set(Data(repeating: 0xBB, count: limit - 4), forKey: "over-limit")
         }
         var refusal = ""
         do { try suite.set(Data(repeating: 0xCC, count: 5 << 20), forKey: "huge") } catch { refusal = "\(error)" }
         #expect(refusal.contains("over the limit of \(limit) bytes"), "a clear message: \(refusal)")
-        expectError(StoreError.self, "valueTooLarge", "one value over the limit refuses the whole batch") {
+        expectError(.valueTooLarge, "one value over the limit refuses the whole batch") {
             try suite.batch { b in
                 try b.set("fine", forKey: "batch-small")
                 try b.set(Data(repeating: 0xDD, count: 5 << 20), forKey: "batch-huge")
             }
         }
-        expectError(StoreError.self, "valueTooLarge", "a value built up in an update is limited too") {
+        expectError(.valueTooLarge, "a value built up in an update is limited too") {
             try suite.update("grown", as: String.self) { $0 = String(repeating: "g", count: limit) }
         }
         #expect(try store.lastSeq() == afterFit, "nothing was written by a refused value")
@@ -157,8 +157,8 @@ import Testing
         let cli = try run("sync-tool", ["set", dir, "app", "x", "nan", "--type", "double"], timeout: 60)
         #expect(cli.exited(3), "NaN from the CLI: \(cli)")
         let store = try Store(path: dir)
-        expectError(StoreError.self, "unsupportedValue") { try store.suite("app").set(Double.nan, forKey: "x") }
-        expectError(StoreError.self, "unsupportedValue") { try store.suite("app").set([1.0, .nan], forKey: "y") }
+        expectError(.unsupportedValue) { try store.suite("app").set(Double.nan, forKey: "x") }
+        expectError(.unsupportedValue) { try store.suite("app").set([1.0, .nan], forKey: "y") }
         #expect(try store.lastSeq() == 0)
     }
 }

@@ -28,7 +28,7 @@ import Testing
                 outcome.stderr.contains("writable by group or others") && outcome.stderr.contains("chmod 700"),
                 "the message says why and what to do: \(outcome.stderr)")
         }
-        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
+        expectError(.insecure) { _ = try Store(path: dir) }
         chmod(dir, 0o700)
         #expect(try StoreContents.list(dir, suite: "app") == ["theme": "dark"], "nothing was changed")
         if mode == 0o777 {
@@ -86,7 +86,7 @@ import Testing
             #expect(outcome.exited(4), "\(args[0]) with \(planted): \(outcome)")
             #expect(outcome.stderr.contains("not a regular file"), "\(args[0]) with \(planted): \(outcome.stderr)")
         }
-        expectError(StoreError.self, "insecure") { _ = try Store(path: dir) }
+        expectError(.insecure) { _ = try Store(path: dir) }
         if let before { #expect(try Data(contentsOf: URL(fileURLWithPath: elsewhere)) == before, "the file the link points at is untouched") }
         if planted == .dataSymlink {
             figure(
@@ -106,10 +106,7 @@ import Testing
         let store = try Store(path: dir)
         #expect {
             _ = try store.suite(name)
-        } throws: { error in
-            guard case StoreError.invalidSuiteName = error else { return false }
-            return true
-        }
+        } throws: { code($0) == .invalidSuiteName }
         if !name.contains("\u{0}") {
             for args in [["set", dir, name, "k", "v"], ["get", dir, name, "k"], ["reset", dir, name]] {
                 let outcome = try run("sync-tool", args, timeout: 60)
@@ -121,7 +118,7 @@ import Testing
         if name == "../x" {
             figure(
                 "suite names that escape",
-                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: StoreError.invalidSuiteName / exit 3: \(try run("sync-tool", ["set", dir, name, "k", "v"], timeout: 60).stderr.trimmed)"
+                "../x, .., ., a/b, /etc, x/../../y, empty, NUL, a lookalike slash and 129 bytes: ConcordError .invalidSuiteName / exit 3: \(try run("sync-tool", ["set", dir, name, "k", "v"], timeout: 60).stderr.trimmed)"
             )
         }
     }

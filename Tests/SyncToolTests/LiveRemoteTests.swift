@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 import TestSupport
 import Testing
@@ -85,8 +84,9 @@ struct LiveRemoteTests {
         do {
             try await live.waitUntilAcknowledged(timeout: .milliseconds(500))
             Issue.record("acknowledged while the far serve was stopped")
-        } catch SyncError.notAcknowledged(let peer, let name, let pending, _) {
-            #expect(peer == b.replicaID && name == "desktop" && pending == 1)
+        } catch let error as ConcordError where error.code == .notAcknowledged {
+            #expect(error.peer == b.replicaID.description && error.parts == ["desktop", "1"], "\(error)")
+            #expect(error.message.contains("\(b.replicaID) (desktop)") && error.message.contains("1 change is still unacknowledged"), "\(error)")
         }
         let waiting = Task { try await live.waitUntilAcknowledged(timeout: .seconds(120)) }
         kill(serve, SIGCONT)

@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 import TestSupport
 import Testing
@@ -153,9 +152,9 @@ struct SettingsCommandTests {
         do {
             try await a.waitUntilAcknowledged(timeout: .milliseconds(500))
             Issue.record("acknowledged while the live sync was stopped")
-        } catch let error as SyncError {
-            guard case .notAcknowledged(let peer, let name, let pending, _) = error else { throw error }
-            #expect(peer == b.replicaID && name == "the watch" && pending == 2, "\(error)")
+        } catch let error as ConcordError {
+            guard error.code == .notAcknowledged else { throw error }
+            #expect(error.peer == b.replicaID.description && error.parts == ["the watch", "2"], "\(error)")
             #expect("\(error)".contains("2 changes are still unacknowledged") && "\(error)".contains("(the watch)"), "\(error)")
         }
         let waiting = Task { try await a.waitUntilAcknowledged(by: b.replicaID, timeout: .seconds(120)) }

@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 import TestSupport
 import Testing

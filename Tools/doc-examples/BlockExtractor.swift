@@ -20,7 +20,8 @@ struct ExtractionError: Error, CustomStringConvertible {
 ///     /// if try focus.claim(.editor, ifCurrent: nil).succeeded { startEditing() }
 ///     /// ```
 enum BlockExtractor {
-    /// The modules whose public declarations a user of a library product sees.
+    /// The folders whose public declarations a user of a library product sees (ConcordStore and
+    /// ConcordSync are layers of module Concord).
     static let productModules: Set<String> = ["Concord", "ConcordStore", "ConcordSync", "ConcordTesting", "ConcordHub"]
 
     /// The blocks of the doc comments of a Swift source file of `module`.

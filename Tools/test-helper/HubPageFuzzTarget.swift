@@ -46,7 +46,7 @@ enum HubPageFuzzTarget {
         }
         guard !entries.isEmpty else { throw ValueDecodingError("the gate refused every row") }
         let batch = RemoteBatch(source: hub, selection: .all, fromSeq: 0, toSeq: 0, entries: entries, knowledge: .none)
-        do { try BatchApplier(store: replica).apply(batch) } catch let error as SyncError {
+        do { try BatchApplier(store: replica).apply(batch) } catch let error as ConcordError {
             throw FuzzFailure(description: "rows the gate passed were refused when merged: \(error)")
         }
         for entry in entries {

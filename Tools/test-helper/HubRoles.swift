@@ -32,7 +32,9 @@ enum HubRoles {
                     try suite.reset()
                     for (k, _) in try suite.records() { try report(suite, k) }
                 case 60..<75:
-                    do { try suite.increment("n\(key)") } catch StoreError.typeMismatch { try suite.set(1, forKey: "n\(key)") }
+                    do { try suite.increment("n\(key)") } catch let error as ConcordError where error.code == .typeMismatch {
+                        try suite.set(1, forKey: "n\(key)")
+                    }
                     try report(suite, "n\(key)")
                 default:
                     try sync(store, args[1])
@@ -47,7 +49,7 @@ enum HubRoles {
             let prefix = URL(fileURLWithPath: args[0]).lastPathComponent
             try store.suite("bulk").batch { b in for i in 0..<count { try b.set("value \(i)", forKey: "\(prefix)-\(i)") } }
             say("written")
-            do { try sync(store, args[1]) } catch let error as HubError where error.isUnreachable {
+            do { try sync(store, args[1]) } catch let error as ConcordError where error.code == .unreachable {
                 say("unreachable")
                 return 5
             }

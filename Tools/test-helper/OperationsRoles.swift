@@ -32,8 +32,8 @@ enum OperationsRoles {
         do {
             try store.backup(to: args[1])
             say("backed-up")
-        } catch let error as StoreError {
-            if case .storage(let code, _, _) = error { say("refused \(code) \(error)") } else { say("refused store \(error)") }
+        } catch let error as ConcordError {
+            if error.code == .storage, let code = error.systemCode { say("refused \(code) \(error)") } else { say("refused store \(error)") }
         }
         FaultInjection.clear()
         say(try store.check().isSound ? "check ok" : "check damaged")

@@ -76,8 +76,8 @@ enum ReliabilityRoles {
             do {
                 try suite.set(value, forKey: key)
                 say("ack \(key) \(value.count)")
-            } catch let error as StoreError {
-                if case .storage(let code, _, _) = error {
+            } catch let error as ConcordError {
+                if error.code == .storage, let code = error.systemCode {
                     say("refused \(key) \(code) \(error)")
                 } else {
                     say("refused \(key) store \(error)")

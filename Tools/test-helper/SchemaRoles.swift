@@ -57,8 +57,8 @@ enum SchemaRoles {
                     say("unknown step \(step)")
                     return 2
                 }
-            } catch let error as StoreError {
-                say("error \(Mirror(reflecting: error).children.first?.label ?? "\(error)")")
+            } catch let error as ConcordError {
+                say("error \((error as? ConcordError)?.code.rawValue ?? "\(error)")")
             }
         }
         return 0

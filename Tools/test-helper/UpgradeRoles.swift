@@ -1,5 +1,4 @@
 import Concord
-import ConcordStore
 import Foundation
 
 #if canImport(Glibc)

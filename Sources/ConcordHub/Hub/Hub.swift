@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 
 /// A device's connection to one account on a PostgreSQL hub. The hub is a peer like any other
 /// replica: it has a replica id of its own (one per hub and account), so peer cursors, conflict
@@ -35,29 +34,29 @@ public final class Hub {
     /// - Parameters:
     ///   - url: Where the hub is, and how to log in (the password from `~/.pgpass` or `PGPASSWORD` if not in it).
     ///   - account: The account to sync; the default is the login role's own.
-    /// - Throws: `HubError.postgres` when the server cannot be reached or refuses the login,
+    /// - Throws: ``ConcordError`` `.postgres` when the server cannot be reached or refuses the login,
     ///   `.notInitialized` when the database holds no hub, `.newerSchema`, or `.accountNotVisible`.
     public convenience init(_ url: String, account: String? = nil) throws {
-        let db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }
+        let db = try ConcordError.fromPostgres { try PostgresConnection(ConnectionString(url)) }
         try self.init(connection: db, account: account)
     }
 
     /// A hub session over an open connection (whose current role decides what row-level security shows).
     package init(connection db: PostgresConnection, account: String? = nil) throws {
-        let role = try HubError.wrapping { try db.execute("SELECT current_user::text").text(0, 0) }
+        let role = try ConcordError.fromPostgres { try db.execute("SELECT current_user::text").text(0, 0) }
         let account = account ?? role
-        try HubError.wrapping { try HubSchema.check(on: db) }
-        let rows = try HubError.wrapping {
+        try ConcordError.fromPostgres { try HubSchema.check(on: db) }
+        let rows = try ConcordError.fromPostgres {
             try db.execute("SELECT hub_replica, channel FROM concord_hub.accounts WHERE name = $1", [.text(account)], operation: "find account")
         }
-        guard rows.count == 1 else { throw HubError.accountNotVisible(account: account, role: role) }
-        guard let id = ReplicaID(bytes: try HubError.wrapping { try rows.bytes(0, 0) }) else {
-            throw HubError.damagedRow("account \(account) has a hub replica id that is not 16 bytes")
+        guard rows.count == 1 else { throw ConcordError.accountNotVisible(account: account, role: role) }
+        guard let id = ReplicaID(bytes: try ConcordError.fromPostgres { try rows.bytes(0, 0) }) else {
+            throw ConcordError.damagedRow("account \(account) has a hub replica id that is not 16 bytes")
         }
-        let channel = try HubError.wrapping { try rows.text(0, 1) }
+        let channel = try ConcordError.fromPostgres { try rows.text(0, 1) }
         guard channel.hasPrefix("concord_"), channel.utf8.count <= 63,
             channel.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) })
-        else { throw HubError.damagedRow("account \(account) has a notification channel that is not concord_ and hex digits") }
+        else { throw ConcordError.damagedRow("account \(account) has a notification channel that is not concord_ and hex digits") }
         (self.connectionString, self.db, self.account, self.channel) = (db.connectionString, db, account, channel)
         replicaID = id
     }
@@ -74,7 +73,7 @@ public final class Hub {
     /// The hub's cursors on `device`: what they claim, whether any predates marks or was reset, and
     /// which may leave the device's own pushes out of a pull.
     func deviceCursors(_ device: ReplicaID) throws -> HubDeviceCursors {
-        let rows = try HubError.wrapping {
+        let rows = try ConcordError.fromPostgres {
             try db.execute(
                 "SELECT scope, pushed, mark, mark_seq, echo_safe, found_restored, hub_mark, since FROM concord_hub.devices WHERE account = $1 AND device = $2",
                 [.text(account), .bytea(device.bytes)], operation: "read the device's cursor")
@@ -82,14 +81,14 @@ public final class Hub {
         var out = HubDeviceCursors()
         var items: [PeerKnowledge.Item] = []
         for row in 0..<rows.count {
-            try HubError.wrapping {
+            try ConcordError.fromPostgres {
                 let name = try rows.text(row, 0)
                 let scope: SyncScope = name.isEmpty ? .allSuites : .suite(name)
                 let pushed = UInt64(max(0, try rows.int64(row, 1)))
                 var mark: HistoryMark?
                 if let id = rows.optionalBytes(row, 2) {
                     guard let bound = HistoryMark(id: id, seq: UInt64(max(0, try rows.int64(row, 3)))) else {
-                        throw HubError.damagedRow("the hub's cursor on device \(device) has a mark of \(id.count) bytes")
+                        throw ConcordError.damagedRow("the hub's cursor on device \(device) has a mark of \(id.count) bytes")
                     }
                     mark = bound
                 }
@@ -107,10 +106,10 @@ public final class Hub {
 
     /// The account's last seq, its newest history mark, and the highest seq of a mark it pruned.
     func accountHistory() throws -> (lastSeq: UInt64, mark: HistoryMark?, prunedThrough: UInt64) {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             let rows = try db.execute(
                 "SELECT last_seq, mark, marks_pruned FROM concord_hub.accounts WHERE name = $1", [.text(account)], operation: "read the account")
-            guard rows.count == 1 else { throw HubError.accountNotVisible(account: account, role: db.user) }
+            guard rows.count == 1 else { throw ConcordError.accountNotVisible(account: account, role: db.user) }
             return try Self.history(rows, 0)
         }
     }
@@ -119,7 +118,7 @@ public final class Hub {
     static func history(_ rows: PostgresRows, _ row: Int, from c: Int = 0) throws -> (lastSeq: UInt64, mark: HistoryMark?, prunedThrough: UInt64) {
         let last = UInt64(max(0, try rows.int64(row, c)))
         let mark = try rows.optionalBytes(row, c + 1).map { id in
-            guard let mark = HistoryMark(id: id, seq: last) else { throw HubError.damagedRow("the account's history mark is \(id.count) bytes") }
+            guard let mark = HistoryMark(id: id, seq: last) else { throw ConcordError.damagedRow("the account's history mark is \(id.count) bytes") }
             return mark
         }
         return (last, mark, UInt64(max(0, try rows.int64(row, c + 2))))
@@ -129,14 +128,14 @@ public final class Hub {
     /// with the seq it was written at.
     func marks(_ marks: [HistoryMark]) throws -> [[UInt8]: UInt64] {
         guard !marks.isEmpty else { return [:] }
-        let rows = try HubError.wrapping {
+        let rows = try ConcordError.fromPostgres {
             try db.execute(
                 "SELECT mark, seq FROM concord_hub.marks WHERE account = $1 AND mark = ANY($2::bytea[])",
                 [.text(account), .byteaArray(marks.map(\.id))], operation: "look up the device's marks of the hub")
         }
         var out: [[UInt8]: UInt64] = [:]
         for row in 0..<rows.count {
-            try HubError.wrapping { out[try rows.bytes(row, 0)] = UInt64(max(0, try rows.int64(row, 1))) }
+            try ConcordError.fromPostgres { out[try rows.bytes(row, 0)] = UInt64(max(0, try rows.int64(row, 1))) }
         }
         return out
     }
@@ -145,7 +144,7 @@ public final class Hub {
     /// merged of it, none of its pushes left out of a pull until it is known to have merged the hub's
     /// history through the account's last seq now.
     func resetCursors(on device: ReplicaID) throws {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             try db.execute(
                 """
                 UPDATE concord_hub.devices SET pushed = 0, mark = NULL, mark_seq = NULL, echo_safe = false, found_restored = true,
@@ -159,7 +158,7 @@ public final class Hub {
     /// holds the hub's mark `hubMark`. A cursor waiting for that proof (and past its `since`) may leave
     /// the device's pushes out of pulls again and is bound to `mark`; every cursor records `hubMark`.
     func recordPull(by device: ReplicaID, scopes: [SyncScope], through seq: UInt64, mark: HistoryMark, hubMark: HistoryMark?) throws {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             try db.execute(
                 """
                 UPDATE concord_hub.devices SET

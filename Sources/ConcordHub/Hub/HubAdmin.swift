@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 
 /// The hub's owner's side: create or upgrade the schema, add accounts, read statistics, collect
@@ -16,9 +15,9 @@ public final class HubAdmin {
 
     /// Connects to the hub's database at `url` as a role that administers it (creates schemas and roles).
     ///
-    /// - Throws: `HubError` when the server cannot be reached or refuses the login.
+    /// - Throws: `ConcordError` when the server cannot be reached or refuses the login.
     public init(_ url: String) throws {
-        db = try HubError.wrapping { try PostgresConnection(ConnectionString(url)) }
+        db = try ConcordError.fromPostgres { try PostgresConnection(ConnectionString(url)) }
     }
 
     /// `user@host:port/database` (never the password).
@@ -36,7 +35,7 @@ public final class HubAdmin {
     /// ```
     @discardableResult
     public func initialize(partitions: Int? = nil, defaultMaxKeys: HubLimit? = nil, defaultMaxBytes: HubLimit? = nil) throws -> HubInitialization {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             let (from, to, partitioned) = try HubSchema.install(
                 on: db, partitions: partitions, defaultMaxKeys: defaultMaxKeys, defaultMaxBytes: defaultMaxBytes)
             return HubInitialization(
@@ -65,15 +64,15 @@ public final class HubAdmin {
     ///   - label: What the operator calls the account (shown by `stats`, readable only by the account's
     ///     own role and the hub's owner), for an opaque role name.
     public func addAccount(_ name: String, password: String, maxKeys: HubLimit? = nil, maxBytes: HubLimit? = nil, label: String? = nil) throws {
-        guard Self.isValidAccountName(name) else { throw HubError.invalidAccountName(name) }
-        if let label, !Self.isValidLabel(label) { throw HubError.invalidLabel(label) }
-        try HubError.wrapping {
+        guard Self.isValidAccountName(name) else { throw ConcordError.invalidAccountName(name) }
+        if let label, !Self.isValidLabel(label) { throw ConcordError.invalidLabel(label) }
+        try ConcordError.fromPostgres {
             try HubSchema.check(on: db)
             let verifier = try db.encryptPassword(password, user: name)
             try db.transaction {
                 let existing = try db.execute("SELECT 1 FROM concord_hub.accounts WHERE name = $1", [.text(name)])
-                guard existing.count == 0 else { throw HubError.accountExists(name) }
-                guard try db.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(name)]).count == 0 else { throw HubError.roleExists(name) }
+                guard existing.count == 0 else { throw ConcordError.accountExists(name) }
+                guard try db.execute("SELECT 1 FROM pg_roles WHERE rolname = $1", [.text(name)]).count == 0 else { throw ConcordError.roleExists(name) }
                 // Role names and passwords cannot be bound as parameters in CREATE ROLE: they travel as
                 // transaction-local settings and the server quotes them (%I, %L).
                 try db.execute(
@@ -89,7 +88,7 @@ public final class HubAdmin {
                         END $$
                         """, [], operation: "create role")
                 } catch let error as PostgresError where error.sqlState == "42710" {
-                    throw HubError.roleExists(name) // created by someone else in the meantime
+                    throw ConcordError.roleExists(name) // created by someone else in the meantime
                 }
                 // The account's history starts with a mark of its own (seq 0), so a device's first pull is
                 // bound to one even before anything is pushed.
@@ -141,7 +140,7 @@ public final class HubAdmin {
     /// ```
     @discardableResult
     public func setQuota(_ account: String, maxKeys: HubLimit? = nil, maxBytes: HubLimit? = nil) throws -> HubUsage {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             try HubSchema.check(on: db)
             let rows = try db.execute(
                 """
@@ -151,7 +150,7 @@ public final class HubAdmin {
                 """,
                 [.text(account), .bool(maxKeys != nil), maxKeys?.column ?? .null, .bool(maxBytes != nil), maxBytes?.column ?? .null],
                 operation: "set the account's quota")
-            guard rows.count == 1 else { throw HubError.unknownAccount(account) }
+            guard rows.count == 1 else { throw ConcordError.unknownAccount(account) }
             return try Self.usage(rows, 0, from: 0)
         }
     }
@@ -168,7 +167,7 @@ public final class HubAdmin {
     /// CREATEROLE, …) or a membership since, that lost the device role, that other roles can act as,
     /// or that is gone, is named with what to do. Empty when all is as the hub made it.
     public func accountWarnings() throws -> [String] {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             let rows = try db.execute(
                 """
                 SELECT a.name, r.oid IS NULL,
@@ -219,7 +218,7 @@ public final class HubAdmin {
     /// Counts for the whole hub and per account, which server answered and whether it is the primary,
     /// and `accountWarnings()`.
     public func stats() throws -> HubStats {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             try HubSchema.check(on: db)
             let warnings = try accountWarnings()
             return try db.transaction(.snapshot) {
@@ -282,7 +281,7 @@ public final class HubAdmin {
         let cutoff = now > retentionMilliseconds ? now - retentionMilliseconds : 0
         // Every version written before the cutoff sorts below (cutoff << 16, replica 0…0).
         let bound = PostgresValue.bigEndian(cutoff << 16) + [UInt8](repeating: 0, count: 16)
-        return try HubError.wrapping {
+        return try ConcordError.fromPostgres {
             try HubSchema.check(on: db)
             return try db.transaction {
                 let rows = try db.execute(
@@ -383,8 +382,4 @@ public struct HubStats: Sendable, Equatable {
     public let warnings: [String]
     /// The first 1,000 accounts by name.
     public var perAccount: [Account]
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

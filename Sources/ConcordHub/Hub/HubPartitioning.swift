@@ -1,3 +1,5 @@
+import Concord
+
 /// Lays out the hub's per-account tables, `records` and `devices`, as N hash partitions by account
 /// (`records_p0` … `records_pN-1`), on a new hub or an existing one, inside the caller's transaction.
 ///
@@ -36,7 +38,7 @@ enum HubPartitioning {
     /// Moves every table whose layout differs to `partitions` hash partitions; returns the tables moved.
     @discardableResult
     static func apply(partitions: Int, on db: PostgresConnection) throws -> [String] {
-        guard allowed.contains(partitions) else { throw HubError.invalidPartitions(partitions) }
+        guard allowed.contains(partitions) else { throw ConcordError.invalidPartitions(partitions) }
         let moving = try tables.filter { try Self.partitions(of: $0, on: db) != partitions }
         guard !moving.isEmpty else { return [] }
         // The account rows first, as every push does (its counter), then the tables: a push that holds

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 import Foundation
 
 /// Brings a device the account's changes after its cursor on the hub, in pages of bounded size,
@@ -58,12 +57,12 @@ struct HubPull {
 
     func run(dryRun: Bool) throws -> Outcome {
         let db = hub.db
-        return try HubError.wrapping {
+        return try ConcordError.fromPostgres {
             try db.transaction(.snapshot) {
                 let account = try db.execute(
                     "SELECT last_seq, mark, marks_pruned, horizon_seq FROM concord_hub.accounts WHERE name = $1",
                     [.text(hub.account)], operation: "read the account")
-                guard account.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
+                guard account.count == 1 else { throw ConcordError.accountNotVisible(account: hub.account, role: db.user) }
                 let (last, mark, _) = try Hub.history(account, 0)
                 let horizon = UInt64(max(0, try account.int64(0, 3)))
                 let deviceCursors = try hub.deviceCursors(store.replicaID)
@@ -133,8 +132,8 @@ struct HubPull {
                         case .success(let sound): entry = sound
                         case .failure(let refused):
                             outcome.report.refused.append(refused)
-                            if refused.problem == .writtenByNewerConcord {
-                                hold = min(hold ?? .max, refused.seq - 1)
+                            if refused.refusal == .writtenByNewerConcord {
+                                hold = min(hold ?? .max, (refused.seq ?? 1) - 1)
                             } else {
                                 damagedSince = true
                             }

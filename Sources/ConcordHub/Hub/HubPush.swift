@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 
 /// Merges a device's batch into its account on the hub, in one SQL transaction:
 ///
@@ -72,7 +71,7 @@ package enum HubPush {
         _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64, replacing: Bool = false,
         beforeCommit: ([Meeting]) throws -> Void = { _ in }
     ) throws -> Outcome {
-        try HubError.wrapping {
+        try ConcordError.fromPostgres {
             try hub.db.transaction {
                 let outcome = try pushInOpenTransaction(batch, to: hub, pulled: pulled, replacing: replacing)
                 if !outcome.meetings.isEmpty { try beforeCommit(outcome.meetings) }
@@ -99,7 +98,7 @@ package enum HubPush {
                 m AS (INSERT INTO concord_hub.marks (account, mark, seq) SELECT $1, $3, last_seq FROM c)
                 SELECT last_seq - $2 FROM c
                 """, [.text(hub.account), .int8(n), .bytea(mark)], operation: "reserve seqs")
-            guard counter.count == 1 else { throw HubError.accountNotVisible(account: hub.account, role: db.user) }
+            guard counter.count == 1 else { throw ConcordError.accountNotVisible(account: hub.account, role: db.user) }
             let base = try counter.int64(0, 0)
             seqBefore = base
             outcome.mark = HistoryMark(id: mark, seq: UInt64(base + n))
@@ -223,7 +222,7 @@ package enum HubPush {
     /// How many of `batch`'s entries would change the hub (a dry run: nothing is written).
     static func plan(_ batch: RemoteBatch, to hub: Hub) throws -> Int {
         guard !batch.entries.isEmpty else { return 0 }
-        return try HubError.wrapping { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
+        return try ConcordError.fromPostgres { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
     }
 
     /// What the hub's `value` column holds for a record: a plain value's bytes (its expiry, if any, in

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 
 /// One row of the hub's `records` table as this client reads it back: its fields as the server sent
 /// them, and — through the gate every record from outside passes (`RecordGate`) — the remote entry it
@@ -56,14 +55,14 @@ package struct HubRow: Sendable, Equatable {
     }
 
     /// The remote entry this row makes, or why the gate refuses it.
-    package func entry(gate: RecordGate) -> Result<RemoteEntry, RefusedRecord> {
+    package func entry(gate: RecordGate) -> Result<RemoteEntry, ConcordError> {
         let suiteName = String(validating: suite, as: UTF8.self)
         let keyName = String(validating: key, as: UTF8.self)
         let shownSuite = suiteName ?? String(decoding: suite, as: UTF8.self)
         let shownKey = keyName ?? String(decoding: key, as: UTF8.self)
         let at = UInt64(max(0, seq))
-        func refused(_ problem: RefusedRecord.Problem, _ reason: String) -> Result<RemoteEntry, RefusedRecord> {
-            .failure(RefusedRecord(suite: shownSuite, key: shownKey, seq: at, problem: problem, reason: reason))
+        func refused(_ problem: RecordRefusal, _ reason: String) -> Result<RemoteEntry, ConcordError> {
+            .failure(ConcordError.refused(suite: shownSuite, key: shownKey, seq: at, problem: problem, reason: reason))
         }
         guard seq > 0 else { return refused(.undecodable, "seq \(seq) is not a seq the hub hands out") }
         guard let suiteName else { return refused(.suiteName, "its suite name is not UTF-8") }

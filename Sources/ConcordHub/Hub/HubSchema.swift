@@ -1,3 +1,5 @@
+import Concord
+
 /// The hub's tables in PostgreSQL, versioned: `install` creates them, or upgrades an older hub
 /// step by step, in one transaction under an advisory lock (two `hub init` at once are safe), and
 /// does nothing on a hub that is current.
@@ -99,7 +101,7 @@ enum HubSchema {
     static func install(on db: PostgresConnection, partitions: Int? = nil, defaultMaxKeys: HubLimit? = nil, defaultMaxBytes: HubLimit? = nil)
         throws -> (from: Int, to: Int, partitioned: [String])
     {
-        if let partitions, !HubPartitioning.allowed.contains(partitions) { throw HubError.invalidPartitions(partitions) }
+        if let partitions, !HubPartitioning.allowed.contains(partitions) { throw ConcordError.invalidPartitions(partitions) }
         return try db.transaction {
             try db.execute("SELECT pg_advisory_xact_lock(hashtext('concord_hub schema'))")
             try db.execute("CREATE SCHEMA IF NOT EXISTS concord_hub")
@@ -111,7 +113,7 @@ enum HubSchema {
                 """)
             let rows = try db.execute("SELECT schema_version FROM concord_hub.meta")
             let found = rows.count == 0 ? 0 : Int(try rows.int64(0, 0))
-            guard found <= version else { throw HubError.newerSchema(found: found, supported: version) }
+            guard found <= version else { throw ConcordError.newerSchema(found: found, supported: version) }
             for step in found..<version {
                 for statement in migrations[step] { try db.execute(statement, operation: "upgrade the hub schema to version \(step + 1)") }
             }
@@ -134,10 +136,10 @@ enum HubSchema {
     /// The schema version a connection sees (throws when there is no hub, or a newer one).
     static func check(on db: PostgresConnection) throws {
         let exists = try db.execute("SELECT to_regclass('concord_hub.meta') IS NOT NULL")
-        guard try exists.bool(0, 0) else { throw HubError.notInitialized(endpoint: db.endpoint) }
+        guard try exists.bool(0, 0) else { throw ConcordError.notInitialized(endpoint: db.endpoint) }
         let rows = try db.execute("SELECT schema_version FROM concord_hub.meta")
         let found = rows.count == 0 ? 0 : Int(try rows.int64(0, 0))
-        guard found <= version else { throw HubError.newerSchema(found: found, supported: version) }
-        guard found == version else { throw HubError.notInitialized(endpoint: db.endpoint) }
+        guard found <= version else { throw ConcordError.newerSchema(found: found, supported: version) }
+        guard found == version else { throw ConcordError.notInitialized(endpoint: db.endpoint) }
     }
 }

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 
 /// What one sync of a device with its hub account did (or, for a dry run, would do).
 ///
@@ -19,7 +18,7 @@ public struct HubSyncReport: Sendable, Equatable {
     public var pulled: ApplyReport
     /// Records of the device left out of the push because the gate refuses them (stored before its
     /// rules, such as a key holding U+0000): the hub would refuse them, or could not hold them.
-    public var pushLeftOut: [RefusedRecord] = []
+    public var pushLeftOut: [ConcordError] = []
     /// Pages pulled (each merged in one write transaction).
     public var pages = 0
     /// True when the device's cursor was behind the hub's tombstone horizon, so it got a full resync.
@@ -99,12 +98,12 @@ public struct HubSynchronizer: Sendable {
     ///   - hub: The hub session of the device's account.
     ///   - dryRun: When true, nothing is written to the store or the hub.
     /// - Returns: What was pushed and pulled, the pages read, conflicts, whether a full resync ran.
-    /// - Throws: `HubError` when the hub fails or cannot be reached (a push is all or nothing; pulled
-    ///   pages already merged stay merged, and the next sync goes on from there), `StoreError` when
+    /// - Throws: `ConcordError` when the hub fails or cannot be reached (a push is all or nothing; pulled
+    ///   pages already merged stay merged, and the next sync goes on from there), `ConcordError` when
     ///   the replica cannot be written.
     @discardableResult
     public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
-        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
         var report: HubSyncReport
         let pulled: HubPull.Outcome
@@ -133,7 +132,7 @@ public struct HubSynchronizer: Sendable {
     /// Sends the hub the device's changes it lacks (one direction).
     @discardableResult
     public func push(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
-        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
         var report = try pushStep(store, hub, start, dryRun: dryRun)
         report.historyResync = start.historyResync
@@ -143,7 +142,7 @@ public struct HubSynchronizer: Sendable {
     /// Merges into the device the account's changes it lacks (one direction).
     @discardableResult
     public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
-        guard store.replicaID != hub.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+        guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
         let outcome = try pullStep(store, hub, start, dryRun: dryRun)
         if !dryRun { try finish(store, hub, start, outcome) }
@@ -232,10 +231,10 @@ public struct HubSynchronizer: Sendable {
                 ) { meetings in
                     conflicts = try logConflicts(meetings, store: store, hub: hub)
                 }
-            } catch let error as HubError {
+            } catch let error as ConcordError {
                 // Refused whole by the account's limits: the hub holds nothing of the push, nor the mark it
                 // was bound to, so the device's rows on the hub go back to what they were.
-                if case .overQuota = error, !rows.isEmpty { try store.write { w in try w.restorePeerCursors(rows) } }
+                if error.code == .overQuota, !rows.isEmpty { try store.write { w in try w.restorePeerCursors(rows) } }
                 throw error
             }
             report.hubRowsChanged = outcome.rowsChanged

@@ -1,5 +1,4 @@
-import ConcordStore
-import ConcordSync
+import Concord
 
 /// The hub as a live-sync peer: a connection that LISTENs on the account's secret channel (every
 /// push NOTIFYs it in its transaction, with the account's new last seq, so the announcement arrives
@@ -11,7 +10,7 @@ import ConcordSync
 /// connect, when the connection's backend is not the server process libpq was told of (a pooler in
 /// between), a second connection checks whether it is handed the listening server process — which
 /// only transaction pooling does — and every round checks that this connection is still served by it;
-/// either finding is `HubError.transactionPooling`. PgBouncer in session mode works.
+/// either finding is ``ConcordError`` `.transactionPooling`. PgBouncer in session mode works.
 ///
 /// ```swift
 /// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: "postgresql://alice@db/settings") }
@@ -32,8 +31,8 @@ public final class HubLivePeer: LiveSyncPeer {
 
     /// Connects to the hub at `url` and listens for the account's pushes.
     ///
-    /// - Throws: What `Hub.init(_:account:)` throws, `HubError.transactionPooling` through a pooler in
-    ///   transaction mode, or `HubError` when LISTEN fails.
+    /// - Throws: What `Hub.init(_:account:)` throws, ``ConcordError`` `.transactionPooling` through a pooler in
+    ///   transaction mode, or `ConcordError` when LISTEN fails.
     public init(
         store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
         onReport: @escaping (HubSyncReport) -> Void = { _ in }
@@ -44,7 +43,7 @@ public final class HubLivePeer: LiveSyncPeer {
         let hub = try Hub(url, account: account)
         self.hub = hub
         // The channel is "concord_" and hex digits (checked when the account was read): no user data in the statement.
-        let listener = try HubError.wrapping {
+        let listener = try ConcordError.fromPostgres {
             try hub.db.transaction {
                 try hub.db.execute("LISTEN \(hub.channel)", operation: "listen for the account's changes")
                 return try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0)
@@ -55,7 +54,7 @@ public final class HubLivePeer: LiveSyncPeer {
             return
         }
         pooledListener = listener
-        if Self.anotherClientGets(listener, url: url) { throw HubError.transactionPooling(endpoint: hub.endpoint) }
+        if Self.anotherClientGets(listener, url: url) { throw ConcordError.transactionPooling(endpoint: hub.endpoint) }
     }
 
     /// Whether a new connection through the same pooler is served by `backend`, the server process
@@ -75,8 +74,8 @@ public final class HubLivePeer: LiveSyncPeer {
 
     public func syncOnce() throws -> LiveSyncRound {
         if let pooledListener {
-            let now = try HubError.wrapping { try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0) }
-            guard now == pooledListener else { throw HubError.transactionPooling(endpoint: hub.endpoint) }
+            let now = try ConcordError.fromPostgres { try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0) }
+            guard now == pooledListener else { throw ConcordError.transactionPooling(endpoint: hub.endpoint) }
         }
         let report = try synchronizer.sync(store, hub)
         // Replaced, not raised: within one history the pulled seq only grows, and a hub that went back in
@@ -91,7 +90,7 @@ public final class HubLivePeer: LiveSyncPeer {
     }
 
     public func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
-        let (notifications, woken) = try HubError.wrapping { try hub.db.waitForNotifications(timeout: timeout, wakeDescriptor: wakeDescriptor) }
+        let (notifications, woken) = try ConcordError.fromPostgres { try hub.db.waitForNotifications(timeout: timeout, wakeDescriptor: wakeDescriptor) }
         if woken { return .local }
         if notifications.isEmpty { return .timeout }
         let pulled = pulledUpTo

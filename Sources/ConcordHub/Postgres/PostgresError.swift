@@ -8,9 +8,9 @@ import Foundation
 ///     (error as? PostgresError)?.sqlState == "22012"
 /// }
 /// ```
-public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
+package struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The kinds of failure, each calling for a different response.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The server cannot be reached, or it refused the login.
         case connection
         /// The server rejected a statement (see `sqlState`).
@@ -24,13 +24,13 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// Which kind of failure this is.
-    public let kind: Kind
+    package let kind: Kind
     /// The five-character SQLSTATE the server sent (`"42501"` for insufficient privilege), if any.
-    public let sqlState: String?
+    package let sqlState: String?
     /// What went wrong, as the server or libpq said it (passwords removed).
-    public let message: String
+    package let message: String
     /// What this client was doing: `"connect to alice@localhost:5432/hub"`, `"push"`.
-    public let operation: String
+    package let operation: String
     /// The server's DETAIL field, when it sent one (the hub's quota trigger puts its figures there).
     package let detail: String?
 
@@ -42,12 +42,12 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
         self.detail = detail
     }
 
-    public var description: String {
+    package var description: String {
         "\(operation) failed: \(message)" + (sqlState.map { " (SQLSTATE \($0))" } ?? "")
     }
 
     /// True when the server was not reached, refused the login, or went away (retrying later may help).
-    public var isConnectionFailure: Bool {
+    package var isConnectionFailure: Bool {
         switch kind {
         case .connection, .connectionLost: true
         case .statement: sqlState.map { $0.hasPrefix("08") || $0 == "57P01" || $0 == "57P02" || $0 == "57P03" } ?? false
@@ -56,7 +56,7 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
     }
 
     /// SQLSTATE 40001 / 40P01: the transaction lost a serialization race or a deadlock and may be retried.
-    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+    package var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 }
 
 extension String {

@@ -33,7 +33,7 @@ import LMDB
 ///   away from the store.
 package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
-        guard format >= 1 else { throw StoreError.damaged(path: path, reason: "format version 0") }
+        guard format >= 1 else { throw ConcordError.damaged(path: path, reason: "format version 0") }
         checkpoint(.upgraded)
     }
 }

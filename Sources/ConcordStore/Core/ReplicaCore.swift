@@ -106,7 +106,7 @@ package final class ReplicaCore: Sendable {
 
     /// Refuses a store call made from inside a write transaction of this replica on the same thread.
     private func checkNotInsideWrite() throws {
-        if writingThread.load(ordering: .relaxed) == UInt(pthread_self()) { throw StoreError.reentrantCall(path: path) }
+        if writingThread.load(ordering: .relaxed) == UInt(pthread_self()) { throw ConcordError.reentrantCall(path: path) }
     }
 
     /// A read-only snapshot as raw LMDB (for the store's own reads).

@@ -23,7 +23,7 @@ extension ReplicaRows {
             let row = try StoredRow.decode(bytes)
             return StoredRecord(record: row.record, seq: row.seq)
         } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -38,22 +38,35 @@ extension ReplicaRows {
         guard let bytes = try txn.get(layout.journal, StoreLayout.seqKey(seq)) else { return nil }
         var reader = ByteReader(bytes)
         do { return try JournalEntry.decodeSource(&reader) } catch {
-            throw StoreError.damaged(path: path, reason: "journal entry \(seq): \(error)")
+            throw ConcordError.damaged(path: path, reason: "journal entry \(seq): \(error)")
         }
     }
 
     /// Visits the journal entries after `seq`, oldest first, until `body` returns false.
     package func scanJournal(after seq: UInt64, _ body: (JournalEntry) throws -> Bool) throws {
+        try scanJournalHeads(after: seq) { head in try body(try entry(of: head)) }
+    }
+
+    /// Visits the journal entries after `seq`, oldest first, read up to their records, until `body`
+    /// returns false: `entry(of:)` decodes the rest of those it needs.
+    package func scanJournalHeads(after seq: UInt64, _ body: (JournalEntry.Head) throws -> Bool) throws {
         guard seq < UInt64.max else { return }
         try txn.scan(layout.journal, from: StoreLayout.seqKey(seq + 1)) { key, value in
             guard let s = StoreLayout.decodeSeq(key) else {
-                throw StoreError.damaged(path: path, reason: "a journal key of \(key.count) bytes, not 8")
+                throw ConcordError.damaged(path: path, reason: "a journal key of \(key.count) bytes, not 8")
             }
-            let entry: JournalEntry
-            do { entry = try JournalEntry.decode(seq: s, value) } catch {
-                throw StoreError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
+            let head: JournalEntry.Head
+            do { head = try JournalEntry.Head.decode(seq: s, value) } catch {
+                throw ConcordError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
             }
-            return try body(entry)
+            return try body(head)
+        }
+    }
+
+    /// The whole entry `head` begins (its record decoded and checked).
+    package func entry(of head: JournalEntry.Head) throws -> JournalEntry {
+        do { return try head.entry() } catch {
+            throw ConcordError.damaged(path: path, reason: "journal entry \(head.seq) does not decode: \(error)")
         }
     }
 
@@ -63,11 +76,11 @@ extension ReplicaRows {
         try txn.scan(layout.records, from: prefix.isEmpty ? nil : prefix) { key, value in
             guard key.starts(with: prefix) else { return false }
             guard let (s, k) = StoreLayout.splitRecordKey(key) else {
-                throw StoreError.damaged(path: path, reason: "a record key that is not suite\\0key")
+                throw ConcordError.damaged(path: path, reason: "a record key that is not suite\\0key")
             }
             let row: StoredRow
             do { row = try StoredRow.decode(value) } catch {
-                throw StoreError.damaged(path: path, reason: "the record of \(s)/\(k) does not decode: \(error)")
+                throw ConcordError.damaged(path: path, reason: "the record of \(s)/\(k) does not decode: \(error)")
             }
             return try body(s, k, row)
         }
@@ -79,11 +92,11 @@ extension ReplicaRows {
         try txn.scan(layout.records, from: prefix) { key, value in
             guard key.starts(with: prefix) else { return false }
             guard let (_, k) = StoreLayout.splitRecordKey(key) else {
-                throw StoreError.damaged(path: path, reason: "a record key that is not suite\\0key")
+                throw ConcordError.damaged(path: path, reason: "a record key that is not suite\\0key")
             }
             let row: StoredRow
             do { row = try StoredRow.decode(value) } catch {
-                throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
+                throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
             }
             return try body(k, row)
         }

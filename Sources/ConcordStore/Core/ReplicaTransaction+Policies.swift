@@ -9,7 +9,7 @@ extension ReplicaTransaction {
     /// An absent key counts as `start` (the registered default), else 0.
     ///
     /// - Returns: The key's value after the increment.
-    /// - Throws: `StoreError.typeMismatch` when the key holds something else than an `Int`;
+    /// - Throws: ``ConcordError`` `.typeMismatch` when the key holds something else than an `Int`;
     ///   `.policyMismatch` on a set; `.unsupportedValue` when the sum overflows.
     package func increment(suite: String, key: String, by amount: Int, start: Value?) throws -> Int {
         try checkWritable(suite: suite)
@@ -19,14 +19,14 @@ extension ReplicaTransaction {
         func sum(_ current: Value?) throws -> (Int, startsFromDefault: Bool) {
             let from = current ?? start ?? .int(0)
             guard case .int(let base) = from else {
-                throw StoreError.typeMismatch(suite: suite, key: key, stored: from.typeName, requested: "Int")
+                throw ConcordError.typeMismatch(suite: suite, key: key, stored: from.typeName, requested: "Int")
             }
             let (total, overflow) = base.addingReportingOverflow(amount)
-            guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "incrementing \(base) by \(amount) overflows Int") }
+            guard !overflow else { throw ConcordError.unsupportedValue(key: key, reason: "incrementing \(base) by \(amount) overflows Int") }
             return (total, current == nil && start != nil)
         }
         if policy == .set {
-            throw StoreError.policyMismatch(
+            throw ConcordError.policyMismatch(
                 suite: suite, key: key, policy: .set,
                 reason: "an add-wins set cannot be incremented; add or remove members instead")
         }
@@ -88,7 +88,7 @@ extension ReplicaTransaction {
             switch (policy, current, new) {
             case (.counter, .int(let was)?, .int(let now)):
                 let (delta, overflow) = now.subtractingReportingOverflow(was)
-                guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "changing \(was) to \(now) overflows Int") }
+                guard !overflow else { throw ConcordError.unsupportedValue(key: key, reason: "changing \(was) to \(now) overflows Int") }
                 guard delta != 0 else { return false }
                 try state.increment(by: delta, at: version, key: key)
                 return true
@@ -122,18 +122,18 @@ extension ReplicaTransaction {
             state.replaceWhole(with: bytes, at: version)
         case .counter:
             guard case .int = value else {
-                throw StoreError.policyMismatch(suite: suite, key: key, policy: policy, reason: "a counter holds an Int, not a \(value.typeName)")
+                throw ConcordError.policyMismatch(suite: suite, key: key, policy: policy, reason: "a counter holds an Int, not a \(value.typeName)")
             }
             state.replaceWhole(with: bytes, at: version)
         case .max, .min:
             guard ValueOrder.isComparable(value) else {
-                throw StoreError.policyMismatch(
+                throw ConcordError.policyMismatch(
                     suite: suite, key: key, policy: policy,
                     reason: "it keeps the \(policy == .max ? "greatest" : "least") of comparable values (Int, Double, String or Date), not a \(value.typeName)")
             }
             if let current = try state.value(as: policy, at: wallClockMilliseconds) {
                 guard current.kind == value.kind else {
-                    throw StoreError.policyMismatch(
+                    throw ConcordError.policyMismatch(
                         suite: suite, key: key, policy: policy,
                         reason: "it holds a \(current.typeName), so it compares only with a \(current.typeName), not a \(value.typeName)")
                 }
@@ -152,14 +152,14 @@ extension ReplicaTransaction {
     /// The encoded members of a value given to a set key: an array of scalars, each once.
     func members(of value: Value, suite: String, key: String) throws -> [[UInt8]] {
         guard case .array(let items) = value else {
-            throw StoreError.policyMismatch(suite: suite, key: key, policy: .set, reason: "a set takes an array of members, not a \(value.typeName)")
+            throw ConcordError.policyMismatch(suite: suite, key: key, policy: .set, reason: "a set takes an array of members, not a \(value.typeName)")
         }
         var out: [[UInt8]] = []
         var seen = Set<[UInt8]>()
         for item in items {
             switch item {
             case .array, .dictionary:
-                throw StoreError.policyMismatch(suite: suite, key: key, policy: .set, reason: "set members are scalars, not a \(item.typeName)")
+                throw ConcordError.policyMismatch(suite: suite, key: key, policy: .set, reason: "set members are scalars, not a \(item.typeName)")
             default:
                 let bytes = try ValueCodec.encode(item, key: key)
                 if seen.insert(bytes).inserted { out.append(bytes) }
@@ -200,7 +200,7 @@ extension ReplicaTransaction {
     @discardableResult
     package func declare(_ policy: MergePolicy?, suite: String, key: String, isPrefix: Bool) throws -> Bool {
         try Names.validateSuite(suite)
-        guard suite != ReservedSuite.name else { throw StoreError.reservedSuite(suite) }
+        guard suite != ReservedSuite.name else { throw ConcordError.reservedSuite(suite) }
         if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
         let reservedKey = isPrefix ? ReservedSuite.prefixDeclaration(suite: suite, prefix: key) : ReservedSuite.keyDeclaration(suite: suite, key: key)
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)

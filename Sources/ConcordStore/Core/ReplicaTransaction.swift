@@ -35,8 +35,10 @@ package final class ReplicaTransaction: ReplicaRows {
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).
     var writableSuite: String?
-    /// The last record key built, reused while a change looks its row up and writes it.
-    private var lastRecordKey: (suite: String, key: String, bytes: [UInt8])?
+    /// The buffers each row and journal entry is built in, reused from change to change.
+    private var rowBuffer = ByteWriter(capacity: 128)
+    private var entryBuffer = ByteWriter(capacity: 192)
+    private var keyBuffer = ByteWriter(capacity: 64)
     /// Whether this transaction dropped a journal entry (the last one may have carried the state).
     private var droppedJournalEntry = false
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
@@ -72,13 +74,22 @@ package final class ReplicaTransaction: ReplicaRows {
     package func set(_ value: Value, suite: String, key: String, expiry: UInt64? = nil) throws -> Version? {
         try checkWritable(suite: suite)
         try Names.validateNewKey(key, inSuite: suite)
-        let bytes = try encodeChecked(value, key: key)
-        let existing = try existingRow(suite: suite, key: key)
+        if let expiry { try checkExpiry(expiry, key: key) }
+        let (bytes, existing): ([UInt8], ExistingRow?)
+        if try resolvedPolicy(suite: suite, key: key, existing: nil) == .lww {
+            // A key new here costs one search: the row goes in, unless the search finds one held (then written below).
+            switch try insertNew(value, suite: suite, key: key, expiry: expiry) {
+            case .inserted(let version): return version
+            case .held(let row, let valueBytes): (bytes, existing) = (valueBytes, row)
+            }
+        } else {
+            bytes = try encodeChecked(value, key: key)
+            existing = try existingRow(suite: suite, key: key)
+        }
         let policy = try resolvedPolicy(suite: suite, key: key, existing: existing)
-        if let expiry {
-            try checkExpiry(expiry, key: key)
+        if expiry != nil {
             guard policy == .lww, existing?.isPolicy != true else {
-                throw StoreError.policyMismatch(
+                throw ConcordError.policyMismatch(
                     suite: suite, key: key, policy: policy == .lww ? try record(of: existing!, suite: suite, key: key).policy : policy,
                     reason: "only a last-writer-wins key's value can expire (a counter's, set's, max's or min's parts merge on without one)")
             }
@@ -124,7 +135,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func value(suite: String, key: String) throws -> Value? {
         guard let record = try record(suite: suite, key: key) else { return nil }
         do { return try record.value(at: wallClockMilliseconds) } catch {
-            throw StoreError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -132,10 +143,10 @@ package final class ReplicaTransaction: ReplicaRows {
     /// schema version than the one this process registered for it.
     func checkWritable(suite: String) throws {
         guard !isMigrating else { return }
-        if suite == ReservedSuite.name { throw StoreError.reservedSuite(suite) }
+        if suite == ReservedSuite.name { throw ConcordError.reservedSuite(suite) }
         guard writableSuite != suite else { return }
         if let registered = schemas.entry(suite: suite), let stored = try schemaVersion(suite: suite), stored > registered.version {
-            throw StoreError.newerSchema(suite: suite, stored: stored, supported: registered.version)
+            throw ConcordError.newerSchema(suite: suite, stored: stored, supported: registered.version)
         }
         writableSuite = suite
     }
@@ -145,11 +156,11 @@ package final class ReplicaTransaction: ReplicaRows {
         func text(_ ms: UInt64) -> String { JSONValue.formatDate(Date(timeIntervalSince1970: Double(ms) / 1000)) }
         let when = text(expiry)
         guard expiry > wallClockMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(when)) is not after now (\(text(wallClockMilliseconds))): a value must expire in the future")
         }
         guard expiry <= HybridClock.maxMilliseconds else {
-            throw StoreError.unsupportedValue(
+            throw ConcordError.unsupportedValue(
                 key: key, reason: "its expiry (\(expiry) ms since 1970) is past the end of the year 9999, the latest time any replica accepts")
         }
     }
@@ -157,7 +168,7 @@ package final class ReplicaTransaction: ReplicaRows {
     func encodeChecked(_ value: Value, key: String) throws -> [UInt8] {
         let bytes = try ValueCodec.encode(value, key: key)
         guard bytes.count <= options.maxValueBytes else {
-            throw StoreError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
+            throw ConcordError.valueTooLarge(key: key, bytes: bytes.count, limit: options.maxValueBytes)
         }
         return bytes
     }
@@ -169,7 +180,7 @@ package final class ReplicaTransaction: ReplicaRows {
             let (hlc, clock) = HybridClock.localWrite(
                 nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
                 maxDriftMilliseconds: options.maxClockDriftMilliseconds)
-        else { throw StoreError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
+        else { throw ConcordError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
         return (Version(hlc: hlc, replica: replica), clock)
     }
 
@@ -217,14 +228,14 @@ package final class ReplicaTransaction: ReplicaRows {
                 }
             }
         } catch let error as ValueDecodingError {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
         policyState.policy = policy
         if try body(&policyState, version) { changed = true }
         guard changed else { return nil }
         let written = Record(version: version, state: policyState)
         let size = written.encoded.count - Record.headerSize
-        guard size <= options.maxValueBytes else { throw StoreError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
@@ -241,8 +252,10 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
+        keyBuffer.reset()
+        StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
         try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, record,
+            keyBuffer.bytes, suite: suite, key: key, record,
             source: .sync(peer: peer), replacing: replacing.map { Replaced(seq: $0.seq, expiry: $0.record.expiresAtMilliseconds) })
     }
 
@@ -252,7 +265,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
         guard record.version.hlc <= HybridClock.maxHLC else {
-            throw StoreError.versionExhausted(
+            throw ConcordError.versionExhausted(
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
         }
         let existing = try existingRow(suite: suite, key: key)
@@ -321,30 +334,30 @@ package final class ReplicaTransaction: ReplicaRows {
         return Replaced(seq: row.seq, expiry: try record(of: row, suite: suite, key: key).expiresAtMilliseconds)
     }
 
-    /// The record key of `suite`/`key`, built once for the lookup and the write of one change.
-    func recordKey(suite: String, key: String) -> [UInt8] {
-        if let last = lastRecordKey, last.key == key, last.suite == suite { return last.bytes }
-        let bytes = StoreLayout.recordKey(suite: suite, key: key)
-        lastRecordKey = (suite, key, bytes)
-        return bytes
-    }
+    /// The record key of `suite`/`key`.
+    func recordKey(suite: String, key: String) -> [UInt8] { StoreLayout.recordKey(suite: suite, key: key) }
 
     /// The row under `key` of `suite`, its header checked, without decoding its value.
     func existingRow(suite: String, key: String) throws -> ExistingRow? {
         guard let bytes = try txn.get(layout.records, recordKey(suite: suite, key: key)) else { return nil }
+        return try existingRow(bytes, suite: suite, key: key)
+    }
+
+    /// A row's seq and header, checked, from its bytes.
+    private func existingRow(_ bytes: [UInt8], suite: String, key: String) throws -> ExistingRow {
         var reader = ByteReader(bytes)
         do {
             let (seq, header) = try StoredRow.readHeader(&reader)
             return ExistingRow(
                 seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, expiry: header.expiryMilliseconds, bytes: bytes)
         } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
     func record(of row: ExistingRow, suite: String, key: String) throws -> Record {
         do { return try StoredRow.decode(row.bytes).record } catch {
-            throw StoreError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
         }
     }
 
@@ -359,9 +372,54 @@ package final class ReplicaTransaction: ReplicaRows {
             try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), [])
         }
         state.seq += 1
-        let entry = JournalEntry(seq: state.seq, suite: suite, key: key, record: record, source: source)
-        try txn.put(layout.records, recordKey, StoredRow(seq: state.seq, record: record).encoded)
-        try txn.append(layout.journal, key: state.seq, entry.encoded(clock: state.clock)) // seqs only grow
+        rowBuffer.reset()
+        StoredRow.encode(seq: state.seq, record, into: &rowBuffer)
+        try txn.put(layout.records, recordKey, rowBuffer.bytes)
+        try appendEntry(suite: suite, key: key, record, source: source)
+    }
+
+    /// What `insertNew` did: stored the value with this version, or found a row (and wrote nothing).
+    private enum Insertion {
+        case inserted(Version)
+        case held(ExistingRow, valueBytes: [UInt8])
+    }
+
+    /// Stores a local write of `value` (a last-writer-wins value) under a key this replica does not
+    /// hold, in one search of the records: the row and its journal entry are built in the reused
+    /// buffers, the value encoded straight into the row. When a row is held there, writes nothing
+    /// and returns that row and the value's encoding.
+    private func insertNew(_ value: Value, suite: String, key: String, expiry: UInt64?) throws -> Insertion {
+        rowBuffer.reset()
+        rowBuffer.u64(state.seq + 1)
+        let hlcAt = Record.encodePlainHeader(hlc: 0, replica: replica, expiry: expiry, into: &rowBuffer)
+        let valueAt = rowBuffer.count
+        try ValueCodec.encode(value, into: &rowBuffer, depth: 0, key: key)
+        let size = rowBuffer.count - valueAt
+        guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
+        let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: nil)
+        rowBuffer.patchU64(version.hlc, at: hlcAt)
+        keyBuffer.reset()
+        StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
+        let recordKey = keyBuffer.bytes
+        if let held = try txn.insert(layout.records, recordKey, rowBuffer.bytes) {
+            return .held(try existingRow(held, suite: suite, key: key), valueBytes: Array(rowBuffer.bytes[valueAt...]))
+        }
+        state.seq += 1
+        state.clock = clock
+        if let expiry { try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), []) }
+        entryBuffer.reset()
+        JournalEntry.encodeHeader(suite: suite, key: key, source: localSource, clock: clock, into: &entryBuffer)
+        entryBuffer.append(rowBuffer.bytes[8...])
+        try txn.append(layout.journal, key: state.seq, entryBuffer.bytes)
+        changeCount += 1
+        return .inserted(version)
+    }
+
+    /// Appends the journal entry of the change just stored under `state.seq` (seqs only grow), carrying the clock.
+    private func appendEntry(suite: String, key: String, _ record: Record, source: ChangeSource) throws {
+        entryBuffer.reset()
+        JournalEntry.encode(suite: suite, key: key, record: record, source: source, clock: state.clock, into: &entryBuffer)
+        try txn.append(layout.journal, key: state.seq, entryBuffer.bytes)
         changeCount += 1
     }
 

@@ -9,13 +9,13 @@ enum StoreIdentity {
     static func stamp(env: Environment, meta: Database, path: String) throws -> (ReplicaID, UInt32) {
         func read(_ txn: Transaction) throws -> (ReplicaID, UInt32)? {
             guard let formatBytes = try txn.get(meta, StoreLayout.formatKey) else { return nil }
-            guard formatBytes.count == 4 else { throw StoreError.damaged(path: path, reason: "the format version is \(formatBytes.count) bytes, not 4") }
+            guard formatBytes.count == 4 else { throw ConcordError.damaged(path: path, reason: "the format version is \(formatBytes.count) bytes, not 4") }
             var r = ByteReader(formatBytes)
             let format = try r.u32()
-            guard format <= Store.formatVersion else { throw StoreError.newerFormat(path: path, found: format, supported: Store.formatVersion) }
-            guard format >= 1 else { throw StoreError.damaged(path: path, reason: "format version 0") }
+            guard format <= Store.formatVersion else { throw ConcordError.newerFormat(path: path, found: format, supported: Store.formatVersion) }
+            guard format >= 1 else { throw ConcordError.damaged(path: path, reason: "format version 0") }
             guard let idBytes = try txn.get(meta, StoreLayout.replicaKey), let id = ReplicaID(bytes: idBytes) else {
-                throw StoreError.damaged(path: path, reason: "the replica id is missing")
+                throw ConcordError.damaged(path: path, reason: "the replica id is missing")
             }
             return (id, format)
         }

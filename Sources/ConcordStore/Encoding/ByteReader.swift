@@ -88,21 +88,18 @@ package struct ByteReader: Sendable {
 
 /// What was wrong with bytes that should have held a value (or another stored structure).
 ///
-/// <!-- assume: let record = try suite.record(forKey: "theme")! -->
-/// ```swift
-/// do { _ = try record.value() } catch { print(error.reason) }   // e.g. "unknown type tag 42"
-/// ```
-public struct ValueDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+/// Reads that meet one turn it into a ``ConcordError`` naming the store, suite and key.
+package struct ValueDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What was wrong.
-    public let reason: String
+    package let reason: String
     /// True when the bytes are plausibly a newer Concord's (a type tag or merge policy just past the
     /// newest this build knows), not damage: upgrading would read them.
     package let writtenByNewerConcord: Bool
     /// A decoding error saying `reason`.
-    public init(_ reason: String) { self.init(reason, writtenByNewerConcord: false) }
+    package init(_ reason: String) { self.init(reason, writtenByNewerConcord: false) }
     package init(_ reason: String, writtenByNewerConcord: Bool) {
         self.reason = reason
         self.writtenByNewerConcord = writtenByNewerConcord
     }
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -21,20 +21,30 @@ package struct ByteWriter: Sendable {
 
     package mutating func u8(_ v: UInt8) { bytes.append(v) }
 
-    package mutating func u16(_ v: UInt16) {
-        bytes.append(UInt8(truncatingIfNeeded: v >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: v))
+    package mutating func u16(_ v: UInt16) { bigEndian(UInt64(v), byteCount: 2) }
+
+    package mutating func u32(_ v: UInt32) { bigEndian(UInt64(v), byteCount: 4) }
+
+    package mutating func u64(_ v: UInt64) { bigEndian(v, byteCount: 8) }
+
+    /// The low `byteCount` bytes of `v`, most significant first, appended in one step.
+    private mutating func bigEndian(_ v: UInt64, byteCount: Int) {
+        bytes.append(addingCapacity: byteCount) { out in
+            var shift = UInt64(8 * byteCount)
+            while shift > 0 {
+                shift -= 8
+                out.append(UInt8(truncatingIfNeeded: v >> shift))
+            }
+        }
     }
 
-    package mutating func u32(_ v: UInt32) {
-        u16(UInt16(truncatingIfNeeded: v >> 16))
-        u16(UInt16(truncatingIfNeeded: v))
+    /// Appends a structure of exactly `count` bytes, written by `body` in one step (no capacity check per byte).
+    package mutating func fixed(_ count: Int, _ body: (inout OutputSpan<UInt8>) -> Void) {
+        bytes.append(addingCapacity: count, initializingWith: body)
     }
 
-    package mutating func u64(_ v: UInt64) {
-        u32(UInt32(truncatingIfNeeded: v >> 32))
-        u32(UInt32(truncatingIfNeeded: v))
-    }
+    /// Empties the buffer, keeping its storage for the next structure built in it.
+    package mutating func reset() { bytes.removeAll(keepingCapacity: true) }
 
     /// An unsigned LEB128 varint.
     package mutating func varint(_ v: UInt64) {
@@ -47,6 +57,12 @@ package struct ByteWriter: Sendable {
     }
 
     package mutating func append<Bytes: Sequence<UInt8>>(_ more: Bytes) { bytes.append(contentsOf: more) }
+
+    /// A string's UTF-8 bytes, preceded by their count as a varint.
+    package mutating func lengthPrefixed(_ more: String.UTF8View) {
+        varint(UInt64(more.count))
+        utf8(more)
+    }
 
     /// `more`, preceded by its length as a varint.
     package mutating func lengthPrefixed<Bytes: Collection<UInt8>>(_ more: Bytes) {
@@ -63,7 +79,15 @@ package struct ByteWriter: Sendable {
         case 2: u16(UInt16(truncatingIfNeeded: utf8.count))
         default: u32(UInt32(truncatingIfNeeded: utf8.count))
         }
-        bytes.append(contentsOf: utf8)
+        self.utf8(utf8)
+    }
+
+    /// A string's UTF-8 bytes, copied from its storage in one step.
+    private mutating func utf8(_ utf8: String.UTF8View) {
+        let source = utf8.span
+        bytes.append(addingCapacity: source.count) { out in
+            for i in source.indices { out.append(source[i]) }
+        }
     }
 
     /// Overwrites the eight bytes at `index` (written earlier, e.g. a length known only at the end).

@@ -40,16 +40,16 @@ package enum ValueCodec {
     /// How far past the newest known tag a tag is still taken for a newer Concord's (beyond: damage).
     static let newerTagWindow: UInt8 = 16
 
-    /// Encodes `value`; throws `StoreError.unsupportedValue` for NaN or too-deep nesting.
-    package static func encode(_ value: Value, key: String = "") throws(StoreError) -> [UInt8] {
+    /// Encodes `value`; throws ``ConcordError`` `.unsupportedValue` for NaN or too-deep nesting.
+    package static func encode(_ value: Value, key: String = "") throws(ConcordError) -> [UInt8] {
         var out = ByteWriter(capacity: 16)
         try encode(value, into: &out, depth: 0, key: key)
         return out.bytes
     }
 
-    package static func encode(_ value: Value, into out: inout ByteWriter, depth: Int, key: String) throws(StoreError) {
+    package static func encode(_ value: Value, into out: inout ByteWriter, depth: Int, key: String) throws(ConcordError) {
         guard depth <= maxDepth else {
-            throw StoreError.unsupportedValue(key: key, reason: "collections nested deeper than \(maxDepth) levels")
+            throw ConcordError.unsupportedValue(key: key, reason: "collections nested deeper than \(maxDepth) levels")
         }
         switch value {
         case .string(let s):
@@ -59,11 +59,11 @@ package enum ValueCodec {
             out.u8(Tag.int.rawValue)
             out.u64(UInt64(bitPattern: Int64(i)))
         case .double(let d):
-            guard !d.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
+            guard !d.isNaN else { throw ConcordError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
             out.u8(Tag.double.rawValue)
             out.u64(d.bitPattern)
         case .float(let f):
-            guard !f.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
+            guard !f.isNaN else { throw ConcordError.unsupportedValue(key: key, reason: "NaN is not equal to itself, so it cannot be stored") }
             out.u8(Tag.float.rawValue)
             out.u32(f.bitPattern)
         case .uuid(let u):
@@ -78,7 +78,7 @@ package enum ValueCodec {
             out.lengthPrefixed(d)
         case .date(let date):
             let t = date.timeIntervalSinceReferenceDate
-            guard !t.isNaN else { throw StoreError.unsupportedValue(key: key, reason: "a date of NaN seconds cannot be stored") }
+            guard !t.isNaN else { throw ConcordError.unsupportedValue(key: key, reason: "a date of NaN seconds cannot be stored") }
             out.u8(Tag.date.rawValue)
             out.u64(t.bitPattern)
         case .url(let url):

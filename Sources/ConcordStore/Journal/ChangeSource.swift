@@ -13,13 +13,20 @@ public enum ChangeSource: Hashable, Sendable {
 
     /// `[kind 1][token or peer 16]`, as journal entries and conflicts store it.
     package func encode(into out: inout ByteWriter) {
+        out.fixed(Self.encodedSize) { encode(into: &$0) }
+    }
+
+    /// The bytes `encode` writes.
+    static let encodedSize = 17
+
+    func encode(into out: inout OutputSpan<UInt8>) {
         switch self {
         case .process(let token):
             out.u8(0)
-            out.append(token)
+            out.bytes(token)
         case .sync(let peer):
             out.u8(1)
-            out.append(peer.bytes)
+            out.bytes(peer.bytes)
         }
     }
 

@@ -11,14 +11,14 @@ extension ReplicaRows {
         guard after < UInt64.max else { return found }
         try txn.scan(layout.expiries, from: StoreLayout.seqKey(after + 1)) { key, _ in
             guard let (expiry, recordKey) = StoreLayout.splitExpiryKey(key), let (suite, k) = StoreLayout.splitRecordKey(recordKey) else {
-                throw StoreError.damaged(path: path, reason: "an entry of the expiry index that is not expiry, suite\\0key")
+                throw ConcordError.damaged(path: path, reason: "an entry of the expiry index that is not expiry, suite\\0key")
             }
             guard expiry <= upTo else {
                 found.next = expiry
                 return false
             }
             guard let row = try storedRecord(suite: suite, key: k), row.record.expiresAtMilliseconds == expiry else {
-                throw StoreError.damaged(path: path, reason: "the expiry index names \(suite)/\(k) at \(expiry), which its record does not hold")
+                throw ConcordError.damaged(path: path, reason: "the expiry index names \(suite)/\(k) at \(expiry), which its record does not hold")
             }
             found.expired.append(JournalEntry(seq: row.seq, suite: suite, key: k, record: row.record, source: .sync(peer: replica)))
             return true

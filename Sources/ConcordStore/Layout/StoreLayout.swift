@@ -10,7 +10,9 @@ import LMDB
 /// - `peers`, `conflicts`, `marks`: the sync layer's cursors, conflict log and history marks.
 /// - `expiries`: `[expiry ms 8][suite 0x00 key]` → empty, one per record that expires (store format 7):
 ///   the earliest expiry is one seek away, for the observers' timer.
-package struct StoreLayout: Sendable {
+///
+/// A class, so that handing the layout to each read and write shares it rather than copying seven handles.
+package final class StoreLayout: Sendable {
     package let meta: Database
     package let records: Database
     package let journal: Database
@@ -18,6 +20,13 @@ package struct StoreLayout: Sendable {
     package let conflicts: Database
     package let marks: Database
     package let expiries: Database
+
+    package init(
+        meta: Database, records: Database, journal: Database, peers: Database, conflicts: Database, marks: Database, expiries: Database
+    ) {
+        (self.meta, self.records, self.journal, self.peers) = (meta, records, journal, peers)
+        (self.conflicts, self.marks, self.expiries) = (conflicts, marks, expiries)
+    }
 
     static let formatKey = Array("format".utf8)
     package static let replicaKey = Array("replica".utf8)
@@ -31,12 +40,19 @@ package struct StoreLayout: Sendable {
 
     /// `suite 0x00 key`: records sort by suite, then key.
     package static func recordKey(suite: String, key: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(suite.utf8.count + 1 + key.utf8.count)
-        out.append(contentsOf: suite.utf8)
-        out.append(0)
-        out.append(contentsOf: key.utf8)
-        return out
+        var out = ByteWriter(capacity: suite.utf8.count + 1 + key.utf8.count)
+        recordKey(suite: suite, key: key, into: &out)
+        return out.bytes
+    }
+
+    /// Writes the record key of `suite`/`key` to `out`.
+    package static func recordKey(suite: String, key: String, into out: inout ByteWriter) {
+        let (s, k) = (suite.utf8.span, key.utf8.span)
+        out.fixed(s.count + 1 + k.count) { out in
+            out.utf8(s)
+            out.u8(0)
+            out.utf8(k)
+        }
     }
 
     /// The first record key of `suite` (scan from here while the key starts with it).

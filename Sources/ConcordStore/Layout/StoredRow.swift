@@ -5,9 +5,14 @@ package struct StoredRow {
 
     package var encoded: [UInt8] {
         var out = ByteWriter(capacity: 8 + Record.headerSize + (record.valueBytes?.count ?? 0))
+        Self.encode(seq: seq, record, into: &out)
+        return out.bytes
+    }
+
+    /// Writes the row of `record` whose journal entry is `seq`.
+    package static func encode(seq: UInt64, _ record: Record, into out: inout ByteWriter) {
         out.u64(seq)
         record.encode(into: &out)
-        return out.bytes
     }
 
     package static func decode(_ bytes: [UInt8], validateValue: Bool = false) throws(ValueDecodingError) -> StoredRow {

@@ -23,9 +23,9 @@ extension Suite {
     ///     then. When `nil`, the error goes to `UnhandledErrors`.
     ///   - handler: Called with each change on the main actor, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or `ConcordError` when observation cannot start.
     public func observe(
-        _ key: String? = nil, on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
+        _ key: String? = nil, on actor: MainActor, onError: (@MainActor @Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @MainActor @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
@@ -47,9 +47,9 @@ extension Suite {
     ///     the error goes to `UnhandledErrors`.
     ///   - handler: Called with the actor and each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or `ConcordError` when observation cannot start.
     public func observe<A: Actor>(
-        _ key: String? = nil, on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ key: String? = nil, on actor: A, onError: (@Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @Sendable (isolated A, Change) -> Void
     ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
@@ -70,9 +70,9 @@ extension Store {
     ///   - onError: Called once (on the main actor) if the journal cannot be read; observation ends then.
     ///   - handler: Called with each change on the main actor, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError` when observation cannot start.
+    /// - Throws: `ConcordError` when observation cannot start.
     public func observe(
-        on actor: MainActor, onError: (@MainActor @Sendable (StoreError) -> Void)? = nil,
+        on actor: MainActor, onError: (@MainActor @Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @MainActor @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         try core.observeOnMainActor(suite: nil, key: nil, onError: onError, handler)
@@ -89,9 +89,9 @@ extension Store {
     ///   - onError: Called once if the journal cannot be read; observation ends then.
     ///   - handler: Called with the actor and each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError` when observation cannot start.
+    /// - Throws: `ConcordError` when observation cannot start.
     public func observe<A: Actor>(
-        on actor: A, onError: (@Sendable (StoreError) -> Void)? = nil,
+        on actor: A, onError: (@Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @Sendable (isolated A, Change) -> Void
     ) throws -> ObservationToken {
         try core.observe(suite: nil, key: nil, on: actor, onError: onError, handler)
@@ -100,14 +100,14 @@ extension Store {
 
 extension ReplicaCore {
     func observeOnMainActor(
-        suite: String?, key: String?, onError: (@MainActor @Sendable (StoreError) -> Void)?,
+        suite: String?, key: String?, onError: (@MainActor @Sendable (ConcordError) -> Void)?,
         _ handler: @escaping @MainActor @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         let (stream, start) = try actorFeed(suite: suite, key: key)
         let directory = path
         let task = Task { @MainActor in
             do { for try await change in stream { handler(change) } } catch {
-                let failure = error as? StoreError ?? .io(path: directory, reason: "observation failed: \(error)")
+                let failure = error as? ConcordError ?? .io(path: directory, reason: "observation failed: \(error)")
                 if let onError { onError(failure) } else { UnhandledErrors.report(failure) }
             }
         }
@@ -115,7 +115,7 @@ extension ReplicaCore {
     }
 
     func observe<A: Actor>(
-        suite: String?, key: String?, on actor: A, onError: (@Sendable (StoreError) -> Void)?,
+        suite: String?, key: String?, on actor: A, onError: (@Sendable (ConcordError) -> Void)?,
         _ handler: @escaping @Sendable (isolated A, Change) -> Void
     ) throws -> ObservationToken {
         let (stream, start) = try actorFeed(suite: suite, key: key)
@@ -126,11 +126,11 @@ extension ReplicaCore {
 
     private static func pump<A: Actor>(
         _ stream: AsyncThrowingStream<Change, any Error>, on actor: isolated A, directory: String,
-        onError: (@Sendable (StoreError) -> Void)?,
+        onError: (@Sendable (ConcordError) -> Void)?,
         _ handler: @Sendable (isolated A, Change) -> Void
     ) async {
         do { for try await change in stream { handler(actor, change) } } catch {
-            let failure = error as? StoreError ?? .io(path: directory, reason: "observation failed: \(error)")
+            let failure = error as? ConcordError ?? .io(path: directory, reason: "observation failed: \(error)")
             if let onError { onError(failure) } else { UnhandledErrors.report(failure) }
         }
     }

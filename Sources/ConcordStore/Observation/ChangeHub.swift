@@ -22,7 +22,7 @@ package final class ChangeHub: Sendable {
         /// The wall clock when it subscribed: expiries before then are not news to it.
         let startMilliseconds: UInt64
         let deliver: @Sendable (Change) -> Void
-        let fail: @Sendable (StoreError) -> Void
+        let fail: @Sendable (ConcordError) -> Void
         /// Set for a subscriber to commits rather than changes: called after every wake-up (a commit
         /// by any process, a cursor moved by a sync), whatever it changed.
         var onCommit: (@Sendable () -> Void)? = nil
@@ -84,7 +84,7 @@ package final class ChangeHub: Sendable {
     func subscribe(
         suite: String?, key: String?,
         deliver: @escaping @Sendable (Change) -> Void,
-        fail: @escaping @Sendable (StoreError) -> Void
+        fail: @escaping @Sendable (ConcordError) -> Void
     ) throws -> Int {
         let start = try currentSeq()
         let now = wallClock()
@@ -120,7 +120,7 @@ package final class ChangeHub: Sendable {
 
     /// Registers `body` to be called after every commit to the replica from now on (by any process,
     /// cursor moves included), on the delivery queue; returns its id for `unsubscribe`.
-    func subscribeCommits(_ body: @escaping @Sendable () -> Void, fail: @escaping @Sendable (StoreError) -> Void) throws -> Int {
+    func subscribeCommits(_ body: @escaping @Sendable () -> Void, fail: @escaping @Sendable (ConcordError) -> Void) throws -> Int {
         let id = try subscribe(suite: nil, key: nil, deliver: { _ in }, fail: fail)
         state.withLock { $0.subscribers[id]?.onCommit = body }
         return id
@@ -208,7 +208,7 @@ package final class ChangeHub: Sendable {
 
     /// Tells every observer that the journal cannot be read, and ends every observation.
     private func failAll(_ error: any Error) {
-        let storeError = error as? StoreError ?? .damaged(path: notifyPath, reason: "the change journal cannot be read: \(error)")
+        let storeError = error as? ConcordError ?? .damaged(path: notifyPath, reason: "the change journal cannot be read: \(error)")
         let (failed, watcher) = state.withLock { s -> ([Subscriber], ChangeWatcher?) in
             defer {
                 s.subscribers = [:]

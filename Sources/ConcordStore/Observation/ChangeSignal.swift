@@ -13,7 +13,7 @@ final class ChangeSignal: Sendable {
     init(directory: String) throws {
         path = directory + "/notify"
         fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw StoreError.io(path: path, reason: "cannot open the change-notification file: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ConcordError.io(path: path, reason: "cannot open the change-notification file: \(String(cString: strerror(errno)))") }
     }
 
     deinit { close(fd) }

@@ -24,7 +24,7 @@ final class ChangeWatcher: Sendable {
     init(path: String, wallClock: @escaping @Sendable () -> UInt64, onWake: @escaping @Sendable () -> Void) throws {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
-            throw StoreError.io(path: path, reason: "cannot create a pipe for the change watcher: \(String(cString: strerror(errno)))")
+            throw ConcordError.io(path: path, reason: "cannot create a pipe for the change watcher: \(String(cString: strerror(errno)))")
         }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(fds[1], F_SETFL, O_NONBLOCK) // a wake-up never blocks its caller; one pending byte is enough

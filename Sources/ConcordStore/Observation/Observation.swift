@@ -31,9 +31,9 @@ extension Store {
     ///     the error goes to `UnhandledErrors`.
     ///   - handler: Called with each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError` when observation cannot start (the notify file cannot be watched).
+    /// - Throws: `ConcordError` when observation cannot start (the notify file cannot be watched).
     public func observe(
-        onError: (@Sendable (StoreError) -> Void)? = nil,
+        onError: (@Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         try core.observe(suite: nil, key: nil, onError: onError, handler)
@@ -71,9 +71,9 @@ extension Suite {
     ///     the error goes to `UnhandledErrors`.
     ///   - handler: Called with each change, one at a time, in commit order.
     /// - Returns: The token that keeps the observation alive.
-    /// - Throws: `StoreError.invalidKey`, or `StoreError` when observation cannot start.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or `ConcordError` when observation cannot start.
     public func observe(
-        _ key: String? = nil, onError: (@Sendable (StoreError) -> Void)? = nil,
+        _ key: String? = nil, onError: (@Sendable (ConcordError) -> Void)? = nil,
         _ handler: @escaping @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         if let key { try Names.validateKey(key, inSuite: name) }
@@ -83,7 +83,7 @@ extension Suite {
 
 extension ReplicaCore {
     func observe(
-        suite: String?, key: String?, onError: (@Sendable (StoreError) -> Void)?,
+        suite: String?, key: String?, onError: (@Sendable (ConcordError) -> Void)?,
         _ handler: @escaping @Sendable (Change) -> Void
     ) throws -> ObservationToken {
         let id = try hub.subscribe(
@@ -97,7 +97,7 @@ extension Store {
     /// Calls `body` after every commit to this replica from now on, by any process — cursor moves of a
     /// sync included, which change no key — until the token is released (the sync layer's waits for
     /// acknowledgements use it). `onError` is told once if the journal cannot be read.
-    package func observeCommits(onError: @escaping @Sendable (StoreError) -> Void, _ body: @escaping @Sendable () -> Void) throws -> ObservationToken {
+    package func observeCommits(onError: @escaping @Sendable (ConcordError) -> Void, _ body: @escaping @Sendable () -> Void) throws -> ObservationToken {
         let id = try core.hub.subscribeCommits(body, fail: onError)
         return ObservationToken { [hub = core.hub] in hub.unsubscribe(id) }
     }
@@ -111,7 +111,7 @@ extension Store {
 /// ```
 public struct ChangeStream: AsyncSequence, Sendable {
     public typealias Element = Change
-    public typealias Failure = StoreError
+    public typealias Failure = ConcordError
     let core: ReplicaCore
     let suite: String?
     let key: String?
@@ -121,16 +121,16 @@ public struct ChangeStream: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncThrowingStream<Change, any Error>.Iterator
 
-        public mutating func next() async throws(StoreError) -> Change? {
+        public mutating func next() async throws(ConcordError) -> Change? {
             do { return try await base.next() } catch { throw Self.storeError(error) }
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> Change? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> Change? {
             do { return try await base.next(isolation: actor) } catch { throw Self.storeError(error) }
         }
 
-        private static func storeError(_ error: any Error) -> StoreError {
-            error as? StoreError ?? .io(path: "", reason: "observation failed: \(error)")
+        private static func storeError(_ error: any Error) -> ConcordError {
+            error as? ConcordError ?? .io(path: "", reason: "observation failed: \(error)")
         }
     }
 

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Elements are what `suite.get(key, as: T.self)` would return: the stored value, else the
 /// registered default, else `nil`. A stored value that is not a `T` ends the stream with
-/// `StoreError.typeMismatch`; a journal that cannot be read ends it with that error. The stream ends
+/// ``ConcordError`` `.typeMismatch`; a journal that cannot be read ends it with that error. The stream ends
 /// when the consuming task is cancelled. Iteration delivers on the consumer's isolation: a loop on
 /// the main actor receives every element there.
 ///
@@ -25,7 +25,7 @@ public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
     /// What a read returns: the stored value, else the registered default, else `nil`.
     public typealias Element = T?
     /// Why a stream ends early: a bad key, a value of another type, or a journal that cannot be read.
-    public typealias Failure = StoreError
+    public typealias Failure = ConcordError
 
     let suite: Suite
     let key: String
@@ -35,17 +35,17 @@ public struct ValueStream<T: StorableValue>: AsyncSequence, Sendable {
         var base: AsyncThrowingStream<T?, any Error>.Iterator
 
         /// The next value, waiting for a change when there is none yet; `nil` when the task is cancelled.
-        public mutating func next() async throws(StoreError) -> T?? {
+        public mutating func next() async throws(ConcordError) -> T?? {
             do { return try await base.next() } catch { throw Self.storeError(error) }
         }
 
         /// The next value, delivered on `actor`'s isolation (the consuming loop's).
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(StoreError) -> T?? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> T?? {
             do { return try await base.next(isolation: actor) } catch { throw Self.storeError(error) }
         }
 
-        private static func storeError(_ error: any Error) -> StoreError {
-            error as? StoreError ?? .io(path: "", reason: "observation failed: \(error)")
+        private static func storeError(_ error: any Error) -> ConcordError {
+            error as? ConcordError ?? .io(path: "", reason: "observation failed: \(error)")
         }
     }
 
@@ -87,7 +87,7 @@ private final class InitialValueGate<T: StorableValue>: Sendable {
         let (record, seq) = try suite.core.snapshot { s in (try s.record(suite: suite.name, key: key), s.lastSeq) }
         let stored: Value?
         do { stored = try record?.value(at: suite.core.options.wallClock()) } catch {
-            throw StoreError.damaged(path: suite.store.directory, reason: "the value of \(suite.name)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: suite.store.directory, reason: "the value of \(suite.name)/\(key) does not decode: \(error)")
         }
         let initial = try typed(stored ?? suite.registeredDefault(forKey: key))
         state.withLock { s in
@@ -129,8 +129,8 @@ extension Suite {
     /// - Parameters:
     ///   - key: The key to follow.
     ///   - type: The type its values are read as.
-    /// - Returns: A stream whose first element is the current value; it throws `StoreError.invalidKey`
-    ///   for a bad key, and `StoreError.typeMismatch` when a value is not a `T`.
+    /// - Returns: A stream whose first element is the current value; it throws ``ConcordError`` `.invalidKey`
+    ///   for a bad key, and ``ConcordError`` `.typeMismatch` when a value is not a `T`.
     public func values<T: StorableValue>(of key: String, as type: T.Type = T.self) -> ValueStream<T> {
         ValueStream(suite: self, key: key)
     }

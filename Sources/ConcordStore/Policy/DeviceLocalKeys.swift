@@ -117,7 +117,7 @@ extension ReplicaTransaction {
     @discardableResult
     package func declareDeviceLocal(_ isLocal: Bool, suite: String, key: String, isPrefix: Bool) throws -> Bool {
         try Names.validateSuite(suite)
-        guard suite != ReservedSuite.name else { throw StoreError.reservedSuite(suite) }
+        guard suite != ReservedSuite.name else { throw ConcordError.reservedSuite(suite) }
         if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
         let reservedKey = DeviceLocalKeys.reservedKey(suite: suite, key: key, isPrefix: isPrefix)
         let scope = isLocal ? DeviceLocalKeys.device : DeviceLocalKeys.synced

@@ -14,11 +14,11 @@ extension PolicyState {
 
     /// Adds `amount` (negative to subtract) to this replica's contribution.
     ///
-    /// - Throws: `StoreError.unsupportedValue` when the replica's running total overflows `Int`.
+    /// - Throws: ``ConcordError`` `.unsupportedValue` when the replica's running total overflows `Int`.
     package mutating func increment(by amount: Int, at version: Version, key: String) throws {
         if let i = counters.firstIndex(where: { $0.replica == version.replica }) {
             let (total, overflow) = counters[i].total.addingReportingOverflow(amount)
-            guard !overflow else { throw StoreError.unsupportedValue(key: key, reason: "this replica's increments of the counter overflow Int") }
+            guard !overflow else { throw ConcordError.unsupportedValue(key: key, reason: "this replica's increments of the counter overflow Int") }
             counters[i].total = total
             counters[i].hlc = version.hlc
         } else {

@@ -9,14 +9,14 @@ package enum ReplicaNames {
 
     package static func key(of replica: ReplicaID) -> String { keyPrefix + replica.description }
 
-    /// Throws `StoreError.invalidReplicaName` unless `name` is 1–64 bytes of UTF-8 without control characters.
+    /// Throws ``ConcordError`` `.invalidReplicaName` unless `name` is 1–64 bytes of UTF-8 without control characters.
     package static func validate(_ name: String) throws {
         let count = name.utf8.count
-        guard count > 0 else { throw StoreError.invalidReplicaName(name, reason: "it is empty") }
-        guard count <= maxBytes else { throw StoreError.invalidReplicaName(name, reason: "it is \(count) bytes, over the limit of \(maxBytes)") }
+        guard count > 0 else { throw ConcordError.invalidReplicaName(name, reason: "it is empty") }
+        guard count <= maxBytes else { throw ConcordError.invalidReplicaName(name, reason: "it is \(count) bytes, over the limit of \(maxBytes)") }
         if let control = name.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let code = String(control.value, radix: 16, uppercase: true)
-            throw StoreError.invalidReplicaName(
+            throw ConcordError.invalidReplicaName(
                 name, reason: "it holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
         }
     }

@@ -26,7 +26,7 @@ package enum BackupDestination {
     /// Creates `path` (and missing parents) with mode 0700, or takes an existing empty directory and
     /// makes it 0700; returns whether it created it.
     static func prepare(_ path: String) throws -> Bool {
-        if let refusal = refusal(path) { throw StoreError.io(path: path, reason: refusal) }
+        if let refusal = refusal(path) { throw ConcordError.io(path: path, reason: refusal) }
         var created = false
         if access(path, F_OK) != 0 {
             do {
@@ -34,14 +34,14 @@ package enum BackupDestination {
                     atPath: path, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StoreError.io(path: path, reason: "cannot create the backup's directory: \(error.localizedDescription)")
+                throw ConcordError.io(path: path, reason: "cannot create the backup's directory: \(error.localizedDescription)")
             }
             created = true
         }
         guard chmod(path, 0o700) == 0 else {
             let reason = String(cString: strerror(errno))
             if created { rmdir(path) }
-            throw StoreError.io(path: path, reason: "cannot make the backup's directory private (chmod 700): \(reason)")
+            throw ConcordError.io(path: path, reason: "cannot make the backup's directory private (chmod 700): \(reason)")
         }
         return created
     }

@@ -24,7 +24,7 @@ extension Store {
     /// ```
     ///
     /// - Returns: What was checked, and one line per problem found (none when the replica is sound).
-    /// - Throws: `StoreError.damaged` when the data file's pages are too damaged to walk, or a storage error.
+    /// - Throws: ``ConcordError`` `.damaged` when the data file's pages are too damaged to walk, or a storage error.
     public func check() throws -> IntegrityReport {
         // LMDB trusts its pages; walk them first so damage is reported rather than crashing the walk below.
         let pages = try mapLMDBErrors(path: directory) { try core.env.verifyPages() }

@@ -49,9 +49,9 @@ extension Store {
     ///     total is the pages in use (less the free ones, compacting) as the copy begins; the last
     ///     update's total is the copy's size.
     /// - Returns: What was written and verified.
-    /// - Throws: `StoreError.io` when `destination` exists and is not an empty directory (nothing is
-    ///   written) or cannot be created; `StoreError.storage` when the copy fails (a full disk, say);
-    ///   `StoreError.damaged` when the copy does not verify. On any error nothing is left behind.
+    /// - Throws: ``ConcordError`` `.io` when `destination` exists and is not an empty directory (nothing is
+    ///   written) or cannot be created; ``ConcordError`` `.storage` when the copy fails (a full disk, say);
+    ///   ``ConcordError`` `.damaged` when the copy does not verify. On any error nothing is left behind.
     @discardableResult
     public func backup(to destination: String, compact: Bool = false, onProgress: ProgressHandler? = nil) throws -> BackupReport {
         let created = try BackupDestination.prepare(destination)
@@ -82,11 +82,11 @@ extension Store {
         options.createIfMissing = false
         let backup = try Store(path: destination, options: options)
         guard backup.replicaID == replicaID else {
-            throw StoreError.damaged(path: destination, reason: "the backup's replica id \(backup.replicaID) is not the original's \(replicaID)")
+            throw ConcordError.damaged(path: destination, reason: "the backup's replica id \(backup.replicaID) is not the original's \(replicaID)")
         }
         let report = try backup.check()
         guard report.isSound else {
-            throw StoreError.damaged(path: destination, reason: "the backup does not verify: " + report.problems.prefix(3).joined(separator: "; "))
+            throw ConcordError.damaged(path: destination, reason: "the backup does not verify: " + report.problems.prefix(3).joined(separator: "; "))
         }
         return BackupReport(
             directory: backup.directory, replicaID: backup.replicaID, bytes: bytes, compacted: compacted,

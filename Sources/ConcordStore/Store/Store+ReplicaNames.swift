@@ -9,7 +9,7 @@ extension Store {
     /// ```
     ///
     /// - Parameter name: 1–64 bytes of UTF-8 without control characters, or nil.
-    /// - Throws: `StoreError.invalidReplicaName` (nothing is written), or a storage error.
+    /// - Throws: ``ConcordError`` `.invalidReplicaName` (nothing is written), or a storage error.
     public func setName(_ name: String?) throws {
         try write { w in _ = try w.nameReplica(name) }
     }

@@ -15,7 +15,7 @@ extension Store {
     ///
     /// - Parameter options: The options to open it with. The default is the default options.
     /// - Returns: The new, empty store.
-    /// - Throws: `StoreError.io` when the directory cannot be created.
+    /// - Throws: ``ConcordError`` `.io` when the directory cannot be created.
     public static func temporary(options: Options = Options()) throws -> Store {
         var base = NSTemporaryDirectory()
         if !base.hasSuffix("/") { base += "/" }
@@ -26,7 +26,7 @@ extension Store {
                 atPath: path, withIntermediateDirectories: false,
                 attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.io(path: path, reason: "cannot create a temporary store directory: \(error.localizedDescription)")
+            throw ConcordError.io(path: path, reason: "cannot create a temporary store directory: \(error.localizedDescription)")
         }
         let store: Store
         do { store = try Store(path: path, options: options) } catch {

@@ -34,7 +34,7 @@ public final class Store: Sendable {
     ///   - directory: The replica's directory (a file URL).
     ///   - options: How to open it; those that shape the LMDB environment apply when this process
     ///     first opens the directory.
-    /// - Throws: `StoreError` when the directory is unsafe, damaged, or of a newer format.
+    /// - Throws: `ConcordError` when the directory is unsafe, damaged, or of a newer format.
     public convenience init(directory: URL, options: Options = Options()) throws {
         try self.init(path: directory.path, options: options)
     }
@@ -50,7 +50,7 @@ public final class Store: Sendable {
     ///     `options.createIfMissing` is false.
     ///   - options: How to open it; those that shape the LMDB environment apply when this process
     ///     first opens the directory.
-    /// - Throws: `StoreError.insecure` when the directory is writable by others or holds a symlink,
+    /// - Throws: ``ConcordError`` `.insecure` when the directory is writable by others or holds a symlink,
     ///   `.damaged` when its files are not a sound store, `.newerFormat` when a newer Concord wrote
     ///   it, `.io` when it cannot be created or is missing (with `createIfMissing` false).
     public init(path: String, options: Options = Options()) throws {
@@ -67,7 +67,7 @@ public final class Store: Sendable {
     ///
     /// - Parameter name: The suite's name; a suite exists once a key is written to it.
     /// - Returns: The suite (opening it reads nothing).
-    /// - Throws: `StoreError.invalidSuiteName`.
+    /// - Throws: ``ConcordError`` `.invalidSuiteName`.
     public func suite(_ name: String) throws -> Suite {
         try Names.validateSuite(name)
         return Suite(name: name, store: self)
@@ -111,7 +111,7 @@ public final class Store: Sendable {
     ///   - suite: Only this suite's entries, or nil for every suite.
     ///   - limit: The most entries to return.
     /// - Returns: The entries, oldest first, each with its seq, key and record.
-    /// - Throws: `StoreError.invalidSuiteName`, or `StoreError.damaged` when an entry does not decode.
+    /// - Throws: ``ConcordError`` `.invalidSuiteName`, or ``ConcordError`` `.damaged` when an entry does not decode.
     public func journalEntries(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [JournalEntry] {
         if let suite { try Names.validateSuite(suite) }
         return try core.journalEntries(after: seq, suite: suite, limit: limit)

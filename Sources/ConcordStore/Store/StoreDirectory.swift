@@ -13,47 +13,47 @@ enum StoreDirectory {
         var created = false
         var info = stat()
         if lstat(path, &info) != 0 {
-            guard errno == ENOENT else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
-            guard create else { throw StoreError.io(path: path, reason: "no store here (the directory does not exist)") }
+            guard errno == ENOENT else { throw ConcordError.io(path: path, reason: String(cString: strerror(errno))) }
+            guard create else { throw ConcordError.io(path: path, reason: "no store here (the directory does not exist)") }
             do {
                 try FileManager.default.createDirectory(
                     atPath: path, withIntermediateDirectories: true,
                     attributes: [.posixPermissions: 0o700])
             } catch {
-                throw StoreError.io(path: path, reason: "cannot create the store directory: \(error.localizedDescription)")
+                throw ConcordError.io(path: path, reason: "cannot create the store directory: \(error.localizedDescription)")
             }
             chmod(path, 0o700)
             created = true
         } else if info.st_mode & S_IFMT == S_IFLNK {
-            guard stat(path, &info) == 0 else { throw StoreError.io(path: path, reason: "a dangling symlink") }
+            guard stat(path, &info) == 0 else { throw ConcordError.io(path: path, reason: "a dangling symlink") }
         }
         guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw StoreError.io(path: path, reason: "not a directory")
+            throw ConcordError.io(path: path, reason: "not a directory")
         }
         guard info.st_mode & 0o022 == 0 else {
-            throw StoreError.insecure(
+            throw ConcordError.insecure(
                 path: path, reason: "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it")
         }
         for file in ["data.mdb", "lock.mdb", "notify"] {
             let filePath = path + "/" + file
             var fileInfo = stat()
             if lstat(filePath, &fileInfo) == 0 && fileInfo.st_mode & S_IFMT != S_IFREG {
-                throw StoreError.insecure(path: filePath, reason: "it is not a regular file (a symlink or a device); a store's files must be its own")
+                throw ConcordError.insecure(path: filePath, reason: "it is not a regular file (a symlink or a device); a store's files must be its own")
             }
         }
         var dataInfo = stat()
         if lstat(path + "/data.mdb", &dataInfo) == 0 && dataInfo.st_size == 0 && (!create || access(path + "/notify", F_OK) == 0) {
             // LMDB would take an empty data file for a new one and silently start an empty store.
-            throw StoreError.damaged(
+            throw ConcordError.damaged(
                 path: path,
                 reason:
                     "data.mdb is empty, so the data file was truncated (even a new store holds its two meta pages); restore it from a backup, or move the directory away to start a new store"
             )
         }
         if !create && access(path + "/data.mdb", F_OK) != 0 {
-            throw StoreError.io(path: path, reason: "no store here (no data.mdb in the directory)")
+            throw ConcordError.io(path: path, reason: "no store here (no data.mdb in the directory)")
         }
-        guard let resolved = realpath(path, nil) else { throw StoreError.io(path: path, reason: String(cString: strerror(errno))) }
+        guard let resolved = realpath(path, nil) else { throw ConcordError.io(path: path, reason: String(cString: strerror(errno))) }
         defer { free(resolved) }
         return (String(cString: resolved), created)
     }
@@ -64,11 +64,17 @@ enum StoreDirectory {
         for file in ["data.mdb", "lock.mdb", "notify"] { unlink(path + "/" + file) }
         rmdir(path)
         var full = FileSystemSpace.isFull(at: parent(of: path))
-        if case .storage(let code, _, _) = error as? StoreError, code == ENOSPC { full = true }
+        if let error = error as? ConcordError, error.code == .storage, error.systemCode == ENOSPC { full = true }
         guard full else { return error }
-        return StoreError.storage(
+        return ConcordError.storage(
             code: ENOSPC, operation: "creating the store at \(path)",
             message: "no space left on \(FileSystemSpace.describe(parent(of: path))); free some space and try again (nothing was left behind)")
+    }
+
+    /// "no space left on the file system mounted at …" when the file system holding `directory` has
+    /// (almost) no room left (for telling a full disk from other failures of a write), else nil.
+    package static func noSpaceLeft(at directory: String) -> String? {
+        FileSystemSpace.isFull(at: directory) ? "no space left on \(FileSystemSpace.describe(directory))" : nil
     }
 
     private static func parent(of path: String) -> String {

@@ -117,7 +117,7 @@ extension Store {
     ///
     /// - Parameter largestSuites: How many suites to list, largest first. The default is 10.
     /// - Returns: The figures, all taken from one read snapshot (reader slots just after it).
-    /// - Throws: `StoreError.damaged` when a record does not decode, or a storage error.
+    /// - Throws: ``ConcordError`` `.damaged` when a record does not decode, or a storage error.
     public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
         let layout = core.layout
         let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts, layout.marks]
@@ -152,7 +152,7 @@ extension Store {
         var out: [String: (records: Int, tombstones: Int, bytes: Int)] = [:]
         try txn.scan(records) { key, value in
             guard let (suite, _) = StoreLayout.splitRecordKey(key) else {
-                throw StoreError.damaged(path: path, reason: "a record key that is not suite\\0key")
+                throw ConcordError.damaged(path: path, reason: "a record key that is not suite\\0key")
             }
             out[suite, default: (0, 0, 0)].records += 1
             if StoredRow.isTombstone(value) { out[suite, default: (0, 0, 0)].tombstones += 1 }

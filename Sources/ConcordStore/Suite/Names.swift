@@ -9,7 +9,7 @@ package enum Names {
     package static func validateSuite(_ name: String) throws {
         // Every record from outside passes here (the sync layer's gate): read the bytes in place.
         let problem = name.utf8.withContiguousStorageIfAvailable(suiteProblem) ?? suiteProblem(Array(name.utf8))
-        if let problem { throw StoreError.invalidSuiteName(name, reason: problem) }
+        if let problem { throw ConcordError.invalidSuiteName(name, reason: problem) }
     }
 
     /// What is wrong with a suite name's bytes, or nil.
@@ -35,10 +35,10 @@ package enum Names {
     /// suite, whose keys name a suite and a key): a key that can be read or removed.
     package static func validateKey(_ key: String, inSuite suite: String? = nil) throws {
         let count = key.utf8.count
-        guard count > 0 else { throw StoreError.invalidKey(key, reason: "it is empty") }
+        guard count > 0 else { throw ConcordError.invalidKey(key, reason: "it is empty") }
         guard count > maxKeyBytes else { return } // within every suite's limit: no need to look at the suite
         let limit = suite == ReservedSuite.name ? ReservedSuite.maxKeyBytes : maxKeyBytes
-        guard count <= limit else { throw StoreError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(limit)") }
+        guard count <= limit else { throw ConcordError.invalidKey(key, reason: "it is \(count) bytes, over the limit of \(limit)") }
     }
 
     /// Throws unless `key` may be written: `validateKey`'s rules, and no U+0000 (a hub's PostgreSQL
@@ -47,7 +47,7 @@ package enum Names {
     package static func validateNewKey(_ key: String, inSuite suite: String? = nil) throws {
         try validateKey(key, inSuite: suite)
         guard !(key.utf8.withContiguousStorageIfAvailable { $0.contains(0) } ?? key.utf8.contains(0)) else {
-            throw StoreError.invalidKey(key, reason: "it contains U+0000 (NUL), which keys may not hold")
+            throw ConcordError.invalidKey(key, reason: "it contains U+0000 (NUL), which keys may not hold")
         }
     }
 }

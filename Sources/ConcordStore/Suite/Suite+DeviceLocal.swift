@@ -28,7 +28,7 @@ extension Suite {
     /// - Parameters:
     ///   - isDeviceLocal: `true` to keep the key on this device, `false` to sync it.
     ///   - key: The key (1–256 bytes of UTF-8).
-    /// - Throws: `StoreError.invalidKey`, or a storage error; nothing is declared then.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or a storage error; nothing is declared then.
     public func setDeviceLocal(_ isDeviceLocal: Bool, forKey key: String) throws {
         try core.write { w in try w.declareDeviceLocal(isDeviceLocal, suite: name, key: key, isPrefix: false) }
     }

@@ -25,7 +25,7 @@ extension Suite {
             let now = store.options.wallClock()
             return SnapshotRead(value: try record.value(at: now), snapshot: snapshot, expiry: now < expiry ? expiry : nil)
         } catch {
-            throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
         }
     }
 }

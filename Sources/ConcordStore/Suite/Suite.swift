@@ -35,8 +35,8 @@ public struct Suite: Sendable {
     ///   - key: The key to read.
     ///   - type: The type to read it as.
     /// - Returns: The value, or `nil` when nothing is stored and no default is registered.
-    /// - Throws: `StoreError.typeMismatch` when the value is not a `T`; `StoreError.invalidKey`;
-    ///   `StoreError.damaged` when the stored bytes do not decode.
+    /// - Throws: ``ConcordError`` `.typeMismatch` when the value is not a `T`; ``ConcordError`` `.invalidKey`;
+    ///   ``ConcordError`` `.damaged` when the stored bytes do not decode.
     @inlinable
     public func get<T: StorableValue>(_ key: String, as type: T.Type = T.self) throws -> T? {
         guard let value = try value(forKey: key) else { return nil }
@@ -69,7 +69,7 @@ public struct Suite: Sendable {
             if let expiry = header.expiryMilliseconds, core.options.wallClock() >= expiry { return nil }
             return try ValueCodec.decodeRest(&reader)
         } catch {
-            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
         }
     }
 
@@ -82,7 +82,7 @@ public struct Suite: Sendable {
     public func record(forKey key: String) throws -> Record? {
         guard let bytes = try storedRowBytes(forKey: key) else { return nil }
         do { return try StoredRow.decode(bytes).record } catch {
-            throw StoreError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
         }
     }
 
@@ -116,7 +116,7 @@ public struct Suite: Sendable {
         let now = core.options.wallClock()
         for (key, record) in try records() where !record.readsAsAbsent(at: now) {
             do { out[key] = try record.value(at: now) } catch {
-                throw StoreError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
+                throw ConcordError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
             }
         }
         return out
@@ -176,7 +176,7 @@ public struct Suite: Sendable {
     ///   - key: The key (1–256 bytes of UTF-8).
     /// - Returns: The version written, or `nil` when nothing was (setting `nil` on a key that holds
     ///   nothing, or a max or min proposal that would not move the value).
-    /// - Throws: `StoreError.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, `.policyMismatch` (a
+    /// - Throws: ``ConcordError`` `.invalidKey`, `.valueTooLarge`, `.unsupportedValue`, `.policyMismatch` (a
     ///   value the key's policy does not take), `.reservedSuite`, `.newerSchema`, or a storage error;
     ///   nothing is written then.
     @discardableResult
@@ -207,17 +207,17 @@ public struct Suite: Sendable {
     ///   - expiresAt: When the value stops reading; after now (by the store's clock), at the latest
     ///     the end of the year 9999. Kept to the millisecond, rounded up.
     /// - Returns: The version written.
-    /// - Throws: `StoreError.unsupportedValue` for an expiry not after now (or a `nil` value),
+    /// - Throws: ``ConcordError`` `.unsupportedValue` for an expiry not after now (or a `nil` value),
     ///   `.policyMismatch` on a key with another policy than lww, and what `set(_:forKey:)` throws;
     ///   nothing is written then.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAt: Date) throws -> Version? {
         let seconds = expiresAt.timeIntervalSince1970
         guard seconds > 0, seconds.isFinite else {
-            throw StoreError.unsupportedValue(key: key, reason: "its expiry (\(expiresAt)) is not a time after 1970")
+            throw ConcordError.unsupportedValue(key: key, reason: "its expiry (\(expiresAt)) is not a time after 1970")
         }
-        let milliseconds = UInt64(min((seconds * 1000).rounded(.up), Double(UInt64.max / 2)))
-        return try set(value, forKey: key) { _ in milliseconds }
+        let milliseconds = min((seconds * 1000).rounded(.up), Double(UInt64.max / 2))
+        return try set(value, forKey: key) { _ in UInt64(milliseconds) }
     }
 
     /// Stores `value` under `key` for `expiresAfter` (from now, by the store's clock); see
@@ -230,29 +230,28 @@ public struct Suite: Sendable {
     /// - Parameters:
     ///   - value: The value to store (not `nil`).
     ///   - key: The key (1–256 bytes of UTF-8).
-    ///   - expiresAfter: How long the value reads, from when the write starts (after any wait for another
-    ///     writer); above zero. Kept to the millisecond, rounded up.
+    ///   - expiresAfter: How long from now the value reads; above zero. Kept to the millisecond, rounded up.
     /// - Returns: The version written.
     /// - Throws: What `set(_:forKey:expiresAt:)` throws; nothing is written then.
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String, expiresAfter: Duration) throws -> Version? {
         let (seconds, attoseconds) = expiresAfter.components
         guard seconds > 0 || (seconds == 0 && attoseconds > 0) else {
-            throw StoreError.unsupportedValue(key: key, reason: "it would expire after \(expiresAfter), not after a time to come")
+            throw ConcordError.unsupportedValue(key: key, reason: "it would expire after \(expiresAfter), not after a time to come")
         }
-        let milliseconds = UInt64(min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2)))
-        // From the write transaction's now, so a write that waited for the write lock lives as long as asked.
+        let milliseconds = min((Double(seconds) * 1000 + Double(attoseconds) / 1e15).rounded(.up), Double(UInt64.max / 2))
+        // Counted from the write's own clock reading, so time spent waiting for the write lock does not shorten it.
         return try set(value, forKey: key) { now in
-            let (expiry, overflow) = now.addingReportingOverflow(milliseconds)
+            let (expiry, overflow) = now.addingReportingOverflow(UInt64(milliseconds))
             return overflow ? .max : expiry
         }
     }
 
-    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`), expiring at what `expiry` makes of
-    /// the write transaction's wall clock, in milliseconds since 1970.
-    func set<T: StorableValue>(_ value: T, forKey key: String, expiry: (UInt64) -> UInt64) throws -> Version? {
+    /// Stores an expiring value (see `set(_:forKey:expiresAt:)`) whose expiry `expiry` gives from the
+    /// write transaction's wall clock (milliseconds since 1970).
+    func set<T: StorableValue>(_ value: T, forKey key: String, expiry: (_ now: UInt64) -> UInt64) throws -> Version? {
         guard let stored = try storedForm(of: value, key: key) else {
-            throw StoreError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
+            throw ConcordError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
         }
         return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiry(w.wallClockMilliseconds)) }
     }
@@ -265,7 +264,7 @@ public struct Suite: Sendable {
     ///
     /// - Parameter key: The key to delete.
     /// - Returns: The tombstone's version, or `nil` when the key held no value (nothing is written).
-    /// - Throws: `StoreError.invalidKey`, `.reservedSuite`, `.newerSchema`, or a storage error.
+    /// - Throws: ``ConcordError`` `.invalidKey`, `.reservedSuite`, `.newerSchema`, or a storage error.
     @discardableResult
     public func remove(_ key: String) throws -> Version? {
         try core.write { w in try w.remove(suite: name, key: key) }
@@ -278,7 +277,7 @@ public struct Suite: Sendable {
     /// ```
     ///
     /// - Returns: How many keys were removed.
-    /// - Throws: `StoreError.reservedSuite`, `.newerSchema`, or a storage error; nothing is removed then.
+    /// - Throws: ``ConcordError`` `.reservedSuite`, `.newerSchema`, or a storage error; nothing is removed then.
     @discardableResult
     public func reset() throws -> Int {
         try core.write { w in try w.resetSuite(name) }
@@ -323,7 +322,7 @@ public struct Suite: Sendable {
     /// updates on other replicas combine with it.
     ///
     /// `body` runs inside the store's write transaction: it must not call the store (that throws
-    /// `StoreError.reentrantCall`). When it runs more than once: it runs once per attempt, and the
+    /// ``ConcordError`` `.reentrantCall`). When it runs more than once: it runs once per attempt, and the
     /// transaction is attempted again — `body` included, from the start, on a freshly read value —
     /// only when the store's memory map turned out too small while writing or committing (rolled
     /// back, the map grows), or when another write sharing its group commit threw (threads of this
@@ -343,7 +342,7 @@ public struct Suite: Sendable {
     ///   - type: The type to read and write it as.
     ///   - body: Changes the current value in place (`nil`: nothing stored; set `nil` to delete).
     /// - Returns: What `body` returns.
-    /// - Throws: `StoreError.typeMismatch` when the stored value is not a `T`, what `set(_:forKey:)`
+    /// - Throws: ``ConcordError`` `.typeMismatch` when the stored value is not a `T`, what `set(_:forKey:)`
     ///   throws, or what `body` throws; nothing is written then.
     @discardableResult
     public func update<T: StorableValue, R>(_ key: String, as type: T.Type = T.self, _ body: (inout T?) throws -> R) throws -> R {
@@ -371,7 +370,7 @@ public struct Suite: Sendable {
     ///   - key: The key of the integer.
     ///   - amount: What to add. The default is 1.
     /// - Returns: The new value.
-    /// - Throws: `StoreError.typeMismatch` when the key holds something else than an `Int`;
+    /// - Throws: ``ConcordError`` `.typeMismatch` when the key holds something else than an `Int`;
     ///   `.policyMismatch` on a `set` key; `.unsupportedValue` when the sum overflows.
     @discardableResult
     public func increment(_ key: String, by amount: Int = 1) throws -> Int {
@@ -397,7 +396,7 @@ public struct Suite: Sendable {
     /// - Parameters:
     ///   - policy: The policy, or `nil` to remove the declaration.
     ///   - key: The key it applies to.
-    /// - Throws: `StoreError.invalidKey`, or a storage error; nothing is declared then.
+    /// - Throws: ``ConcordError`` `.invalidKey`, or a storage error; nothing is declared then.
     public func declare(_ policy: MergePolicy?, forKey key: String) throws {
         try core.write { w in try w.declare(policy, suite: name, key: key, isPrefix: false) }
     }
@@ -431,22 +430,15 @@ public struct Suite: Sendable {
 
     /// `value` as the store holds it (nil: nothing stored), with errors naming the key.
     func storedForm<T: StorableValue>(of value: T, key: String) throws -> Value? {
-        do { return try value.storedValue() } catch let error as StoreError {
-            if case .unsupportedValue(_, let reason) = error { throw StoreError.unsupportedValue(key: key, reason: reason) }
-            throw error
-        } catch {
-            throw StoreError.unsupportedValue(key: key, reason: "\(T.storedTypeName) cannot be stored: \(error)")
-        }
+        do { return try value.storedValue() } catch { throw ConcordError.storing(error, as: T.self, key: key) }
     }
 
-    /// A stored value as a `T`, with a mismatch reported as `StoreError.typeMismatch` naming the key;
-    /// `requestedSuffix` follows `T`'s name in an error that is not a `ValueMismatch`.
+    /// A stored value as a `T`, with a mismatch reported as `.typeMismatch` naming the suite and key;
+    /// `requestedSuffix` follows `T`'s name in a mismatch a conformance did not describe itself.
     @usableFromInline
     func convert<T: StorableValue>(_ value: Value, key: String, requestedSuffix: String = "") throws -> T {
-        do { return try T(storedValue: value) } catch let mismatch as ValueMismatch {
-            throw StoreError.typeMismatch(suite: name, key: key, stored: mismatch.stored, requested: mismatch.requested)
-        } catch {
-            throw StoreError.typeMismatch(suite: name, key: key, stored: value.typeName, requested: T.storedTypeName + requestedSuffix)
+        do { return try T(storedValue: value) } catch {
+            throw ConcordError.reading(error, stored: value, as: T.self, requestedSuffix: requestedSuffix).at(suite: name, key: key)
         }
     }
 }

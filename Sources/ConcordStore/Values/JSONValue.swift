@@ -97,7 +97,7 @@ package enum JSONValue {
         let bytes: [UInt8]
         var offset = 0
 
-        func error(_ message: String) -> StoreError {
+        func error(_ message: String) -> ConcordError {
             .unsupportedValue(key: "", reason: "invalid JSON at byte \(offset): \(message)")
         }
 

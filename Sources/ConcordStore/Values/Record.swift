@@ -60,9 +60,9 @@ public struct Record: Hashable, Sendable {
     /// let record = try Record(version: Version(hlc: 1 << 16, replica: id), value: .string("dark"))
     /// ```
     ///
-    /// - Throws: `StoreError.unsupportedValue` for a value the store cannot hold (NaN, nesting too deep).
+    /// - Throws: ``ConcordError`` `.unsupportedValue` for a value the store cannot hold (NaN, nesting too deep).
     public init(version: Version, value: Value?) throws {
-        self.init(version: version, valueBytes: try value.map { v throws(StoreError) in try ValueCodec.encode(v) })
+        self.init(version: version, valueBytes: try value.map { v throws(ConcordError) in try ValueCodec.encode(v) })
     }
 
     /// When the value expires, if it does: a plain value's own expiry, or (in a policy record) the
@@ -133,8 +133,13 @@ public struct Record: Hashable, Sendable {
     /// The decoded value — for a policy record, what its parts add up to — or `nil` when it holds none.
     /// An expiring value is returned whether or not it has expired (`expires` says when it does).
     ///
-    /// - Throws: `ValueDecodingError` when the stored bytes do not decode (a damaged record).
-    public func value() throws(ValueDecodingError) -> Value? {
+    /// - Throws: ``ConcordError`` `.damaged` when the stored bytes do not decode (a damaged record).
+    public func value() throws(ConcordError) -> Value? {
+        do { return try decodedValue() } catch { throw ConcordError(.damaged, error.reason) }
+    }
+
+    /// The decoded value (see `value()`), with the decoding error as it is.
+    package func decodedValue() throws(ValueDecodingError) -> Value? {
         switch body {
         case .value(let bytes): return try ValueCodec.decode(bytes)
         case .tombstone: return nil
@@ -159,10 +164,7 @@ public struct Record: Hashable, Sendable {
     package func encode(into out: inout ByteWriter) {
         switch body {
         case .value(let bytes):
-            out.u8(expiryMilliseconds == nil ? 0 : 3)
-            out.u64(version.hlc)
-            out.append(version.replica.bytes)
-            if let expiryMilliseconds { out.u64(expiryMilliseconds) }
+            Self.encodePlainHeader(hlc: version.hlc, replica: version.replica, expiry: expiryMilliseconds, into: &out)
             out.append(bytes)
         case .tombstone:
             out.u8(1)
@@ -174,6 +176,20 @@ public struct Record: Hashable, Sendable {
             out.append(version.replica.bytes)
             state.encode(into: &out)
         }
+    }
+
+    /// Writes what precedes a plain value's bytes: flags 0 (or 3 with an expiry), the hlc, the replica
+    /// and the expiry; returns where the hlc is in `out`.
+    @discardableResult
+    package static func encodePlainHeader(hlc: UInt64, replica: ReplicaID, expiry: UInt64?, into out: inout ByteWriter) -> Int {
+        let at = out.count + 1
+        out.fixed(headerSize + (expiry == nil ? 0 : 8)) { out in
+            out.u8(expiry == nil ? 0 : 3)
+            out.u64(hlc)
+            out.bytes(replica.bytes)
+            if let expiry { out.u64(expiry) }
+        }
+        return at
     }
 
     /// The fixed part of an encoded record. After `read`, the reader is at the value.

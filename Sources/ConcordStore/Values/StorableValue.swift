@@ -28,7 +28,7 @@ import Foundation
 /// extension Measurement<UnitTemperature>: StorableValue {
 ///     public static var storedTypeName: String { "temperature" }
 ///     public init(storedValue: Value) throws {
-///         guard case .double(let celsius) = storedValue else { throw ValueMismatch(stored: storedValue, requested: "temperature") }
+///         guard case .double(let celsius) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: "temperature") }
 ///         self.init(value: celsius, unit: .celsius)
 ///     }
 ///     public func storedValue() throws -> Value? { .double(converted(to: .celsius).value) }
@@ -39,39 +39,13 @@ public protocol StorableValue: Sendable {
     static var storedTypeName: String { get }
     /// Converts from a stored value.
     ///
-    /// - Throws: `ValueMismatch` (or another error) when the stored value does not hold a `Self`.
+    /// - Throws: ``ConcordError/typeMismatch(stored:requested:)`` (or another error) when the stored
+    ///   value does not hold a `Self`.
     init(storedValue: Value) throws
     /// The value to store, or `nil` for "nothing stored" (only an optional's `nil` says that).
     ///
     /// - Throws: when the value cannot be represented (a `Codable` type whose encoding fails).
     func storedValue() throws -> Value?
-}
-
-/// A stored value that does not have the type it was read as. Reading APIs turn it into
-/// `StoreError.typeMismatch`, naming the suite and key.
-///
-/// <!-- assume: let storedValue = Value.string("warm") -->
-/// ```swift
-/// throw ValueMismatch(stored: storedValue, requested: "temperature")
-/// ```
-public struct ValueMismatch: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is stored, e.g. `string` or `String "purple"`.
-    public let stored: String
-    /// What was asked for, e.g. `Int` or `Theme`.
-    public let requested: String
-
-    /// A mismatch between a description of what is stored and the type asked for.
-    public init(stored: String, requested: String) {
-        self.stored = stored
-        self.requested = requested
-    }
-
-    /// A mismatch naming the stored value's type.
-    public init(stored: Value, requested: String) {
-        self.init(stored: stored.typeName, requested: requested)
-    }
-
-    public var description: String { "the stored \(stored) is not a \(requested)" }
 }
 
 // MARK: - Store-native types
@@ -86,7 +60,7 @@ extension Value: StorableValue {
 extension String: StorableValue {
     public static var storedTypeName: String { "String" }
     public init(storedValue: Value) throws {
-        guard case .string(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .string(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .string(self) }
@@ -97,7 +71,7 @@ extension String: StorableValue {
 extension Int: StorableValue {
     public static var storedTypeName: String { "Int" }
     public init(storedValue: Value) throws {
-        guard case .int(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .int(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .int(self) }
@@ -114,10 +88,10 @@ extension Double: StorableValue {
         case .float(let v): self = Double(v)
         case .int(let v):
             guard let exact = Double(exactly: v) else {
-                throw ValueMismatch(stored: "int \(v), which a Double cannot hold exactly", requested: Self.storedTypeName)
+                throw ConcordError.typeMismatch(stored: "int \(v), which a Double cannot hold exactly", requested: Self.storedTypeName)
             }
             self = exact
-        default: throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName)
+        default: throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName)
         }
     }
     public func storedValue() -> Value? { .double(self) }
@@ -128,7 +102,7 @@ extension Double: StorableValue {
 extension Float: StorableValue {
     public static var storedTypeName: String { "Float" }
     public init(storedValue: Value) throws {
-        guard case .float(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .float(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .float(self) }
@@ -139,7 +113,7 @@ extension Float: StorableValue {
 extension UUID: StorableValue {
     public static var storedTypeName: String { "UUID" }
     public init(storedValue: Value) throws {
-        guard case .uuid(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .uuid(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .uuid(self) }
@@ -149,7 +123,7 @@ extension UUID: StorableValue {
 extension Bool: StorableValue {
     public static var storedTypeName: String { "Bool" }
     public init(storedValue: Value) throws {
-        guard case .bool(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .bool(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .bool(self) }
@@ -159,7 +133,7 @@ extension Bool: StorableValue {
 extension Data: StorableValue {
     public static var storedTypeName: String { "Data" }
     public init(storedValue: Value) throws {
-        guard case .data(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .data(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .data(self) }
@@ -169,7 +143,7 @@ extension Data: StorableValue {
 extension Date: StorableValue {
     public static var storedTypeName: String { "Date" }
     public init(storedValue: Value) throws {
-        guard case .date(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .date(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .date(self) }
@@ -179,7 +153,7 @@ extension Date: StorableValue {
 extension URL: StorableValue {
     public static var storedTypeName: String { "URL" }
     public init(storedValue: Value) throws {
-        guard case .url(let v) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .url(let v) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = v
     }
     public func storedValue() -> Value? { .url(self) }
@@ -196,10 +170,10 @@ extension Optional: StorableValue where Wrapped: StorableValue {
 extension Array: StorableValue where Element: StorableValue {
     public static var storedTypeName: String { "[\(Element.storedTypeName)]" }
     public init(storedValue: Value) throws {
-        guard case .array(let items) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+        guard case .array(let items) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         self = try items.map { item in
             do { return try Element(storedValue: item) } catch {
-                throw ValueMismatch(stored: "array holding a \(item.typeName)", requested: Self.storedTypeName)
+                throw ConcordError.typeMismatch(stored: "array holding a \(item.typeName)", requested: Self.storedTypeName)
             }
         }
     }
@@ -207,7 +181,7 @@ extension Array: StorableValue where Element: StorableValue {
         .array(
             try map { element in
                 guard let value = try element.storedValue() else {
-                    throw StoreError.unsupportedValue(key: "", reason: "an array element is nil, which a stored array cannot hold")
+                    throw ConcordError.unsupportedValue(key: "", reason: "an array element is nil, which a stored array cannot hold")
                 }
                 return value
             })
@@ -218,14 +192,14 @@ extension Array: StorableValue where Element: StorableValue {
 /// enum that declares it, …) is stored as `Value.dictionary`, each key as its `storedKey` string.
 extension Dictionary: StorableValue where Key: StorableDictionaryKey, Value: StorableValue {
     public static var storedTypeName: String { "[\(Key.self): \(Value.storedTypeName)]" }
-    public init(storedValue: ConcordStore.Value) throws {
-        guard case .dictionary(let items) = storedValue else { throw ValueMismatch(stored: storedValue, requested: Self.storedTypeName) }
+    public init(storedValue: Concord.Value) throws {
+        guard case .dictionary(let items) = storedValue else { throw ConcordError.typeMismatch(stored: storedValue, requested: Self.storedTypeName) }
         var result = [Key: Value](minimumCapacity: items.count)
         for (stored, item) in items {
             guard let key = Key.key(storedAs: stored) else { throw Self.keyMismatch(in: items) }
             let value: Value
             do { value = try Value(storedValue: item) } catch {
-                throw ValueMismatch(stored: "dictionary holding a \(item.typeName)", requested: Self.storedTypeName)
+                throw ConcordError.typeMismatch(stored: "dictionary holding a \(item.typeName)", requested: Self.storedTypeName)
             }
             guard result.updateValue(value, forKey: key) == nil else { throw Self.keyMismatch(in: items) }
         }
@@ -233,27 +207,28 @@ extension Dictionary: StorableValue where Key: StorableDictionaryKey, Value: Sto
     }
     /// What is wrong with the keys of `items`: the first key (in string order) that is not a `Key`, or
     /// the first two that read as one.
-    private static func keyMismatch(in items: [String: ConcordStore.Value]) -> ValueMismatch {
+    private static func keyMismatch(in items: [String: Concord.Value]) -> ConcordError {
         var spellings: [Key: String] = [:]
         for stored in items.keys.sorted() {
             guard let key = Key.key(storedAs: stored) else {
-                return ValueMismatch(stored: "dictionary whose key \(String(reflecting: stored)) is not a \(Key.self)", requested: storedTypeName)
+                return ConcordError.typeMismatch(
+                    stored: "dictionary whose key \(String(reflecting: stored)) is not a \(Key.self)", requested: storedTypeName)
             }
             if let earlier = spellings.updateValue(stored, forKey: key) {
-                return ValueMismatch(
+                return ConcordError.typeMismatch(
                     stored: "dictionary whose keys \(String(reflecting: earlier)) and \(String(reflecting: stored)) both read as the \(Key.self) \(key)",
                     requested: storedTypeName)
             }
         }
-        return ValueMismatch(stored: "dictionary", requested: storedTypeName)
+        return ConcordError.typeMismatch(stored: "dictionary", requested: storedTypeName)
     }
-    public func storedValue() throws -> ConcordStore.Value? {
-        var items = [String: ConcordStore.Value](minimumCapacity: count)
+    public func storedValue() throws -> Concord.Value? {
+        var items = [String: Concord.Value](minimumCapacity: count)
         for (key, value) in self {
             // A nil entry (of an optional value type) is left out, as "nothing stored" is for a key.
             guard let stored = try value.storedValue() else { continue }
             guard items.updateValue(stored, forKey: key.storedKey) == nil else {
-                throw StoreError.unsupportedValue(
+                throw ConcordError.unsupportedValue(
                     key: "", reason: "two keys of the dictionary are stored as the same string \(String(reflecting: key.storedKey))")
             }
         }
@@ -270,9 +245,9 @@ extension StorableValue where Self: RawRepresentable, RawValue: StorableValue {
 
     fileprivate static func fromRawValue(_ stored: Value) throws -> Self {
         let raw: RawValue
-        do { raw = try RawValue(storedValue: stored) } catch { throw ValueMismatch(stored: stored, requested: storedTypeName) }
+        do { raw = try RawValue(storedValue: stored) } catch { throw ConcordError.typeMismatch(stored: stored, requested: storedTypeName) }
         guard let value = Self(rawValue: raw) else {
-            throw ValueMismatch(stored: "\(RawValue.storedTypeName) \(raw)", requested: storedTypeName)
+            throw ConcordError.typeMismatch(stored: "\(RawValue.storedTypeName) \(raw)", requested: storedTypeName)
         }
         return value
     }
@@ -282,12 +257,12 @@ extension StorableValue where Self: Codable {
     public static var storedTypeName: String { "\(Self.self)" }
     public init(storedValue: Value) throws {
         do { self = try ValueDecoder().decode(Self.self, from: storedValue) } catch {
-            throw ValueMismatch(stored: "\(storedValue.typeName) (\(CoderErrors.reason(of: error)))", requested: Self.storedTypeName)
+            throw ConcordError.typeMismatch(stored: "\(storedValue.typeName) (\(CoderErrors.reason(of: error)))", requested: Self.storedTypeName)
         }
     }
     public func storedValue() throws -> Value? {
         do { return try ValueEncoder().encode(self) } catch {
-            throw StoreError.unsupportedValue(key: "", reason: CoderErrors.reason(of: error))
+            throw ConcordError.unsupportedValue(key: "", reason: CoderErrors.reason(of: error))
         }
     }
 }

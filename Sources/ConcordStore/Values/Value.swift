@@ -7,7 +7,7 @@ import Foundation
 /// Numbers read as another numeric type only where that is exact and widening: an `.int` reads as a
 /// `Double` when the `Double` holds it exactly (up to 2^53 in magnitude), a `.float` reads as a
 /// `Double`; nothing reads as an `Int` or a `Float` but an `.int` or a `.float` (a `.double` is never
-/// truncated or rounded on reading). Every other mismatch is `StoreError.typeMismatch`.
+/// truncated or rounded on reading). Every other mismatch is ``ConcordError`` `.typeMismatch`.
 ///
 /// ```swift
 /// try suite.set(Value.array([.int(1), .string("two")]), forKey: "mixed")

@@ -50,7 +50,8 @@ public struct ReplicaID: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 extension String {
-    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+    /// The string with `pad` in front, up to `width` characters.
+    package func leftPadded(_ width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 
 /// Why a key reads as it does, in one answer (`Suite.explain(_:)`, `sync-tool why`): the value read

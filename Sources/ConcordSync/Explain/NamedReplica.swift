@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A replica as reports show it: its id, and the name it gave itself (`Store.setName(_:)`) when that
 /// name has reached the replica reporting.
 ///

@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 
 extension Suite {
@@ -19,7 +18,7 @@ extension Suite {
     ///
     /// - Parameter key: The key to explain.
     /// - Returns: One `Explanation`.
-    /// - Throws: `StoreError.invalidKey`, or `StoreError.damaged` when a record, journal entry or
+    /// - Throws: ``ConcordError`` `.invalidKey`, or ``ConcordError`` `.damaged` when a record, journal entry or
     ///   conflict does not decode.
     public func explain(_ key: String) throws -> Explanation {
         try Names.validateKey(key, inSuite: name)
@@ -44,7 +43,7 @@ extension Suite {
             let record = stored?.record
             let value: Value?
             do { value = try record?.value(at: now) } catch {
-                throw StoreError.damaged(path: r.path, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
+                throw ConcordError.damaged(path: r.path, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
             }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
             var arrival: Explanation.Arrival?
@@ -59,7 +58,7 @@ extension Suite {
                             replica: named(part.replica), isBase: part.isBase, value: part.value, time: Explanation.date(milliseconds: part.hlc >> 16)))
                 }
             } catch {
-                throw StoreError.damaged(path: r.path, reason: "the record of \(suiteName)/\(key) does not decode: \(error)")
+                throw ConcordError.damaged(path: r.path, reason: "the record of \(suiteName)/\(key) does not decode: \(error)")
             }
             let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
                 Explanation.BeatenWrite(
@@ -88,7 +87,7 @@ extension Suite {
     ///   - key: The key whose beaten write to restore.
     ///   - number: Which beaten write, 1 for the newest.
     /// - Returns: The version written, or nil when nothing was (removing a key that holds nothing).
-    /// - Throws: `SyncError.noSuchConflict` when `number` is outside the list (nothing is written), or what
+    /// - Throws: ``ConcordError`` `.noSuchConflict` when `number` is outside the list (nothing is written), or what
     ///   `set(_:forKey:)` throws.
     @discardableResult
     public func restore(_ key: String, conflict number: Int) throws -> Version? {
@@ -96,12 +95,12 @@ extension Suite {
         let suiteName = name
         let beaten = try store.read { r in try Self.beatenWrites(r, suite: suiteName, key: key) }
         guard number >= 1, number <= beaten.count else {
-            throw SyncError.noSuchConflict(suite: name, key: key, number: number, count: beaten.count)
+            throw ConcordError.noSuchConflict(suite: name, key: key, number: number, count: beaten.count)
         }
         let loser = beaten[number - 1].loser.record
         let value: Value?
         do { value = try loser.value() } catch {
-            throw StoreError.damaged(path: store.directory, reason: "the beaten write \(number) of \(name)/\(key) does not decode: \(error)")
+            throw ConcordError.damaged(path: store.directory, reason: "the beaten write \(number) of \(name)/\(key) does not decode: \(error)")
         }
         guard let value else { return try remove(key) }
         return try set(value, forKey: key)

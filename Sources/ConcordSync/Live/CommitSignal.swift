@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 import Synchronization
 
@@ -27,7 +26,7 @@ package final class CommitSignal: Sendable {
     package convenience init(store: Store, ignoring: (@Sendable (ChangeOrigin) -> Bool)? = nil) throws {
         self.init(ignoring: ignoring)
         guard pipeEnds.read >= 0 else {
-            throw StoreError.io(path: store.directory, reason: "cannot create a pipe to watch for commits: \(String(cString: strerror(errno)))")
+            throw ConcordError.io(path: store.directory, reason: "cannot create a pipe to watch for commits: \(String(cString: strerror(errno)))")
         }
         let observed = try store.observe { [weak self] change in
             guard let self, self.filter.withLock({ $0?(change.origin) }) != true else { return }

@@ -1,5 +1,3 @@
-import ConcordStore
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -20,7 +18,7 @@ package final class DirectoryLivePeer: LiveSyncPeer {
     private let presence: LivePresence
 
     package init(store: Store, other: Store, selection: SyncSelection = .all) throws {
-        guard store.replicaID != other.replicaID else { throw SyncError.sameReplica(store.replicaID, other.directory) }
+        guard store.replicaID != other.replicaID else { throw ConcordError.sameReplica(store.replicaID, other.directory) }
         self.store = store
         self.other = other
         synchronizer = Synchronizer(selection: selection)

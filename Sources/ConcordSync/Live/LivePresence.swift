@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 
 #if canImport(Glibc)
@@ -31,19 +30,19 @@ package final class LivePresence: Sendable {
     package init(directory: String, peer: ReplicaID) throws {
         let folder = Self.folder(directory)
         if mkdir(folder, 0o700) != 0 && errno != EEXIST {
-            throw StoreError.io(path: folder, reason: "cannot create the directory of live sessions: \(String(cString: strerror(errno)))")
+            throw ConcordError.io(path: folder, reason: "cannot create the directory of live sessions: \(String(cString: strerror(errno)))")
         }
         let name = "\(peer).\(getpid()).\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
         let temporary = folder + "/." + name + ".tmp"
         let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw StoreError.io(path: temporary, reason: "cannot register the live session: \(String(cString: strerror(errno)))")
+            throw ConcordError.io(path: temporary, reason: "cannot register the live session: \(String(cString: strerror(errno)))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, rename(temporary, folder + "/" + name) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             close(fd)
-            throw StoreError.io(path: temporary, reason: "cannot register the live session: \(reason)")
+            throw ConcordError.io(path: temporary, reason: "cannot register the live session: \(reason)")
         }
         self.fd = fd
         self.path = folder + "/" + name

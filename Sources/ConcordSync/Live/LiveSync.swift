@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 import Synchronization
 
@@ -151,7 +150,7 @@ public final class LiveSync: Sendable {
     /// returns at once.
     ///
     /// - Parameter timeout: How long to wait at most.
-    /// - Throws: `SyncError.notAcknowledged` when `timeout` passes first (naming the peer and how
+    /// - Throws: ``ConcordError`` `.notAcknowledged` when `timeout` passes first (naming the peer and how
     ///   many changes it has not acknowledged, or saying it was never reached).
     public func waitUntilAcknowledged(timeout: Duration) async throws {
         guard let store else { return }
@@ -170,11 +169,11 @@ public final class LiveSync: Sendable {
         }
         guard let peer = peerID.withLock({ $0 }) else {
             let pending = try DeltaReader.read(from: store, for: nil, alreadyMerged: .none, countOnly: true).counted
-            throw SyncError.notAcknowledged(peer: nil, name: nil, pending: pending, waited: timeout)
+            throw ConcordError.notAcknowledged(peer: nil, name: nil, pending: pending, waited: timeout)
         }
         let left = timeout - (ContinuousClock.now - start)
-        do { try await store.waitUntilAcknowledged(by: peer, timeout: max(left, .zero)) } catch SyncError.notAcknowledged(let p, let n, let count, _) {
-            throw SyncError.notAcknowledged(peer: p, name: n, pending: count, waited: timeout)
+        do { try await store.waitUntilAcknowledged(by: peer, timeout: max(left, .zero)) } catch let error as ConcordError where error.code == .notAcknowledged {
+            throw error.waited(timeout)
         }
     }
 

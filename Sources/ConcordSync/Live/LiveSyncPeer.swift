@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A peer a `LiveSync` holds a session with: it syncs on demand, and waits for the peer to announce
 /// changes while watching a local wake-up descriptor. The hub is one kind of peer; a streaming
 /// session to another replica can be another, driven by the same loop.

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Two remote replicas kept in sync through this process as a live-sync "peer": each round is a
 /// relay round (`SyncRelay`), and either server's own commits, which it announces, wake the loop.
 /// "Pushed" counts records changed on B, "pulled" those changed on A; conflicts are found on the

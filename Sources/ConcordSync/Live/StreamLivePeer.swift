@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A replica reached through a sync session (a remote over ssh) as a live-sync peer: each round is a
 /// session round over the open connection, and the serving side announces its own commits.
 ///

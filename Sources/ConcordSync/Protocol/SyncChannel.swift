@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 
 #if canImport(Glibc)
@@ -24,10 +23,10 @@ package final class SyncChannel: @unchecked Sendable {
     /// Bytes read but not yet decoded.
     private var buffer: [UInt8] = []
     /// Why the last send failed: the stream then holds part of a frame and takes no more.
-    private var broken: SyncProtocolError?
+    private var broken: ConcordError?
     private var start = 0
     /// Says what to blame when the stream ends or breaks (a remote's ssh diagnostics, for example).
-    package var describeFailure: @Sendable (String) -> SyncProtocolError = { SyncProtocolError(.unreachable, $0) }
+    package var describeFailure: @Sendable (String) -> ConcordError = { ConcordError.session(.unreachable, $0) }
 
     package init(input: Int32, output: Int32, timeout: Double = 60, limits: BundleLimits = SyncChannel.defaultLimits) {
         self.input = input
@@ -51,7 +50,7 @@ package final class SyncChannel: @unchecked Sendable {
     /// pipe or socket stays full) fails the send, as silence fails a read: the output is non-blocking
     /// while a frame goes out, so a full stream is waited for in `poll`, never inside `write`. After a
     /// failed send the stream holds part of a frame, so every later send fails at once.
-    package func send(_ frame: SyncFrame) throws(SyncProtocolError) {
+    package func send(_ frame: SyncFrame) throws(ConcordError) {
         if let broken { throw broken }
         let bytes = frame.encoded()
         let flags = fcntl(output, F_GETFL)
@@ -73,8 +72,8 @@ package final class SyncChannel: @unchecked Sendable {
             }
             var ready = pollfd(fd: output, events: Int16(POLLOUT), revents: 0)
             if poll(&ready, 1, Self.milliseconds(timeout)) == 0 {
-                broken = SyncProtocolError(
-                    .timeout,
+                broken = ConcordError.session(
+                    .timedOut,
                     "the peer stopped reading: it took none of the \(bytes.count - offset) bytes left to send for \(Self.seconds(timeout)) (the timeout): giving up on the session"
                 )
                 throw broken!
@@ -83,16 +82,17 @@ package final class SyncChannel: @unchecked Sendable {
     }
 
     /// The next frame, or nil when the stream ended cleanly between frames.
-    package func receive() throws(SyncProtocolError) -> SyncFrame? {
+    package func receive() throws(ConcordError) -> SyncFrame? {
         guard try fill(SyncFrame.headerSize, allowingEnd: true) else { return nil }
         var header = ByteReader(Array(buffer[start..<(start + SyncFrame.headerSize)]))
         let kind = (try? header.u8()) ?? 0
         let length = Int((try? header.u32()) ?? 0)
         guard SyncFrame.Kind(rawValue: kind) != nil else {
-            throw SyncProtocolError(.malformed, "a frame of unknown kind \(kind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
+            throw ConcordError.session(
+                .malformed, "a frame of unknown kind \(kind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
         }
         guard length <= limits.maxBytes else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .oversized, "the peer sent a frame of \(length) bytes, over the limit of \(limits.maxBytes) bytes: refused unread, nothing from it was merged")
         }
         guard try fill(SyncFrame.headerSize + length, allowingEnd: false) else { return nil }
@@ -124,14 +124,14 @@ package final class SyncChannel: @unchecked Sendable {
 
     /// Reads until `count` bytes are buffered. False when the stream ended cleanly before any byte of
     /// a frame (`allowingEnd`); throws when it ended inside one, broke, or stayed silent too long.
-    private func fill(_ count: Int, allowingEnd: Bool) throws(SyncProtocolError) -> Bool {
+    private func fill(_ count: Int, allowingEnd: Bool) throws(ConcordError) -> Bool {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while buffer.count - start < count {
             var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 1, Self.milliseconds(timeout))
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
-                throw SyncProtocolError(.timeout, "the peer sent nothing for \(Self.seconds(timeout)) (the silence timeout): giving up on the session")
+                throw ConcordError.session(.timedOut, "the peer sent nothing for \(Self.seconds(timeout)) (the silence timeout): giving up on the session")
             }
             let n = read(input, &chunk, chunk.count)
             if n < 0 {
@@ -141,7 +141,7 @@ package final class SyncChannel: @unchecked Sendable {
             if n == 0 {
                 let have = buffer.count - start
                 if have == 0 && allowingEnd { return false }
-                throw SyncProtocolError(
+                throw ConcordError.session(
                     .truncated,
                     "the stream ended in the middle of a frame (\(have) of \(max(count, SyncFrame.headerSize)) bytes): the connection dropped or the peer stopped; nothing from that frame was merged"
                 )

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What the start of a session decided (see the architecture document, "Trust and time"): this
 /// side's check of the peer's claims about its history, and the peer's check of this side's claims
 /// about the peer's history, exchanged as verdicts after the hellos.
@@ -24,9 +22,9 @@ struct SessionStart {
         let theirs: ContactCheck
         switch try channel.receive() {
         case .verdict(let verdict)?: theirs = verdict.check
-        case .failure(let error)?: throw SyncProtocolError(error.kind, "the peer: " + error.message)
+        case .failure(let error)?: throw ConcordError(error.code, "the peer: " + error.message)
         case nil: throw channel.describeFailure("the connection closed while waiting for the peer's verdict on the cursors")
-        default: throw SyncProtocolError(.malformed, "the peer sent something else where its verdict on the cursors belongs")
+        default: throw ConcordError.session(.malformed, "the peer sent something else where its verdict on the cursors belongs")
         }
         if theirs.forcesResync && !dryRun { try store.resetCursors(on: peer.replica) }
         return SessionStart(mine: mine, theirs: theirs)
@@ -34,7 +32,7 @@ struct SessionStart {
 }
 
 /// One side of a sync session after the handshake: it sends its replica's changes the other side
-/// lacks as batches and waits for each acknowledgement, and merges the batches it receives, each
+/// lacks as batches, a few ahead of their acknowledgements, and merges the batches it receives, each
 /// in one write transaction, acknowledging each. Both the client and `serve` use it.
 ///
 /// A large delta travels as several batches (at most `maxBatchEntries` entries or about
@@ -58,6 +56,8 @@ final class SyncEndpoint {
     let dryRun: Bool
     var maxBatchEntries = 20_000
     var maxBatchBytes = 2 << 20
+    /// Batches sent ahead of their acknowledgements, at most.
+    var maxBatchesInFlight = 4
     /// Told, batch by batch, how far each direction of a round has come (phases "send" and
     /// "receive", in seqs of the sending side's journal: from the cursor to the last seq announced).
     var onProgress: ProgressHandler?
@@ -108,8 +108,11 @@ final class SyncEndpoint {
         PeerKnowledge(items: peerHas.map { .init(replica: store.replicaID, scope: $0.key, seq: $0.value) })
     }
 
-    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`, or in a resync), each
-    /// acknowledged before the next.
+    /// Sends the changes the peer lacks (at least one batch when `atLeastOne`, or in a resync). Up to
+    /// `maxBatchesInFlight` batches travel before their acknowledgements: the next part is read and
+    /// sent while the peer merges the ones before, and each acknowledgement moves what the peer is
+    /// known to hold as it arrives (in order: the peer merges batches one after another). A session
+    /// cut midway leaves the peer with the whole batches it acknowledged, as with one batch at a time.
     func sendChanges(atLeastOne: Bool) throws -> SentChanges {
         var sent = SentChanges()
         var after: UInt64?
@@ -119,6 +122,20 @@ final class SyncEndpoint {
         var mark: HistoryMark?
         var meter: (ProgressMeter, start: UInt64)?
         let lastSeq = onProgress == nil ? 0 : try store.lastSeq()
+        /// The batches sent and not yet acknowledged, oldest first: where each ends, and whether it is the last.
+        var inFlight: [(toSeq: UInt64, complete: Bool)] = []
+        var batchesSent = 0
+        func acknowledged() throws {
+            let ack = try awaitAck()
+            let batch = inFlight.removeFirst()
+            guard ack.toSeq == batch.toSeq else {
+                throw ConcordError.session(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(batch.toSeq)")
+            }
+            sent.add(ack)
+            if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
+            if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
+            if batch.complete, awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }
+        }
         while true {
             let read = try DeltaReader.read(
                 from: store, for: peer, alreadyMerged: full ? .none : peerKnowledge, selection: selection,
@@ -131,9 +148,10 @@ final class SyncEndpoint {
                 meter?.0.update(0)
             }
             sent.journalEntriesRead += delta.journalEntriesRead
-            let behind = peerHas.values.contains { $0 < delta.batch.toSeq }
+            // A batch without entries still goes when it moves the peer's cursor past what a batch sent reached.
+            let behind = peerHas.values.contains { $0 < delta.batch.toSeq } && delta.batch.toSeq > (inFlight.last?.toSeq ?? 0)
             sent.leftOut += delta.leftOut
-            guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && sent.batches == 0) else { break }
+            guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && batchesSent == 0) else { break }
             // The batch's mark covers a seq this replica holds: announced too, as the peer checks it.
             let reach = max(delta.batch.toSeq, delta.batch.mark?.seq ?? 0)
             if reach > announcedToPeer {
@@ -141,19 +159,13 @@ final class SyncEndpoint {
                 announcedToPeer = reach
             }
             try channel.send(.batch(delta.batch))
-            let ack = try awaitAck()
-            guard ack.toSeq == delta.batch.toSeq else {
-                throw SyncProtocolError(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(delta.batch.toSeq)")
-            }
-            sent.add(ack)
-            if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
-            if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
+            batchesSent += 1
+            inFlight.append((delta.batch.toSeq, delta.complete))
             after = delta.batch.toSeq
-            if delta.complete {
-                if awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }
-                break
-            }
+            if delta.complete { break }
+            if inFlight.count >= maxBatchesInFlight { try acknowledged() }
         }
+        while !inFlight.isEmpty { try acknowledged() }
         try channel.send(.end)
         meter?.0.finish()
         resyncSend = false
@@ -180,7 +192,7 @@ final class SyncEndpoint {
     /// Merges (or, in a dry run, plans) the peer's batches until it says it has no more, acknowledging each.
     /// `refuse` is thrown (and told to the peer) at the first batch, for a side that must not merge.
     /// `first` is a frame of the round already read.
-    func receiveChanges(first: SyncFrame? = nil, refuse: SyncProtocolError? = nil) throws -> ApplyReport {
+    func receiveChanges(first: SyncFrame? = nil, refuse: ConcordError? = nil) throws -> ApplyReport {
         var total = ApplyReport(source: peer, target: store.replicaID)
         var applier = BatchApplier(store: store)
         applier.maxClockDriftMilliseconds = store.options.maxClockDriftMilliseconds
@@ -198,7 +210,7 @@ final class SyncEndpoint {
             case .batch(let batch):
                 if let refuse { throw refuse }
                 guard batch.source == peer, batch.selection == selection else {
-                    throw SyncProtocolError(
+                    throw ConcordError.session(
                         .malformed, "the peer sent a batch of replica \(batch.source) for \(batch.selection), but the session is with \(peer) for \(selection)")
                 }
                 try checkRange(batch, after: previousEnd)
@@ -209,10 +221,10 @@ final class SyncEndpoint {
                     meter?.0.update(0)
                 }
                 let report: ApplyReport
-                do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as SyncError {
-                    throw SyncProtocolError(.malformed, "the peer's batch was refused: \(error)")
+                do { report = dryRun ? try applier.plan(batch, mode: mode) : try applier.apply(batch, mode: mode) } catch let error as ConcordError {
+                    throw ConcordError.session(.malformed, "the peer's batch was refused: \(error)")
                 } catch {
-                    throw SyncProtocolError(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
+                    throw ConcordError.session(.peerStore, "merging the peer's batch into \(store.directory) failed: \(error)")
                 }
                 total.add(report)
                 try channel.send(.ack(SyncAck(toSeq: batch.toSeq, report: report)))
@@ -229,7 +241,7 @@ final class SyncEndpoint {
             case .announce(let seq):
                 noteAnnouncement(seq)
             default:
-                throw SyncProtocolError(.malformed, "the peer sent an unexpected frame while sending its changes")
+                throw ConcordError.session(.malformed, "the peer sent an unexpected frame while sending its changes")
             }
         }
     }
@@ -242,49 +254,49 @@ final class SyncEndpoint {
 
     /// Refuses a batch that ends past the last seq its sender announced (or whose history mark covers
     /// a seq past it), or starts before the end of the batch before it in the round (`previousEnd`).
-    private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(SyncProtocolError) {
+    private func checkRange(_ batch: RemoteBatch, after previousEnd: UInt64?) throws(ConcordError) {
         guard batch.toSeq <= peerAnnounced else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) ends at seq \(batch.toSeq), past the last seq it announced (\(peerAnnounced)); a batch carries only what its sender has, so nothing of it was merged"
             )
         }
         if let mark = batch.mark, mark.seq > peerAnnounced {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) is bound to a history mark covering seq \(mark.seq), past the last seq it announced (\(peerAnnounced)); a mark covers only what its sender has, so nothing of it was merged"
             )
         }
         if let previousEnd, batch.fromSeq < previousEnd {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed,
                 "the peer's batch of \(batch.source) starts at seq \(batch.fromSeq), before the end of its previous batch (\(previousEnd)); the batches of a round follow one another, so nothing of it was merged"
             )
         }
     }
 
-    private func awaitAck() throws(SyncProtocolError) -> SyncAck {
+    private func awaitAck() throws(ConcordError) -> SyncAck {
         while true {
             switch try expectFrame("an acknowledgement") {
             case .ack(let ack): return ack
             case .announce(let seq): noteAnnouncement(seq)
-            default: throw SyncProtocolError(.malformed, "the peer sent something else where an acknowledgement belongs")
+            default: throw ConcordError.session(.malformed, "the peer sent something else where an acknowledgement belongs")
             }
         }
     }
 
     /// The next frame; the end of the stream, or a failure the peer reports, is an error.
-    func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
+    func expectFrame(_ what: String) throws(ConcordError) -> SyncFrame {
         try nextFrame(what, mayEnd: false)!
     }
 
     /// The next frame, or nil when the stream ended cleanly between frames and `mayEnd`.
-    private func nextFrame(_ what: String, mayEnd: Bool) throws(SyncProtocolError) -> SyncFrame? {
+    private func nextFrame(_ what: String, mayEnd: Bool) throws(ConcordError) -> SyncFrame? {
         guard let frame = try channel.receive() else {
             if mayEnd { return nil }
             throw channel.describeFailure("the connection closed while waiting for \(what)")
         }
-        if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
+        if case .failure(let error) = frame { throw ConcordError(error.code, "the peer: " + error.message) }
         return frame
     }
 }
@@ -313,7 +325,7 @@ public struct SentChanges: Sendable, Equatable {
     /// Journal entries read on this side to build the batches.
     public var journalEntriesRead = 0
     /// Records this side holds from before the gate's rules, left out of the batches (see `RecordGate`).
-    public var leftOut: [RefusedRecord] = []
+    public var leftOut: [ConcordError] = []
 
     /// Nothing sent yet.
     public init() {}

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// One message of the sync protocol (see the architecture document, "Sync protocol").
 ///
 /// On the stream every frame is `kind u8 | payload length u32 | payload`. A batch's payload is a
@@ -24,7 +22,7 @@ package enum SyncFrame: Sendable, Equatable {
     /// its own (pull). A batch may not end past the last seq its sender announced.
     case announce(seq: UInt64)
     /// The sender gives up, saying why; it closes the stream next.
-    case failure(SyncProtocolError)
+    case failure(ConcordError)
     /// What the sender found checking the other side's claims about its history (after the hellos).
     case verdict(SyncVerdict)
 
@@ -62,7 +60,7 @@ package enum SyncFrame: Sendable, Equatable {
             w.u64(seq)
         case .failure(let error):
             kind = .failure
-            w.u8(error.kind.rawValue)
+            w.u8(error.code.wireByte)
             w.string(String(decoding: Array(error.message.utf8.prefix(60_000)), as: UTF8.self), lengthBytes: 2)
         case .verdict(let verdict):
             kind = .verdict
@@ -77,9 +75,9 @@ package enum SyncFrame: Sendable, Equatable {
     }
 
     /// Decodes one frame's payload (the header already read), checking all of it.
-    package static func decode(kind rawKind: UInt8, payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncFrame {
+    package static func decode(kind rawKind: UInt8, payload: [UInt8], limits: BundleLimits) throws(ConcordError) -> SyncFrame {
         guard let kind = Kind(rawValue: rawKind) else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed, "a frame of unknown kind \(rawKind): the peer is not speaking the Concord sync protocol, or the stream is damaged")
         }
         switch kind {
@@ -87,12 +85,12 @@ package enum SyncFrame: Sendable, Equatable {
         case .batch: return .batch(try bundle(payload, limits: limits, refusal: "a batch was refused, so nothing of it was merged").batch)
         default: break
         }
-        guard payload.count >= 4 else { throw SyncProtocolError(.malformed, "a \(kind) frame of \(payload.count) bytes is too short to hold its checksum") }
+        guard payload.count >= 4 else { throw ConcordError.session(.malformed, "a \(kind) frame of \(payload.count) bytes is too short to hold its checksum") }
         let body = Array(payload[..<(payload.count - 4)])
         var tail = ByteReader(Array(payload[(payload.count - 4)...]))
         let stored = (try? tail.u32()) ?? 0
         guard stored == CRC32.checksum([rawKind] + body) else {
-            throw SyncProtocolError(.malformed, "the checksum of a \(kind) frame does not match: the stream was damaged in transit")
+            throw ConcordError.session(.malformed, "the checksum of a \(kind) frame does not match: the stream was damaged in transit")
         }
         var r = ByteReader(body)
         do throws(ValueDecodingError) {
@@ -104,21 +102,21 @@ package enum SyncFrame: Sendable, Equatable {
             case .failure:
                 let code = try r.u8()
                 let message = try r.string(lengthBytes: 2)
-                frame = .failure(SyncProtocolError(SyncProtocolError.Kind(rawValue: code) ?? .refused, message))
+                frame = .failure(ConcordError.session(ConcordError.Code(wireByte: code), message))
             case .verdict: frame = .verdict(try SyncVerdict.decode(&r))
             case .hello, .batch: preconditionFailure("decoded above")
             }
             guard r.isAtEnd else { throw ValueDecodingError("\(r.remaining) unexpected bytes at its end") }
             return frame
         } catch {
-            throw SyncProtocolError(.malformed, "a \(kind) frame does not decode: \(error)")
+            throw ConcordError.session(.malformed, "a \(kind) frame does not decode: \(error)")
         }
     }
 
     /// A bundle carried in a frame, validated by the bundle decoder; `refusal` begins the message when it is not sound.
-    static func bundle(_ bytes: [UInt8], limits: BundleLimits, refusal: String) throws(SyncProtocolError) -> SyncBundle {
+    static func bundle(_ bytes: [UInt8], limits: BundleLimits, refusal: String) throws(ConcordError) -> SyncBundle {
         do { return try SyncBundle.decode(bytes, limits: limits) } catch {
-            throw SyncProtocolError(error.kind == .oversized ? .oversized : .malformed, "\(refusal): \(error.message)")
+            throw ConcordError.session(error.code == .oversized ? .oversized : .malformed, "\(refusal): \(error.message)")
         }
     }
 }
@@ -179,34 +177,34 @@ package struct SyncHello: Sendable, Equatable {
     /// The replica a relay's first hello names: none (the relay has no replica; its introduction follows).
     package static let relayPlaceholder = ReplicaID(bytes: Array("concord-relay-id".utf8))!
 
-    static func decode(_ payload: [UInt8], limits: BundleLimits) throws(SyncProtocolError) -> SyncHello {
+    static func decode(_ payload: [UInt8], limits: BundleLimits) throws(ConcordError) -> SyncHello {
         let header = magic.count + 2 + 2 + 4
         guard payload.count >= magic.count, Array(payload[..<magic.count]) == magic else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed, "the peer's first frame is not a Concord hello: the far side is not 'sync-tool serve' (check the remote command)")
         }
-        guard payload.count >= header else { throw SyncProtocolError(.malformed, "a hello of \(payload.count) bytes is too short") }
+        guard payload.count >= header else { throw ConcordError.session(.malformed, "a hello of \(payload.count) bytes is too short") }
         var r = ByteReader(Array(payload[magic.count..<header]))
         let version = (try? r.u16()) ?? 0
         let flags = (try? r.u16()) ?? 0
         let stored = (try? r.u32()) ?? 0
         guard version <= currentVersion else {
-            throw SyncProtocolError(
-                .newerVersion, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
+            throw ConcordError.session(
+                .newerProtocol, "the peer speaks sync protocol version \(version), newer than this side's \(currentVersion): upgrade Concord on this side")
         }
-        guard version >= 1 else { throw SyncProtocolError(.malformed, "sync protocol version 0 does not exist") }
+        guard version >= 1 else { throw ConcordError.session(.malformed, "sync protocol version 0 does not exist") }
         guard version >= minimumVersion else {
-            throw SyncProtocolError(
-                .olderVersion,
+            throw ConcordError.session(
+                .olderProtocol,
                 "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks; from version 4 on, records may expire): upgrade Concord where version \(version) runs"
             )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {
-            throw SyncProtocolError(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
+            throw ConcordError.session(.malformed, "the checksum of the hello does not match: the stream was damaged in transit")
         }
-        guard flags & ~15 == 0 else { throw SyncProtocolError(.malformed, "the hello has unknown flags \(flags)") }
+        guard flags & ~15 == 0 else { throw ConcordError.session(.malformed, "the hello has unknown flags \(flags)") }
         let bundle = try SyncFrame.bundle(Array(payload[header...]), limits: limits, refusal: "the hello was refused")
-        guard bundle.batch.entries.isEmpty else { throw SyncProtocolError(.malformed, "the hello carries entries; a hello describes its sender only") }
+        guard bundle.batch.entries.isEmpty else { throw ConcordError.session(.malformed, "the hello carries entries; a hello describes its sender only") }
         var hello = SyncHello(replica: bundle.batch.source, selection: bundle.batch.selection, knowledge: bundle.batch.knowledge, lastSeq: bundle.batch.toSeq)
         hello.version = version
         hello.milliseconds = bundle.createdMilliseconds
@@ -350,5 +348,33 @@ package struct SyncVerdict: Sendable, Equatable {
             check.claims.failures = [ClaimFailure(seq: seq, reason: reason)]
         }
         return SyncVerdict(check)
+    }
+}
+
+extension ConcordError.Code {
+    /// The byte a failure frame carries for this code: the protocol's failure kinds, numbered since its
+    /// first version; any other code goes out as a refusal of the request.
+    var wireByte: UInt8 {
+        switch self {
+        case .unreachable: 1
+        case .timedOut: 2
+        case .truncated: 3
+        case .malformed: 4
+        case .oversized: 5
+        case .newerProtocol: 6
+        case .readOnly: 7
+        case .peerStore: 9
+        case .olderProtocol: 10
+        default: 8
+        }
+    }
+
+    /// The code a failure frame's byte stands for (an unknown byte: a refusal).
+    init(wireByte: UInt8) {
+        let codes: [UInt8: Self] = [
+            1: .unreachable, 2: .timedOut, 3: .truncated, 4: .malformed, 5: .oversized, 6: .newerProtocol, 7: .readOnly, 9: .peerStore,
+            10: .olderProtocol
+        ]
+        self = codes[wireByte] ?? .refusedByPeer
     }
 }

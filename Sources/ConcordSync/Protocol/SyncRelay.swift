@@ -1,5 +1,3 @@
-import ConcordStore
-
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -40,14 +38,14 @@ package final class SyncRelay {
         helloA = try a.open(hello)
         helloB = try b.open(hello)
         guard helloA.replica != helloB.replica else {
-            throw SyncProtocolError(.refused, "both remotes are the same replica (\(helloA.replica)): there is nothing to sync")
+            throw ConcordError.session(.refusedByPeer, "both remotes are the same replica (\(helloA.replica)): there is nothing to sync")
         }
         guard helloA.selection == helloB.selection else {
-            throw SyncProtocolError(
-                .refused, "the remotes serve different suites (\(helloA.selection) and \(helloB.selection)): give --suite for suites both serve")
+            throw ConcordError.session(
+                .refusedByPeer, "the remotes serve different suites (\(helloA.selection) and \(helloB.selection)): give --suite for suites both serve")
         }
         guard !helloA.readOnly, !helloB.readOnly else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .readOnly, "a remote is served read-only: a relay forwards both ways, so sync the read-only one with a local replica instead")
         }
         self.dryRun = dryRun
@@ -116,7 +114,7 @@ package final class SyncRelay {
                 try to.channel.send(.announce(seq: seq))
                 from.announced = true
             default:
-                throw SyncProtocolError(.malformed, "a remote sent an unexpected frame while sending its changes")
+                throw ConcordError.session(.malformed, "a remote sent an unexpected frame while sending its changes")
             }
         }
     }
@@ -146,37 +144,37 @@ private final class RelaySide {
 
     /// Sends the relay's hello and returns the server's.
     func open(_ hello: SyncHello) throws -> SyncHello {
-        var sendError: SyncProtocolError?
+        var sendError: ConcordError?
         do { try channel.send(.hello(hello)) } catch { sendError = error }
         let answer: SyncFrame?
         do { answer = try channel.receive() } catch { throw sendError ?? error }
         switch answer {
         case .hello(let peer): return peer
-        case .failure(let error): throw SyncProtocolError(error.kind, "the peer: " + error.message)
+        case .failure(let error): throw ConcordError(error.code, "the peer: " + error.message)
         case nil: throw sendError ?? channel.describeFailure("the connection closed before the peer answered")
-        default: throw SyncProtocolError(.malformed, "the peer's first frame is not a hello")
+        default: throw ConcordError.session(.malformed, "the peer's first frame is not a hello")
         }
     }
 
-    func expectVerdict() throws(SyncProtocolError) -> SyncVerdict {
+    func expectVerdict() throws(ConcordError) -> SyncVerdict {
         switch try expectFrame("its verdict on the cursors") {
         case .verdict(let verdict): return verdict
-        default: throw SyncProtocolError(.malformed, "a remote sent something else where its verdict on the cursors belongs")
+        default: throw ConcordError.session(.malformed, "a remote sent something else where its verdict on the cursors belongs")
         }
     }
 
-    func expectFrame(_ what: String) throws(SyncProtocolError) -> SyncFrame {
+    func expectFrame(_ what: String) throws(ConcordError) -> SyncFrame {
         guard let frame = try channel.receive() else { throw channel.describeFailure("the connection closed while waiting for \(what)") }
-        if case .failure(let error) = frame { throw SyncProtocolError(error.kind, "the peer: " + error.message) }
+        if case .failure(let error) = frame { throw ConcordError(error.code, "the peer: " + error.message) }
         return frame
     }
 
-    func awaitAck() throws(SyncProtocolError) -> SyncAck {
+    func awaitAck() throws(ConcordError) -> SyncAck {
         while true {
             switch try expectFrame("an acknowledgement") {
             case .ack(let ack): return ack
             case .announce: announced = true
-            default: throw SyncProtocolError(.malformed, "a remote sent something else where an acknowledgement belongs")
+            default: throw ConcordError.session(.malformed, "a remote sent something else where an acknowledgement belongs")
             }
         }
     }
@@ -184,7 +182,7 @@ private final class RelaySide {
     func expectAnnouncement() throws -> LiveSyncWake {
         switch try expectFrame("an announcement") {
         case .announce: return .announced
-        default: throw SyncProtocolError(.malformed, "a remote sent something other than an announcement between rounds")
+        default: throw ConcordError.session(.malformed, "a remote sent something other than an announcement between rounds")
         }
     }
 }

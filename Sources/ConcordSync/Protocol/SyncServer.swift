@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 import Synchronization
 
@@ -33,28 +32,30 @@ package struct SyncServer {
 
     /// Serves one session on `channel`; returns when the client closes the stream.
     package func serve(_ channel: SyncChannel) throws {
-        do { try session(channel) } catch let error as SyncProtocolError {
+        do { try session(channel) } catch let error as ConcordError {
             try? channel.send(.failure(error))
             throw error
         } catch {
-            let failure = SyncProtocolError(.peerStore, "\(store.directory): \(error)")
+            let failure = ConcordError.session(.peerStore, "\(store.directory): \(error)")
             try? channel.send(.failure(failure))
             throw failure
         }
     }
 
     /// Tells a client why no session can start (the replica cannot be opened, for example).
-    package static func refuse(_ channel: SyncChannel, _ error: SyncProtocolError) {
+    package static func refuse(_ channel: SyncChannel, _ error: ConcordError) {
         try? channel.send(.failure(error))
     }
 
     private func session(_ channel: SyncChannel) throws {
         guard let first = try channel.receive() else { return }
         guard case .hello(let opening) = first else {
-            throw SyncProtocolError(.malformed, "the client's first frame is not a hello")
+            throw ConcordError.session(.malformed, "the client's first frame is not a hello")
         }
         var client = opening
-        guard client.replica != store.replicaID else { throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description) }
+        guard client.replica != store.replicaID else {
+            throw ConcordError.session(.refusedByPeer, ConcordError.sameReplica(store.replicaID, store.directory).description)
+        }
         let selection = try effectiveSelection(client.selection)
         var hello = SyncHello(
             replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
@@ -98,9 +99,9 @@ package struct SyncServer {
             case .announce(let seq):
                 endpoint.noteAnnouncement(seq) // the client's last seq, before batches that reach it
             case .failure(let error):
-                throw SyncProtocolError(error.kind, "the client: " + error.message)
+                throw ConcordError(error.code, "the client: " + error.message)
             case .hello, .ack, .verdict:
-                throw SyncProtocolError(.malformed, "the client sent an unexpected frame between rounds")
+                throw ConcordError.session(.malformed, "the client sent an unexpected frame between rounds")
             }
         }
     }
@@ -108,29 +109,30 @@ package struct SyncServer {
     /// A relay's second hello: the replica it relays for, whose session this becomes.
     private func introduction(_ channel: SyncChannel, after opening: SyncHello, selection: SyncSelection) throws -> SyncHello {
         guard case .hello(var introduced)? = try channel.receive() else {
-            throw SyncProtocolError(.malformed, "a relay's second frame must be the hello of the replica it relays for")
+            throw ConcordError.session(.malformed, "a relay's second frame must be the hello of the replica it relays for")
         }
         guard !introduced.relay, introduced.replica != SyncHello.relayPlaceholder, introduced.selection == selection else {
-            throw SyncProtocolError(
+            throw ConcordError.session(
                 .malformed, "the relay introduced \(introduced.replica) for \(introduced.selection); the session is for \(selection) and needs a replica")
         }
         guard introduced.replica != store.replicaID else {
-            throw SyncProtocolError(.refused, SyncError.sameReplica(store.replicaID, store.directory).description)
+            throw ConcordError.session(.refusedByPeer, ConcordError.sameReplica(store.replicaID, store.directory).description)
         }
         introduced.dryRun = opening.dryRun
         introduced.live = opening.live
         return introduced
     }
 
-    static let readOnlyRefusal = SyncProtocolError(
+    static let readOnlyRefusal = ConcordError.session(
         .readOnly, "this replica is served read-only: it sends its changes and merges nothing (the batch was not merged)")
 
-    private func effectiveSelection(_ asked: SyncSelection) throws(SyncProtocolError) -> SyncSelection {
+    private func effectiveSelection(_ asked: SyncSelection) throws(ConcordError) -> SyncSelection {
         guard let served = suites.suites else { return asked }
         guard let wanted = asked.suites else { return suites }
         let outside = wanted.filter { !served.contains($0) }
         guard outside.isEmpty else {
-            throw SyncProtocolError(.refused, "this server serves only suites \(served.joined(separator: ", ")); not \(outside.joined(separator: ", "))")
+            throw ConcordError.session(
+                .refusedByPeer, "this server serves only suites \(served.joined(separator: ", ")); not \(outside.joined(separator: ", "))")
         }
         return asked
     }

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// The client side of a sync session over a channel (see the architecture document, "Sync protocol"):
 /// the handshake, then rounds — this replica's changes to the peer, each batch acknowledged, then
 /// the peer's changes to this replica, each merged in one write transaction and acknowledged.
@@ -35,24 +33,24 @@ package final class SyncSession {
         hello.milliseconds = store.options.wallClock()
         hello.dryRun = dryRun
         hello.live = live
-        var sendError: SyncProtocolError?
+        var sendError: ConcordError?
         do { try channel.send(.hello(hello)) } catch { sendError = error }
         // Even when the hello could not be sent, the peer may have said why it refused (then closed).
         let answer: SyncFrame?
         do { answer = try channel.receive() } catch { throw sendError ?? error }
         switch answer {
         case .hello(let peer):
-            guard peer.replica != store.replicaID else { throw SyncError.sameReplica(store.replicaID, store.directory) }
+            guard peer.replica != store.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
             guard selection.suites == nil || peer.selection == selection else {
-                throw SyncProtocolError(.malformed, "the peer answered for \(peer.selection), not the \(selection) asked for")
+                throw ConcordError.session(.malformed, "the peer answered for \(peer.selection), not the \(selection) asked for")
             }
             self.peer = peer
         case .failure(let error):
-            throw SyncProtocolError(error.kind, "the peer: " + error.message)
+            throw ConcordError(error.code, "the peer: " + error.message)
         case nil:
             throw sendError ?? channel.describeFailure("the connection closed before the peer answered")
         default:
-            throw SyncProtocolError(.malformed, "the peer's first frame is not a hello")
+            throw ConcordError.session(.malformed, "the peer's first frame is not a hello")
         }
         // Each side checks the other's claims about its history before anything is sent or skipped.
         let start = try SessionStart.exchange(store: store, channel: channel, peer: peer, selection: peer.selection, dryRun: dryRun)
@@ -93,7 +91,7 @@ package final class SyncSession {
             case .announce(let seq):
                 endpoint.noteAnnouncement(seq)
                 return .announced
-            default: throw SyncProtocolError(.malformed, "the peer sent something other than an announcement between rounds")
+            default: throw ConcordError.session(.malformed, "the peer sent something other than an announcement between rounds")
             }
         }
     }

@@ -32,9 +32,9 @@ public struct RemoteAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses a remote address; throws with what is wrong (an empty host or path, a bad port).
-    public static func parse(_ text: String) throws(SyncProtocolError) -> RemoteAddress {
-        func bad(_ why: String) -> SyncProtocolError {
-            SyncProtocolError(.refused, "'\(text)' is not a remote replica address: \(why) (write [user@]host:PATH or ssh://[user@]host[:port]/PATH)")
+    public static func parse(_ text: String) throws(ConcordError) -> RemoteAddress {
+        func bad(_ why: String) -> ConcordError {
+            ConcordError.session(.refusedByPeer, "'\(text)' is not a remote replica address: \(why) (write [user@]host:PATH or ssh://[user@]host[:port]/PATH)")
         }
         var rest: Substring
         var port: Int?

@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 import Synchronization
 
@@ -53,7 +52,7 @@ package final class RemoteConnection: @unchecked Sendable {
         readOnly: Bool = false
     ) throws -> RemoteConnection {
         var words = try ShellWords.split(options.rsh)
-        guard !words.isEmpty else { throw SyncProtocolError(.refused, "--rsh is empty: give the ssh command, e.g. \"ssh -p 2222\"") }
+        guard !words.isEmpty else { throw ConcordError.session(.refusedByPeer, "--rsh is empty: give the ssh command, e.g. \"ssh -p 2222\"") }
         if let port = address.port { words += ["-p", String(port)] }
         var remote = [options.remoteCommand, "serve", address.path]
         for suite in suites.suites ?? [] { remote += ["--suite", suite] }
@@ -81,7 +80,7 @@ package final class RemoteConnection: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         do { try process.run() } catch {
-            throw SyncProtocolError(.unreachable, "cannot start '\(words[0])' to reach \(address.host): \(error)")
+            throw ConcordError.session(.unreachable, "cannot start '\(words[0])' to reach \(address.host): \(error)")
         }
         toChild = input.fileHandleForWriting
         fromChild = output.fileHandleForReading
@@ -97,7 +96,7 @@ package final class RemoteConnection: @unchecked Sendable {
             let status = process.isRunning ? "" : " (\(program) exited with status \(process.terminationStatus))"
             let refused = said.contains("Permission denied") || said.contains("Authentication failed") || said.contains("Too many authentication failures")
             let reason = refused ? "the login to \(host) was refused" : (said.isEmpty ? "the connection to \(host) dropped" : "cannot reach \(host)")
-            return SyncProtocolError(.unreachable, "\(reason): \(what)\(status)\(said.isEmpty ? "" : ": " + said)")
+            return ConcordError.session(.unreachable, "\(reason): \(what)\(status)\(said.isEmpty ? "" : ": " + said)")
         }
     }
 

@@ -8,7 +8,7 @@ import Foundation
 /// ShellWords.quote("my dir")   // "'my dir'"
 /// ```
 package enum ShellWords {
-    package static func split(_ text: String) throws(SyncProtocolError) -> [String] {
+    package static func split(_ text: String) throws(ConcordError) -> [String] {
         var words: [String] = []
         var current = ""
         var inWord = false
@@ -42,7 +42,7 @@ package enum ShellWords {
                 inWord = true
             }
         }
-        guard quote == nil, !escaped else { throw SyncProtocolError(.refused, "the command '\(text)' has an unclosed quote or a trailing backslash") }
+        guard quote == nil, !escaped else { throw ConcordError.session(.refusedByPeer, "the command '\(text)' has an unclosed quote or a trailing backslash") }
         if inWord { words.append(current) }
         return words
     }

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A suite's schema: its version, and the migrations that bring values written by older versions
 /// of the program to it. Open the suite with it (`Store.suite(_:schema:)`):
 ///
@@ -8,7 +6,7 @@ import ConcordStore
 /// - values that arrive later from a replica still at an older version (merged by this process, or
 ///   found when the suite is next opened) are migrated on the way in: renamed, converted, dropped;
 /// - a replica that holds the suite at a newer version than this program's refuses this program's
-///   writes to it (`StoreError.newerSchema`) instead of writing values of the old shape.
+///   writes to it (``ConcordError`` `.newerSchema`) instead of writing values of the old shape.
 ///
 /// ```swift
 /// let schema = Schema(version: 2, migrations: [
@@ -40,13 +38,13 @@ public struct Schema: Sendable {
 
     /// Refuses migrations to versions outside 1…`version`, or two to one version.
     func validate(suite: String) throws {
-        guard version >= 0 else { throw StoreError.invalidSchema(suite: suite, reason: "its version is \(version), below 0") }
+        guard version >= 0 else { throw ConcordError.invalidSchema(suite: suite, reason: "its version is \(version), below 0") }
         for (i, migration) in migrations.enumerated() {
             guard (1...max(1, version)).contains(migration.version), migration.version <= version else {
-                throw StoreError.invalidSchema(suite: suite, reason: "a migration to version \(migration.version) is outside 1…\(version)")
+                throw ConcordError.invalidSchema(suite: suite, reason: "a migration to version \(migration.version) is outside 1…\(version)")
             }
             if i > 0, migrations[i - 1].version == migration.version {
-                throw StoreError.invalidSchema(suite: suite, reason: "two migrations to version \(migration.version)")
+                throw ConcordError.invalidSchema(suite: suite, reason: "two migrations to version \(migration.version)")
             }
         }
     }

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// Applies a schema's steps inside one write transaction of the write core: the migration run
 /// when a suite is opened, and the catch-up of values merged in from replicas at older versions.
 struct SchemaMigrator {
@@ -60,7 +58,7 @@ struct SchemaMigrator {
                     guard let record = try w.record(suite: suite, key: key), record.isPlain, let value = try record.value(), applies(value) else { continue }
                     let converted: Value?
                     do { converted = try transform(value) } catch {
-                        throw StoreError.migrationFailed(suite: suite, version: migration.version, key: key, reason: "\(error)")
+                        throw ConcordError.migrationFailed(suite: suite, version: migration.version, key: key, reason: "\(error)")
                     }
                     let bytes = try converted.map { try ValueCodec.encode($0, key: key) }
                     try w.storeMigrated(Record(version: Self.after(record), valueBytes: bytes), suite: suite, key: key)
@@ -91,7 +89,7 @@ extension Store {
     /// The suite named `name`, opened with `schema`: the migrations this replica has not run yet run
     /// now (in one write transaction, as writes that sync), values written at older versions are
     /// migrated as they arrive, and while the replica holds the suite at a newer version than
-    /// `schema.version`, this process's writes to it are refused (`StoreError.newerSchema`).
+    /// `schema.version`, this process's writes to it are refused (``ConcordError`` `.newerSchema`).
     ///
     /// ```swift
     /// let app = try store.suite("app", schema: Schema(version: 2, migrations: [
@@ -103,11 +101,11 @@ extension Store {
     ///   - name: The suite's name (1–128 bytes of letters, digits, `.`, `_`, `-`).
     ///   - schema: The schema this program writes, with the migrations to it.
     /// - Returns: The suite, migrated to `schema.version` in this replica.
-    /// - Throws: `StoreError.invalidSuiteName`, `.invalidSchema`, `.migrationFailed` (nothing was
+    /// - Throws: ``ConcordError`` `.invalidSuiteName`, `.invalidSchema`, `.migrationFailed` (nothing was
     ///   migrated), or a storage error.
     public func suite(_ name: String, schema: Schema) throws -> Suite {
         let suite = try self.suite(name)
-        guard name != ReservedSuite.name else { throw StoreError.reservedSuite(name) }
+        guard name != ReservedSuite.name else { throw ConcordError.reservedSuite(name) }
         try schema.validate(suite: name)
         let migrator = SchemaMigrator(schema: schema, suite: name)
         core.schemas.register(.init(version: schema.version) { w, suite, keys in try migrator.migrateIncoming(keys, in: w) }, suite: name)

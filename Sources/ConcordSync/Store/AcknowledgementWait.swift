@@ -1,4 +1,3 @@
-import ConcordStore
 import Synchronization
 
 /// One wait of `Store.waitUntilAcknowledged`: woken by every commit to the replica (a sync's cursor
@@ -28,7 +27,7 @@ struct AcknowledgementWait: Sendable {
 
     func run(timeout: Duration) async throws {
         let (wakes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let failure = Mutex<StoreError?>(nil)
+        let failure = Mutex<ConcordError?>(nil)
         let token = try store.observeCommits(
             onError: { error in
                 failure.withLock { $0 = error }
@@ -49,7 +48,7 @@ struct AcknowledgementWait: Sendable {
                 try Task.checkCancellation()
                 left = try behind()
                 guard let first = left.first else { return }
-                throw SyncError.notAcknowledged(peer: first.peer, name: try store.name(of: first.peer), pending: first.pending, waited: timeout)
+                throw ConcordError.notAcknowledged(peer: first.peer, name: try store.name(of: first.peer), pending: first.pending, waited: timeout)
             }
             left = try behind()
         }

@@ -1,6 +1,3 @@
-import ConcordStore
-import LMDB
-
 /// One side of a conflict: the record and how it reached the replica that logged the conflict.
 ///
 /// <!-- assume: let conflict = try store.conflicts()[0] -->
@@ -106,7 +103,7 @@ extension ReplicaTransaction {
     /// Keeps `conflict` in the replica's conflict log, in this transaction. Logging the same lost write
     /// again (the same key and losing version) replaces the earlier entry, so repeated merges log it once.
     package func logConflict(_ conflict: Conflict) throws {
-        try txn.put(layout.conflicts, conflict.storageKey, conflict.encoded)
+        try putRow(.conflicts, conflict.storageKey, conflict.encoded)
     }
 }
 
@@ -119,7 +116,7 @@ extension Store {
     ///
     /// - Parameter suite: The suite whose conflicts to list, or nil for every suite.
     /// - Returns: Each logged conflict: the key, the winning and the losing write, the peer, when.
-    /// - Throws: `StoreError.invalidSuiteName`, or `StoreError.damaged` when an entry does not decode.
+    /// - Throws: ``ConcordError`` `.invalidSuiteName`, or ``ConcordError`` `.damaged` when an entry does not decode.
     public func conflicts(suite: String? = nil) throws -> [Conflict] {
         if let suite { try Names.validateSuite(suite) }
         return try read { r in try r.conflicts(suite: suite) }
@@ -134,13 +131,13 @@ extension Store {
     ///
     /// - Parameter suite: The suite whose conflicts to clear, or nil for every suite.
     /// - Returns: The conflicts removed.
-    /// - Throws: `StoreError.invalidSuiteName`, or a storage error (nothing is removed then).
+    /// - Throws: ``ConcordError`` `.invalidSuiteName`, or a storage error (nothing is removed then).
     @discardableResult
     public func clearConflicts(suite: String? = nil) throws -> [Conflict] {
         if let suite { try Names.validateSuite(suite) }
         return try write { w in
             let found = try w.conflicts(suite: suite)
-            for c in found { try w.txn.delete(w.layout.conflicts, c.storageKey) }
+            for c in found { try w.deleteRow(.conflicts, c.storageKey) }
             return found
         }
     }
@@ -151,10 +148,10 @@ extension ReplicaRows {
     func conflicts(suite: String?) throws -> [Conflict] {
         let prefix = suite.map { StoreLayout.suitePrefix($0) } ?? []
         var out: [Conflict] = []
-        try txn.scan(layout.conflicts, from: prefix.isEmpty ? nil : prefix) { key, value in
+        try scanRows(.conflicts, from: prefix.isEmpty ? nil : prefix) { key, value in
             guard key.starts(with: prefix) else { return false }
             do { out.append(try Conflict.decode(value)) } catch {
-                throw StoreError.damaged(path: path, reason: "a conflict log entry does not decode: \(error)")
+                throw ConcordError.damaged(path: path, reason: "a conflict log entry does not decode: \(error)")
             }
             return true
         }

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// What one side finds when a contact with a peer begins (see the architecture document, "Trust and
 /// time"): the peer's claims about this replica's history, checked against its marks, and the state
 /// of this replica's own cursors on the peer. The other side finds the same about itself; together
@@ -61,7 +59,7 @@ extension Store {
                 (reset.received, reset.acknowledged, reset.mark, reset.echoSafe, reset.since) = (0, 0, nil, false, w.lastSeq)
                 reset.unbound = nil
                 reset.updatedMilliseconds = w.wallClockMilliseconds
-                try w.txn.put(w.layout.peers, reset.key, reset.encoded)
+                try w.putRow(.peers, reset.key, reset.encoded)
             }
             for (scope, mark) in failed {
                 var change = CursorChange()

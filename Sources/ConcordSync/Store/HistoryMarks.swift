@@ -1,6 +1,3 @@
-import ConcordStore
-import LMDB
-
 /// A point of a replica's history that a peer's cursor is bound to (see the architecture document,
 /// "Trust and time"): 16 random bytes and the seq it covers. A replica writes a new mark, durably,
 /// before it sends entries beyond its newest one, so a state that holds mark M at seq s holds exactly
@@ -114,35 +111,22 @@ enum HistoryMarkRetention {
 extension ReplicaRows {
     /// This replica's newest mark, or nil when it has none yet.
     package func latestMark() throws -> HistoryMark? {
-        var found: HistoryMark?
-        try txn.withCursor(layout.marks) { cursor in
-            if let (key, _) = try cursor.last() { found = try decodeMark(key) }
-        }
-        return found
+        try lastRowKey(.marks).map(decodeMark)
     }
 
     /// Every mark this replica holds, oldest first (a bounded list).
     package func liveMarks() throws -> [HistoryMark] {
         var out: [HistoryMark] = []
-        try txn.scan(layout.marks) { key, _ in
+        try scanRows(.marks) { key, _ in
             out.append(try decodeMark(key))
             return true
         }
         return out
     }
 
-    /// The highest seq of a mark this replica pruned (0: none).
-    package func marksPrunedThrough() throws -> UInt64 {
-        guard let bytes = try txn.get(layout.meta, StoreLayout.marksPrunedKey) else { return 0 }
-        guard bytes.count == 8, let seq = StoreLayout.decodeSeq(bytes) else {
-            throw StoreError.damaged(path: path, reason: "meta/marks-pruned is \(bytes.count) bytes, not 8")
-        }
-        return seq
-    }
-
     /// Whether this replica holds `mark`.
     package func holds(_ mark: HistoryMark) throws -> Bool {
-        try txn.get(layout.marks, mark.encoded) != nil
+        try row(.marks, mark.encoded) != nil
     }
 
     /// Checks a peer's claim that it merged this replica's history through `claim.seq`, bound to `claim.mark`.
@@ -160,7 +144,7 @@ extension ReplicaRows {
     }
 
     func decodeMark(_ key: [UInt8]) throws -> HistoryMark {
-        do { return try HistoryMark.decode(key) } catch { throw StoreError.damaged(path: path, reason: "a history mark does not decode: \(error)") }
+        do { return try HistoryMark.decode(key) } catch { throw ConcordError.damaged(path: path, reason: "a history mark does not decode: \(error)") }
     }
 }
 
@@ -175,7 +159,7 @@ extension ReplicaTransaction {
             let made = HistoryMark.random(seq: lastSeq)
             var value = ByteWriter(capacity: 8)
             value.u64(wallClockMilliseconds)
-            try txn.put(layout.marks, made.encoded, value.bytes)
+            try putRow(.marks, made.encoded, value.bytes)
             mark = made
             try pruneMarks()
         }
@@ -187,7 +171,7 @@ extension ReplicaTransaction {
 
     /// Records in `peer`'s row for `scope`, when there is one, that it is given `mark`.
     private func recordGiven(_ mark: HistoryMark, to peer: ReplicaID, scope: SyncScope) throws {
-        guard try txn.get(layout.peers, PeerCursor.key(peer: peer, scope: scope)) != nil else { return }
+        guard try row(.peers, PeerCursor.key(peer: peer, scope: scope)) != nil else { return }
         var change = CursorChange()
         change.given = mark
         try changePeerCursor(peer: peer, scope: scope, change)
@@ -201,10 +185,10 @@ extension ReplicaTransaction {
         for cursor in try peerCursors().cursors { held.formUnion(cursor.held) }
         var pruned = try marksPrunedThrough()
         for mark in marks.dropLast(HistoryMarkRetention.kept) where !held.contains(mark) {
-            try txn.delete(layout.marks, mark.encoded)
+            try deleteRow(.marks, mark.encoded)
             pruned = max(pruned, mark.seq)
         }
-        try txn.put(layout.meta, StoreLayout.marksPrunedKey, StoreLayout.seqKey(pruned))
+        try setMarksPrunedThrough(pruned)
     }
 }
 

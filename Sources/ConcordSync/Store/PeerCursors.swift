@@ -1,6 +1,3 @@
-import ConcordStore
-import LMDB
-
 /// The suites a peer cursor covers: every suite, or one suite (after a sync limited to some suites).
 ///
 /// ```swift
@@ -218,9 +215,9 @@ public struct PeerCursorTable: Hashable, Sendable {
     static func load(_ rows: some ReplicaRows) throws -> PeerCursorTable {
         var out: [PeerCursor] = []
         let path = rows.path
-        try rows.txn.scan(rows.layout.peers) { key, value in
+        try rows.scanRows(.peers) { key, value in
             do { out.append(try PeerCursor.decode(key: key, value: value)) } catch {
-                throw StoreError.damaged(path: path, reason: "a peer cursor does not decode: \(error)")
+                throw ConcordError.damaged(path: path, reason: "a peer cursor does not decode: \(error)")
             }
             return true
         }
@@ -260,11 +257,11 @@ extension ReplicaTransaction {
     /// The cursor stored on `peer` for `scope` (a fresh one when there is none).
     package func peerCursor(_ peer: ReplicaID, scope: SyncScope) throws -> PeerCursor {
         let key = PeerCursor.key(peer: peer, scope: scope)
-        guard let bytes = try txn.get(layout.peers, key) else {
+        guard let bytes = try row(.peers, key) else {
             return PeerCursor(peer: peer, scope: scope, received: 0, acknowledged: 0, updatedMilliseconds: 0)
         }
         do { return try PeerCursor.decode(key: key, value: bytes) } catch {
-            throw StoreError.damaged(path: path, reason: "the cursor on \(peer) does not decode: \(error)")
+            throw ConcordError.damaged(path: path, reason: "the cursor on \(peer) does not decode: \(error)")
         }
     }
 
@@ -298,7 +295,7 @@ extension ReplicaTransaction {
         if let disproven = change.disproven { cursor.disproven = disproven }
         if cursor != before || before.updatedMilliseconds == 0 {
             cursor.updatedMilliseconds = wallClockMilliseconds
-            try txn.put(layout.peers, cursor.key, cursor.encoded)
+            try putRow(.peers, cursor.key, cursor.encoded)
             cursorsChanged = true
         }
         return cursor
@@ -316,7 +313,7 @@ extension ReplicaTransaction {
 
     /// Puts `cursors` back as they were read (rows of one peer, before a change the peer then refused).
     package func restorePeerCursors(_ cursors: [PeerCursor]) throws {
-        for cursor in cursors { try txn.put(layout.peers, cursor.key, cursor.encoded) }
+        for cursor in cursors { try putRow(.peers, cursor.key, cursor.encoded) }
     }
 
     /// Resets every cursor on `peer` after its history was found not to be the one they were bound to
@@ -332,7 +329,7 @@ extension ReplicaTransaction {
             cursor.unbound = reason
             guard cursor != before else { continue }
             cursor.updatedMilliseconds = wallClockMilliseconds
-            try txn.put(layout.peers, cursor.key, cursor.encoded)
+            try putRow(.peers, cursor.key, cursor.encoded)
             changed += 1
         }
         return changed
@@ -364,12 +361,12 @@ extension Store {
     public func forgetPeer(_ peer: ReplicaID) throws -> Int {
         try write { w in
             var keys: [[UInt8]] = []
-            try w.txn.scan(w.layout.peers, from: peer.bytes) { key, _ in
+            try w.scanRows(.peers, from: peer.bytes) { key, _ in
                 guard key.starts(with: peer.bytes) else { return false }
                 keys.append(key)
                 return true
             }
-            for key in keys { try w.txn.delete(w.layout.peers, key) }
+            for key in keys { try w.deleteRow(.peers, key) }
             return keys.count
         }
     }

@@ -1,4 +1,3 @@
-import ConcordStore
 import Foundation
 
 /// Where one peer stands with this replica: "is it synced yet?" (`Store.peerStatus()`, `sync-tool status`).
@@ -34,7 +33,7 @@ extension Store {
     /// ```
     ///
     /// - Returns: One status per peer, sorted by replica id (empty when the replica never synced).
-    /// - Throws: `StoreError` when the replica cannot be read.
+    /// - Throws: `ConcordError` when the replica cannot be read.
     public func peerStatus() throws -> [PeerStatus] {
         let live = LivePresence.livePeers(in: directory)
         let (cursors, names, hubs) = try read { r in (try r.peerCursors(), try r.replicaNames(), try r.hubPeers()) }
@@ -67,7 +66,7 @@ extension Store {
     /// - Parameters:
     ///   - peer: The peer to wait for, or nil for every live peer.
     ///   - timeout: How long to wait at most.
-    /// - Throws: `SyncError.notAcknowledged` naming the first peer still behind and how many changes
+    /// - Throws: ``ConcordError`` `.notAcknowledged` naming the first peer still behind and how many changes
     ///   it has not acknowledged, when `timeout` passes; `CancellationError` when the task is cancelled.
     public func waitUntilAcknowledged(by peer: ReplicaID? = nil, timeout: Duration) async throws {
         let target = try lastSeq()

@@ -1,6 +1,4 @@
-import ConcordStore
 import Foundation
-import LMDB
 
 /// What `ReplicaRecovery.rebuild(_:)` did.
 ///
@@ -56,21 +54,17 @@ public enum ReplicaRecovery {
     ///   - evenIfSound: Rebuild a replica that reads back whole too (it only retires its id). The
     ///     default is false: such a replica is refused.
     /// - Returns: What was recovered and what was not.
-    /// - Throws: `SyncError.nothingToRecover` for a replica that reads back whole; `StoreError.storage`
+    /// - Throws: ``ConcordError`` `.nothingToRecover` for a replica that reads back whole; ``ConcordError`` `.storage`
     ///   when a process has the replica open (stop it first), or when the damaged data file cannot be
-    ///   read; `StoreError` when the rebuilt replica cannot be written or does not pass `check` (the
+    ///   read; `ConcordError` when the rebuilt replica cannot be written or does not pass `check` (the
     ///   damaged directory is then left where it was).
     public static func rebuild(_ directory: String, evenIfSound: Bool = false) throws -> RecoveryReport {
         let path = URL(fileURLWithPath: directory).standardizedFileURL.path
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
-            throw StoreError.io(path: path, reason: "no store here (no data.mdb in the directory)")
+            throw ConcordError.io(path: path, reason: "no store here (no data.mdb in the directory)")
         }
-        try mapLMDBErrors(path: path) { try Environment.checkUnused(directory: path) }
-        let salvage = try mapLMDBErrors(path: path) {
-            try DataFileSalvage.read(directory: path, databases: ["meta", "records", "journal"])
-        }
-        let found = SalvagedRecords(salvage)
-        if !evenIfSound && salvage.problems.isEmpty && found.readsBackWhole { throw SyncError.nothingToRecover(path: path) }
+        let found = try ReplicaSalvage.read(directory: path)
+        if !evenIfSound && found.damage.isEmpty && found.readsBackWhole { throw ConcordError.nothingToRecover(path: path) }
 
         let stamp = UInt64(Date().timeIntervalSince1970 * 1000)
         let rebuilt = path + ".rebuilding-\(getpid())-\(stamp)"
@@ -83,13 +77,15 @@ public enum ReplicaRecovery {
             if !found.entries.isEmpty {
                 let batch = RemoteBatch(
                     source: source, selection: .all, fromSeq: 0, toSeq: found.entries.map(\.seq).max() ?? 0,
-                    entries: found.entries, knowledge: .none)
+                    entries: found.entries.map { RemoteEntry(seq: $0.seq, suite: $0.suite, key: $0.key, record: $0.record) },
+                    knowledge: .none)
                 try BatchApplier(store: store).apply(batch)
             }
             try store.forgetPeer(source) // the damaged replica is no peer: nothing waits for it
             let report = try store.check()
             guard report.isSound else {
-                throw StoreError.damaged(path: rebuilt, reason: "the rebuilt replica does not pass check: \(report.problems.prefix(3).joined(separator: "; "))")
+                throw ConcordError.damaged(
+                    path: rebuilt, reason: "the rebuilt replica does not pass check: \(report.problems.prefix(3).joined(separator: "; "))")
             }
         } catch {
             try? FileManager.default.removeItem(atPath: rebuilt)
@@ -98,10 +94,10 @@ public enum ReplicaRecovery {
         guard rename(path, damagedCopy) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: rebuilt)
-            throw StoreError.io(path: path, reason: "cannot move the damaged replica aside to \(damagedCopy): \(reason)")
+            throw ConcordError.io(path: path, reason: "cannot move the damaged replica aside to \(damagedCopy): \(reason)")
         }
         guard rename(rebuilt, path) == 0 else {
-            throw StoreError.io(
+            throw ConcordError.io(
                 path: path,
                 reason: "cannot move the rebuilt replica from \(rebuilt) into place: \(String(cString: strerror(errno))) (the damaged one is in \(damagedCopy))"
             )
@@ -109,69 +105,6 @@ public enum ReplicaRecovery {
         return RecoveryReport(
             directory: path, damagedCopy: damagedCopy, retiredReplicaID: found.replica, replicaID: replicaID,
             recordsRecovered: found.entries.count, recoveredFromJournal: found.fromJournal, disagreeing: found.disagreeing,
-            undecodable: found.undecodable, damage: salvage.problems)
-    }
-}
-
-/// The records a salvage found: each key once, from its row or its journal entry.
-private struct SalvagedRecords {
-    var replica: ReplicaID?
-    var entries: [RemoteEntry] = []
-    var fromJournal = 0
-    var disagreeing = 0
-    var undecodable = 0
-    /// Rows without their journal entry, and entries without their row (or at another seq).
-    var unpaired = 0
-
-    /// Whether everything read decoded and every row had exactly its journal entry.
-    var readsBackWhole: Bool { replica != nil && disagreeing == 0 && undecodable == 0 && unpaired == 0 }
-
-    init(_ salvage: DataFileSalvage) {
-        for (key, value) in salvage.entries["meta"] ?? [] where key == StoreLayout.replicaKey {
-            replica = ReplicaID(bytes: value)
-        }
-        var rows: [SuiteKey: (seq: UInt64, record: Record)] = [:]
-        for (key, value) in salvage.entries["records"] ?? [] {
-            guard let (suite, name) = StoreLayout.splitRecordKey(key), (try? Names.validateSuite(suite)) != nil,
-                let row = try? StoredRow.decode(value, validateValue: true)
-            else {
-                undecodable += 1
-                continue
-            }
-            rows[SuiteKey(suite: suite, key: name)] = (row.seq, row.record)
-        }
-        var journaled: [SuiteKey: (seq: UInt64, record: Record)] = [:]
-        for (key, value) in salvage.entries["journal"] ?? [] {
-            guard let seq = StoreLayout.decodeSeq(key), let entry = try? JournalEntry.decode(seq: seq, value),
-                (try? Names.validateSuite(entry.suite)) != nil
-            else {
-                undecodable += 1
-                continue
-            }
-            let id = SuiteKey(suite: entry.suite, key: entry.key)
-            if let other = journaled[id], other.seq > seq { continue } // one entry per key; keep the newest
-            journaled[id] = (seq, entry.record)
-        }
-        for id in Set(rows.keys).union(journaled.keys).sorted(by: { ($0.suite, $0.key) < ($1.suite, $1.key) }) {
-            let row = rows[id]
-            let entry = journaled[id]
-            if let row, let entry, row.record != entry.record {
-                disagreeing += 1
-                continue
-            }
-            if row?.seq != entry?.seq { unpaired += 1 }
-            if row == nil { fromJournal += 1 }
-            let kept = (row ?? entry)!
-            entries.append(RemoteEntry(seq: kept.seq, suite: id.suite, key: id.key, record: kept.record))
-        }
-        // Seqs are the damaged replica's; a batch needs each entry's own above 0 (a damaged file may repeat one).
-        var seen = Set<UInt64>()
-        var next = (entries.map(\.seq).max() ?? 0) + 1
-        entries = entries.map { entry in
-            if entry.seq > 0 && seen.insert(entry.seq).inserted { return entry }
-            defer { next += 1 }
-            return RemoteEntry(seq: next, suite: entry.suite, key: entry.key, record: entry.record)
-        }
-        entries.sort { $0.seq < $1.seq }
+            undecodable: found.undecodable, damage: found.damage)
     }
 }

@@ -1,6 +1,3 @@
-import ConcordStore
-import LMDB
-
 /// What `Store.collectTombstones` did: what it removed, what it kept, and why.
 ///
 /// ```swift
@@ -73,16 +70,16 @@ extension Store {
             var doomed: [TombstoneCollectionReport.Tombstone] = []
             var heldBack: [ReplicaID: Int] = [:]
             var oldestKept: UInt64?
-            try w.txn.scan(w.layout.records) { key, value in
+            try w.scanRows(.records) { key, value in
                 // A value that has expired reads as absent everywhere: it goes like a tombstone, counted from its expiry.
                 let expiry = StoredRow.expiry(value)
                 guard StoredRow.isTombstone(value) || expiry.map({ now >= $0 }) == true else { return true }
                 guard let (suite, k) = StoreLayout.splitRecordKey(key) else {
-                    throw StoreError.damaged(path: w.path, reason: "a record key that is not suite\\0key")
+                    throw ConcordError.damaged(path: w.path, reason: "a record key that is not suite\\0key")
                 }
                 let row: StoredRow
                 do { row = try StoredRow.decode(value) } catch {
-                    throw StoreError.damaged(path: w.path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
+                    throw ConcordError.damaged(path: w.path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
                 }
                 seen += 1
                 let deletedAt = max(row.record.version.milliseconds, expiry ?? 0)

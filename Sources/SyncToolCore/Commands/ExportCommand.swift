@@ -38,7 +38,7 @@ struct ExportCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        do {
             let store = try Arguments.openStore(dir)
             let start: ExportStart
             if let sincePeer {
@@ -64,7 +64,7 @@ struct ExportCommand: Command {
                 "exported \(report.entries) changes (seq \(report.fromSeq)...\(report.toSeq)) of \(store.directory) (\(store.replicaID)) to \(out), \(report.bytes) bytes"
             )
             if !report.leftOut.isEmpty {
-                io.out(RefusedRecord.line(report.leftOut, noun: "change", verb: "left out") + " (stored here before the rules they break)")
+                io.out(report.leftOut.line(noun: "change", verb: "left out") + " (stored here before the rules they break)")
             }
             return .ok
         }

@@ -119,7 +119,7 @@ struct HubCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try HubCommandSupport.mappingErrors {
+        do {
             let admin = try HubAdmin(url)
             switch action {
             case .initialize:
@@ -207,25 +207,8 @@ struct HubCommand: Command {
     }
 }
 
-/// What the hub commands share: exit codes for hub errors, generated passwords, endpoint parts.
+/// What the hub commands share: generated passwords, endpoint parts.
 enum HubCommandSupport {
-    /// Runs `body`, turning hub errors into their exit codes (5: unreachable or login refused).
-    static func mappingErrors(_ body: () throws -> ExitCode) throws -> ExitCode {
-        do { return try SyncCommandSupport.mappingErrors(body) } catch let error as HubError {
-            throw CLIError(exitCode(for: error), error.description)
-        }
-    }
-
-    static func exitCode(for error: HubError) -> ExitCode {
-        switch error {
-        case .postgres(let e) where e.kind == .malformedConnectionString: .invalidInput
-        case .postgres(let e) where e.isConnectionFailure: .unreachable
-        case .invalidAccountName, .accountExists, .roleExists, .unknownAccount, .invalidPartitions, .invalidLabel, .transactionPooling: .invalidInput
-        case .overQuota: .overQuota
-        case .postgres, .notInitialized, .newerSchema, .accountNotVisible, .damagedRow: .storeError
-        }
-    }
-
     /// 24 random characters from an alphabet that needs no quoting in a URI or a shell.
     static func generatedPassword() -> String {
         let alphabet = Array("abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")

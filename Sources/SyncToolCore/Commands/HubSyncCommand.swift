@@ -18,7 +18,7 @@ struct HubSyncCommand {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try HubCommandSupport.mappingErrors {
+        do {
             let hub = try Hub(url) // first: a hub that cannot be reached leaves no new directory behind
             let store = try Arguments.openStore(directory, create: !dryRun)
             let display = ProgressDisplay(progress, io: io)
@@ -66,10 +66,10 @@ struct HubSyncCommand {
     static func notes(_ report: HubSyncReport) -> [String] {
         var out: [String] = []
         if !report.pulled.refused.isEmpty {
-            out.append(RefusedRecord.line(report.pulled.refused, noun: "row") + " (the hub's other rows merged)")
+            out.append(report.pulled.refused.line(noun: "row") + " (the hub's other rows merged)")
         }
         if !report.pushLeftOut.isEmpty {
-            out.append(RefusedRecord.line(report.pushLeftOut, noun: "change", verb: "left out of the push") + " (stored here before the rules they break)")
+            out.append(report.pushLeftOut.line(noun: "change", verb: "left out of the push") + " (stored here before the rules they break)")
         }
         if report.resync {
             out.append("full resync: this replica was behind the hub's tombstone horizon (deleted keys the hub no longer lists were deleted here)")

@@ -28,7 +28,7 @@ struct ImportCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        do {
             let bundle = try BundleExchange.read(at: file) // refuse a bad bundle before touching the store
             let report: ApplyReport
             if dryRun && !FileManager.default.fileExists(atPath: dir) {

@@ -1,6 +1,5 @@
 import Concord
 import ConcordHub
-import ConcordSync
 import Foundation
 import Synchronization
 
@@ -25,7 +24,7 @@ struct LiveSyncCommand {
     var metricsFile: String?
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try HubCommandSupport.mappingErrors {
+        do {
             let json = json
             let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
             let names = localIsA ? ["A", "B"] : ["B", "A"]
@@ -102,7 +101,7 @@ struct LiveSyncCommand {
                 let opened: HubLivePeer?
                 do {
                     opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
-                } catch let error as HubError where error.isUnreachable {
+                } catch let error as ConcordError where error.code == .unreachable {
                     io.err("cannot reach the hub yet: \(error); retrying")
                     opened = nil
                 }

@@ -44,7 +44,7 @@ struct RecoverCommand: Command {
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        let report = try SyncCommandSupport.mappingErrors { try ReplicaRecovery.rebuild(dir, evenIfSound: force) }
+        let report = try ReplicaRecovery.rebuild(dir, evenIfSound: force)
         let left = [
             report.disagreeing > 0 ? "\(report.disagreeing) whose row and journal entry disagree" : nil,
             report.undecodable > 0 ? "\(report.undecodable) rows or entries that do not decode" : nil

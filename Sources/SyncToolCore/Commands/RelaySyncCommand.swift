@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 
 /// `sync-tool sync [user@]host1:A [user@]host2:B`: a session with `sync-tool serve` on each, the
@@ -12,7 +11,7 @@ struct RelaySyncCommand {
     let dryRun, json: Bool
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        do {
             let first = try RemoteConnection.open(a, options: options, suites: selection)
             defer { first.close() }
             let second = try RemoteConnection.open(b, options: options, suites: selection)

@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 
 /// `sync-tool sync DIR [user@]host:PATH` (or either way round): a session with `sync-tool serve` over ssh.
@@ -14,7 +13,7 @@ struct RemoteSyncCommand {
     var progress = ProgressStyle.none
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        try SyncCommandSupport.mappingErrors {
+        do {
             let store = try Arguments.openStore(local, create: options.create && !dryRun)
             let connection = try RemoteConnection.open(remote, options: options, suites: selection)
             defer { connection.close() }
@@ -64,7 +63,7 @@ struct RemoteSyncCommand {
                 for c in report.received.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                 if !report.sent.leftOut.isEmpty {
                     io.out(
-                        "\(remoteIsA ? "B" : "A"): " + RefusedRecord.line(report.sent.leftOut, noun: "change", verb: "left out")
+                        "\(remoteIsA ? "B" : "A"): " + report.sent.leftOut.line(noun: "change", verb: "left out")
                             + " (stored there before the rules they break)")
                 }
                 if skewed > 0 {

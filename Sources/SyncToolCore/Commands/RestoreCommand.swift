@@ -26,7 +26,7 @@ struct RestoreCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let s = try Arguments.openStore(dir).suite(suite)
         let version: Version?
-        do { version = try s.restore(key, conflict: number) } catch let error as SyncError {
+        do { version = try s.restore(key, conflict: number) } catch let error as ConcordError where error.code == .noSuchConflict {
             throw CLIError(.notFound, error.description)
         }
         let now = try s.record(forKey: key)

@@ -1,5 +1,4 @@
 import Concord
-import ConcordSync
 import Foundation
 
 /// `sync-tool serve DIR [--read-only] [--suite SUITE]... [--create] [--timeout SECONDS]`
@@ -39,13 +38,13 @@ struct ServeCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let channel = SyncChannel(input: 0, output: 1, timeout: timeout)
         let store: Store
-        do { store = try Arguments.openStore(dir, create: create) } catch let error as StoreError {
+        do { store = try Arguments.openStore(dir, create: create) } catch let error as ConcordError {
             let hint = create ? "" : " (pass --create to make a new replica there)"
-            SyncServer.refuse(channel, SyncProtocolError(.peerStore, "\(error)\(hint)"))
-            throw CLIError(SyncTool.exitCode(for: error), "\(error)\(hint)")
+            SyncServer.refuse(channel, ConcordError.session(.peerStore, "\(error)\(hint)"))
+            throw CLIError(ExitCode(for: error), "\(error)\(hint)")
         }
-        do { try SyncServer(store: store, readOnly: readOnly, suites: selection).serve(channel) } catch let error as SyncProtocolError {
-            throw CLIError(SyncCommandSupport.exitCode(for: error), error.message)
+        do { try SyncServer(store: store, readOnly: readOnly, suites: selection).serve(channel) } catch let error as ConcordError {
+            throw CLIError(ExitCode(for: error), error.message)
         }
         return .ok
     }

@@ -1,6 +1,5 @@
 import Concord
 import ConcordHub
-import ConcordSync
 
 /// `sync-tool sync A B|postgresql://… [--suite SUITE]... [--rsh CMD] [--remote-command PATH] [--timeout SECONDS] [--create] [--dry-run] [--json] [--watch]`
 struct SyncCommand: Command {
@@ -132,7 +131,7 @@ struct SyncCommand: Command {
             command.progress = progress
             return try command.run(io)
         }
-        return try SyncCommandSupport.mappingErrors {
+        do {
             let a = try Arguments.openStore(dirA, create: remote.create)
             let b = try Arguments.openStore(dirB, create: remote.create)
             let display = ProgressDisplay(progress, io: io)
@@ -166,7 +165,7 @@ struct SyncCommand: Command {
                 io.out("conflicts: \(conflicts.count)")
                 for c in conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
                 for (report, from) in [(report.aToB, "A"), (report.bToA, "B")] where !report.refused.isEmpty {
-                    io.out("\(from): " + RefusedRecord.line(report.refused, noun: "change", verb: "left out") + " (stored there before the rules they break)")
+                    io.out("\(from): " + report.refused.line(noun: "change", verb: "left out") + " (stored there before the rules they break)")
                 }
                 for (report, from, into) in [(report.aToB, "A", "B"), (report.bToA, "B", "A")] where report.skewedVersions > 0 {
                     io.out(
@@ -210,29 +209,8 @@ enum SyncCommandSupport {
     }
 
     static func selection(_ suites: [String]) throws -> SyncSelection {
-        do { return try SyncSelection(suites: suites) } catch let error as StoreError {
+        do { return try SyncSelection(suites: suites) } catch let error as ConcordError {
             throw CLIError.invalid(error.description)
-        }
-    }
-
-    /// Runs `body`, reporting a bad bundle or an impossible sync as invalid input (exit 3).
-    static func mappingErrors<R>(_ body: () throws -> R) throws -> R {
-        do { return try body() } catch let error as BundleError {
-            throw CLIError(.invalidInput, error.description)
-        } catch let error as SyncError {
-            throw CLIError(.invalidInput, error.description)
-        } catch let error as SyncProtocolError {
-            throw CLIError(exitCode(for: error), error.message)
-        }
-    }
-
-    /// A peer that cannot be reached, refuses the login, drops the connection or goes silent: 5;
-    /// a store error on the far side: 4; a peer breaking the protocol, or a refused request: 3.
-    static func exitCode(for error: SyncProtocolError) -> ExitCode {
-        switch error.kind {
-        case .unreachable, .timeout: .unreachable
-        case .peerStore: .storeError
-        case .truncated, .malformed, .oversized, .newerVersion, .olderVersion, .readOnly, .refused: .invalidInput
         }
     }
 
@@ -266,8 +244,4 @@ enum SyncCommandSupport {
         ]
         return ValueText.object(fields)
     }
-}
-
-extension String {
-    fileprivate func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

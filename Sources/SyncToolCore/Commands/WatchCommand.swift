@@ -45,8 +45,8 @@ struct WatchCommand: Command {
             let n = seen.add(1, ordering: .relaxed).newValue
             if let limit, n >= limit { done.signal() }
         }
-        let failure = Mutex<StoreError?>(nil)
-        let onError: @Sendable (StoreError) -> Void = { error in
+        let failure = Mutex<ConcordError?>(nil)
+        let onError: @Sendable (ConcordError) -> Void = { error in
             failure.withLock { $0 = error }
             done.signal()
         }

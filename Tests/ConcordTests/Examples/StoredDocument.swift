@@ -2,7 +2,7 @@ import Concord
 import Synchronization
 
 /// An example of a custom store-backed property wrapper, built only on the public API
-/// (`StoreProperty`, `@Stored`, `StoreBinding`, `WrapperError`): it keeps a document's text in a
+/// (`StoreProperty`, `@Stored`, `StoreBinding`, `ConcordError`): it keeps a document's text in a
 /// suite, like the `Document` wrapper of the DynamicProperty article keeps it in a file.
 ///
 /// ```swift
@@ -24,12 +24,12 @@ import Synchronization
 public struct StoredDocument: StoreProperty {
     @Stored private var stored: String
     private let shown: ShownText
-    private let onError: @Sendable (WrapperError) -> Void
+    private let onError: @Sendable (any Error) -> Void
 
     /// The document `name` in `suite`; `onError` receives failed saves (by default `UnhandledErrors`).
     public init(
         _ name: String, in suite: Suite,
-        onError: @escaping @Sendable (WrapperError) -> Void = { UnhandledErrors.report($0) }
+        onError: @escaping @Sendable (any Error) -> Void = { UnhandledErrors.report($0) }
     ) {
         _stored = Stored(wrappedValue: "", name, in: suite)
         shown = ShownText(_stored.wrappedValue)
@@ -43,10 +43,8 @@ public struct StoredDocument: StoreProperty {
             do {
                 try $stored.set(newValue)
                 shown.text = newValue
-            } catch let error as WrapperError {
-                onError(error)
             } catch {
-                onError(WrapperError(.write, suite: $stored.reference.suite.name, key: $stored.key.name, underlying: error))
+                onError(error)
             }
         }
     }

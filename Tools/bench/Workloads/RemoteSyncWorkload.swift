@@ -20,6 +20,14 @@ enum RemoteSyncWorkload: Workload {
     static func keys(_ context: BenchContext) -> Int { context.pick(quick: 10_000, full: 100_000) }
     static func liveChanges(_ context: BenchContext) -> Int { context.pick(quick: 100, full: 1_000) }
 
+    /// `bench --child fill-store DIR COUNT`: the workload's source store, made by hand to profile a sync of it.
+    static func runChild(role: String, arguments: [String]) throws -> Int32? {
+        guard role == "fill-store" else { return nil }
+        let usage = "fill-store DIR COUNT"
+        try HubSyncWorkload.fill(try Store(path: try ChildRoles.argument(arguments, 0, usage)), count: try ChildRoles.integer(arguments, 1, usage))
+        return 0
+    }
+
     static func run(_ context: BenchContext) throws -> [Figure] {
         let n = keys(context)
         let syncTool = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path + "/sync-tool"

@@ -1,5 +1,3 @@
-import ConcordStore
-
 /// A key within a suite: what a record is stored under.
 ///
 /// ```swift

@@ -60,7 +60,7 @@ let package = Package(
         // Fails when a public symbol in a symbol graph has no documentation summary (`make docs`, `make test`).
         .executableTarget(name: "doc-check", path: "Tools/doc-check"),
         // Compiles every ```swift block of the doc comments and DocC articles against the built modules (`make test`).
-        .executableTarget(name: "doc-examples", path: "Tools/doc-examples", exclude: ["Context"]),
+        .executableTarget(name: "doc-examples", dependencies: ["ChildProcesses"], path: "Tools/doc-examples", exclude: ["Context"]),
 
         // The multi-process example `make example` runs: an app edits settings, a widget shows them live,
         // a watch replica (a directory of its own) is kept in sync with the app's.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Builds the context modules, writes the examples' files and compiles them all in one compiler run.
@@ -73,17 +74,15 @@ struct ExampleCompiler {
         guard status == 0 else { throw ToolError(description: "the context module \(name) (\(folder)) does not compile:\n\(output)") }
     }
 
+    /// Runs the compiler (at most 10 minutes); its status, and its output and errors together.
     private func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [swiftc] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { throw ToolError(description: "cannot run \(swiftc): \(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let child: ChildProcess
+        do { child = try ChildProcess("/usr/bin/env", [swiftc] + arguments) } catch {
+            throw ToolError(description: "cannot run \(swiftc): \(error)")
+        }
+        let result = child.wait(timeout: 600)
+        if result.timedOut { throw ToolError(description: "\(swiftc) ran for 10 minutes and was killed") }
+        return (result.signaled ? 128 + result.status : result.status, result.stdout + result.stderr)
     }
 
     /// The `FILE:LINE:COLUMN: error: MESSAGE` lines of the compiler's output.

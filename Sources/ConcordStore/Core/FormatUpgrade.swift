@@ -24,7 +24,7 @@ import LMDB
 ///   format 1 stay as they are and read as unbound (nothing proves them): the first contact with each
 ///   peer replaces them. Nothing is rewritten; the number keeps a format-4 Concord, which would refuse
 ///   format-2 rows as damaged and hand out cursors no mark proves, away from the store.
-/// - Format 5 → 7 (6 is reserved for the append-only journal being built beside it): a record may
+/// - Format 5 → 7 (6 was set aside for an append-only journal that no release wrote): a record may
 ///   carry an expiry (record flags 3: the expiry's milliseconds since 1970 after the replica id, then
 ///   the value; a policy state's base of kind 3 likewise), and the `expiries` database indexes every
 ///   record that expires by its expiry (`StoreLayout`). No store of an older format holds an expiring

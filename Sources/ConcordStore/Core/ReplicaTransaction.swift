@@ -375,7 +375,7 @@ package final class ReplicaTransaction: ReplicaRows {
         rowBuffer.reset()
         StoredRow.encode(seq: state.seq, record, into: &rowBuffer)
         try txn.put(layout.records, recordKey, rowBuffer.bytes)
-        try appendEntry(suite: suite, key: key, record, source: source)
+        try appendEntry(suite: suite, key: key, source: source)
     }
 
     /// What `insertNew` did: stored the value with this version, or found a row (and wrote nothing).
@@ -407,18 +407,16 @@ package final class ReplicaTransaction: ReplicaRows {
         state.seq += 1
         state.clock = clock
         if let expiry { try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), []) }
-        entryBuffer.reset()
-        JournalEntry.encodeHeader(suite: suite, key: key, source: localSource, clock: clock, into: &entryBuffer)
-        entryBuffer.append(rowBuffer.bytes[8...])
-        try txn.append(layout.journal, key: state.seq, entryBuffer.bytes)
-        changeCount += 1
+        try appendEntry(suite: suite, key: key, source: localSource)
         return .inserted(version)
     }
 
-    /// Appends the journal entry of the change just stored under `state.seq` (seqs only grow), carrying the clock.
-    private func appendEntry(suite: String, key: String, _ record: Record, source: ChangeSource) throws {
+    /// Appends the journal entry of the change whose row was just built in `rowBuffer` and stored under
+    /// `state.seq` (seqs only grow), carrying the clock: its record is copied from the row.
+    private func appendEntry(suite: String, key: String, source: ChangeSource) throws {
         entryBuffer.reset()
-        JournalEntry.encode(suite: suite, key: key, record: record, source: source, clock: state.clock, into: &entryBuffer)
+        JournalEntry.encodeHeader(suite: suite, key: key, source: source, clock: state.clock, into: &entryBuffer)
+        entryBuffer.append(rowBuffer.bytes[8...])
         try txn.append(layout.journal, key: state.seq, entryBuffer.bytes)
         changeCount += 1
     }

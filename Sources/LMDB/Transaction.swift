@@ -34,6 +34,21 @@ package final class Transaction {
         }
     }
 
+    /// At most the first `valuePrefix` bytes of the value under `key` (a header, without copying a
+    /// large value), or `nil` when there is none.
+    package func get(_ db: Database, _ key: [UInt8], valuePrefix: Int) throws -> [UInt8]? {
+        try checkOpen()
+        return try key.withUnsafeBytes { keyBytes -> [UInt8]? in
+            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var v = MDB_val()
+            let rc = C.get(handle, db.dbi, &k, &v)
+            if rc == MDB_NOTFOUND { return nil }
+            guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_get in \(db.name)") }
+            v.mv_size = min(v.mv_size, valuePrefix)
+            return try ValueBounds.copy(v, within: bounds, what: "a value in \(db.name)")
+        }
+    }
+
     /// Stores `value` under `key`, replacing what was there.
     package func put(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
         try checkWritable()

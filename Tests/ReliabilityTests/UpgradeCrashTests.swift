@@ -23,7 +23,9 @@ import Testing
         return bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    @Test(arguments: [("format1", UInt32(1)), ("format3", UInt32(3)), ("format5", UInt32(5))], ["began", "upgraded", "stamped", "committed"])
+    @Test(
+        arguments: [("format1", UInt32(1)), ("format3", UInt32(3)), ("format5", UInt32(5)), ("format7", UInt32(7))],
+        ["began", "upgraded", "stamped", "committed"])
     func killedWhileUpgradingLeavesTheOldFormatOrTheNewOne(_ fixture: (name: String, format: UInt32), _ checkpoint: String) throws {
         let fixtures = Self.stores + "/" + fixture.name
         let tmp = try TemporaryDirectory("concord-upgrade-crash")

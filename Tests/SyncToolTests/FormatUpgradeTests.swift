@@ -28,7 +28,7 @@ import Testing
         try String(contentsOfFile: fixtures + "/expected/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    @Test(arguments: ["format1", "format3", "format5"], ["phone", "watch"])
+    @Test(arguments: ["format1", "format3", "format5", "format7"], ["phone", "watch"])
     func anOlderReplicaReadsAsItsReleasePrintedIt(_ format: String, _ name: String) throws {
         let fixtures = Self.stores + "/" + format
         let tmp = try TemporaryDirectory()
@@ -97,6 +97,33 @@ import Testing
         #expect(Invocation(["get", watch, "prefs", "token"]).out == ["abc"])
         #expect(Invocation(["get", watch, "prefs", "cache"]).status == 1)
         #expect(Invocation(["scope", watch, "prefs", "cache"]).out == ["device"])
+        #expect(Invocation(["check", phone]).status == 0)
+        #expect(Invocation(["check", watch]).status == 0)
+    }
+
+    /// A format-7 replica upgraded in place keeps its journal as it was (one entry per key); from then on
+    /// a rewrite appends, leaving the entry it supersedes, which `log`, `stat` and a sync pass over.
+    @Test func aFormat7ReplicaRewritesByAppendingAndSyncsOnlyTheLatestRecord() throws {
+        let fixtures = Self.stores + "/format7"
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Self.copy("phone", into: tmp, from: fixtures)
+        let watch = try Self.copy("watch", into: tmp, from: fixtures)
+        #expect(Invocation(["sync", phone, watch]).status == 0)
+        let before = Invocation(["log", phone, "--json"]).out
+        #expect(Invocation(["set", phone, "prefs", "counter", "4", "--type", "int"]).status == 0)
+        #expect(Invocation(["set", phone, "prefs", "counter", "5", "--type", "int"]).status == 0)
+        let log = Invocation(["log", phone, "--json"]).out
+        #expect(log.count == before.count, "one live entry per key: \(log.count) against \(before.count)")
+        #expect(log.last?.contains("\"key\":\"counter\"") == true && log.last?.contains("\"value\":5") == true, "\(log.last ?? "")")
+        #expect(log.filter { $0.contains("\"key\":\"counter\"") }.count == 1)
+        let stat = try #require(try JSONSerialization.jsonObject(with: Data(Invocation(["stat", phone, "--json"]).out.joined().utf8)) as? [String: Any])
+        #expect(stat["superseded_journal_entries"] as? Int == 2)
+        let sync = Invocation(["sync", phone, watch, "--json"])
+        #expect(sync.status == 0, "\(sync.err)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data((sync.out.last ?? "").utf8)) as? [String: Any])
+        #expect(report["sent_a_to_b"] as? Int == 1, "the counter's latest record alone: \(report)")
+        #expect(Invocation(["get", watch, "prefs", "counter"]).out == ["5"])
         #expect(Invocation(["check", phone]).status == 0)
         #expect(Invocation(["check", watch]).status == 0)
     }

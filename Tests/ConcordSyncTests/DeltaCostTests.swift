@@ -26,9 +26,9 @@ import Testing
         try Synchronizer().pull(from: small, into: big) // the replicas know each other
 
         for i in 0..<60 { try small.suite("prefs").set(i, forKey: "new-\(i)") }
-        for i in 0..<40 { try small.suite("prefs").set(i * 2, forKey: "new-\(i)") } // rewrites: still one entry per key
+        for i in 0..<40 { try small.suite("prefs").set(i * 2, forKey: "new-\(i)") } // rewrites: still one live entry per key
         for i in 0..<40 { try small.suite("ui").set(i, forKey: "k\(i)") }
-        // 60 + 40 keys changed: 100 journal entries after the cursor (the rewrites compacted the first writes away).
+        // 60 + 40 keys changed: 100 journal entries after the cursor (the rewrites superseded the first writes, which a read passes over).
         let (report, read) = try Synchronizer().pull(from: small, into: big)
         #expect(read == 100, "journal entries read from the small replica")
         #expect(report.entries == 100)

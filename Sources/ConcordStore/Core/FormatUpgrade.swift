@@ -31,6 +31,11 @@ import LMDB
 ///   record, so the index starts empty (it is created when the store opens) and nothing is rewritten;
 ///   the number keeps a format-5 Concord, which would refuse flags 3 as damage and not keep the index,
 ///   away from the store.
+/// - Format 7 → 8: the journal is append-only. A change leaves the entry it supersedes in place, and
+///   readers pass over an entry its key's row no longer points at, until `JournalCompaction` removes
+///   such entries in bulk. A format-7 journal (one entry per key) is such a journal with none to pass
+///   over, so nothing is rewritten; the number keeps a format-7 Concord, which would deliver and send
+///   superseded entries as changes and report them as damage, away from the store.
 package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
         guard format >= 1 else { throw ConcordError.damaged(path: path, reason: "format version 0") }

@@ -20,6 +20,8 @@ package final class ReplicaCore: Sendable {
     private let writingThread = Atomic<UInt>(0)
     /// Shares commits among this process's threads writing at once.
     let group = GroupCommit()
+    /// Set by a commit after which the journal is due for compaction; the write call that takes it runs the pass.
+    private let compactionDue = Atomic<Bool>(false)
 
     /// A random identity of this process, stored in the journal entries it writes.
     package static let processToken: [UInt8] = {
@@ -126,9 +128,13 @@ package final class ReplicaCore: Sendable {
     /// Threads of this process writing at once share commits (`GroupCommit`). When one of the
     /// closures of a shared commit throws, the transaction is aborted and runs again without it (the
     /// others' closures run again), so its caller gets its error and the others' changes commit.
+    ///
+    /// When a commit left the journal due for compaction, one of the calls it committed runs the pass
+    /// after the commit, before it returns (`JournalCompaction`).
     @discardableResult
     package func write<R>(_ body: (ReplicaTransaction) throws -> R) throws -> R {
         try checkNotInsideWrite()
+        defer { compactJournalIfDue() }
         return try withoutActuallyEscaping(body) { body in
             var result: R?
             let pending = GroupCommit.Pending { transaction in result = try body(transaction) }
@@ -160,6 +166,7 @@ package final class ReplicaCore: Sendable {
     /// sets `failed` to its index and rethrows (the transaction is aborted).
     private func commitAll(_ batch: [GroupCommit.Pending], failed: inout Int?) throws {
         let thread = UInt(pthread_self())
+        var journaled = false
         let changed = try mapLMDBErrors(path: path) {
             try env.write { txn -> Bool in
                 writingThread.store(thread, ordering: .relaxed)
@@ -170,15 +177,38 @@ package final class ReplicaCore: Sendable {
                     let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
                     try pending.run(transaction)
                     try transaction.finish()
+                    if transaction.changeCount > 0 { journaled = true }
                     if transaction.changeCount > 0 || transaction.cursorsChanged { changed = true }
                 }
                 failed = nil
+                journaled = try journaled && JournalCompaction.isDue(txn, layout)
                 return changed
             }
         }
+        if journaled { compactionDue.store(true, ordering: .releasing) }
         if changed {
             signal.touch()
             hub.wake()
+        }
+    }
+
+    /// Runs a compaction pass when a commit left the journal due for one, in steps of one write
+    /// transaction each. Its errors go to `UnhandledErrors`: the writes that made it due have committed.
+    private func compactJournalIfDue() {
+        guard compactionDue.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        do {
+            var after: UInt64 = 0
+            while true {
+                let next = try mapLMDBErrors(path: path) {
+                    try env.write { txn in
+                        try JournalCompaction.step(try ReplicaSnapshot(txn: txn, layout: layout, replica: replicaID, path: path), after: after)
+                    }
+                }
+                guard let next else { return }
+                after = next
+            }
+        } catch {
+            UnhandledErrors.report(error)
         }
     }
 

@@ -42,25 +42,62 @@ extension ReplicaRows {
         }
     }
 
-    /// Visits the journal entries after `seq`, oldest first, until `body` returns false.
+    /// Visits the live journal entries after `seq`, oldest first, until `body` returns false.
     package func scanJournal(after seq: UInt64, _ body: (JournalEntry) throws -> Bool) throws {
         try scanJournalHeads(after: seq) { head in try body(try entry(of: head)) }
     }
 
-    /// Visits the journal entries after `seq`, oldest first, read up to their records, until `body`
+    /// Visits the live journal entries after `seq`, oldest first, read up to their records, until `body`
     /// returns false: `entry(of:)` decodes the rest of those it needs.
+    ///
+    /// An entry is live while its key's row points at it. The journal is append-only: a change leaves
+    /// the entry it supersedes in place (and tombstone collection the older entries of the key it drops)
+    /// until `JournalCompaction` removes them in bulk, so a reader passes over a superseded entry exactly
+    /// as if it were gone already. Only a journal holding more entries than there are rows can hold
+    /// one (each row has one live entry), so the rows are looked up only then.
     package func scanJournalHeads(after seq: UInt64, _ body: (JournalEntry.Head) throws -> Bool) throws {
         guard seq < UInt64.max else { return }
+        let mayHoldSuperseded = try journalMayHoldSuperseded()
         try txn.scan(layout.journal, from: StoreLayout.seqKey(seq + 1)) { key, value in
-            guard let s = StoreLayout.decodeSeq(key) else {
-                throw ConcordError.damaged(path: path, reason: "a journal key of \(key.count) bytes, not 8")
-            }
-            let head: JournalEntry.Head
-            do { head = try JournalEntry.Head.decode(seq: s, value) } catch {
-                throw ConcordError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
-            }
+            let head = try journalHead(key, value)
+            if mayHoldSuperseded, try !isLive(head) { return true }
             return try body(head)
         }
+    }
+
+    /// Whether the journal holds more entries than there are records: only then can some be superseded.
+    package func journalMayHoldSuperseded() throws -> Bool {
+        try txn.statistics(layout.journal).entries > txn.statistics(layout.records).entries
+    }
+
+    /// Whether the row of `head`'s key points at it (reads the row's seq alone).
+    package func isLive(_ head: JournalEntry.Head) throws -> Bool {
+        guard let prefix = try txn.get(layout.records, StoreLayout.recordKey(suite: head.suite, key: head.key), valuePrefix: 8) else {
+            return false
+        }
+        return StoreLayout.decodeSeq(prefix) == head.seq
+    }
+
+    /// The head of the journal entry stored under `key` with `value`, checked.
+    func journalHead(_ key: [UInt8], _ value: [UInt8]) throws -> JournalEntry.Head {
+        guard let s = StoreLayout.decodeSeq(key) else {
+            throw ConcordError.damaged(path: path, reason: "a journal key of \(key.count) bytes, not 8")
+        }
+        do { return try JournalEntry.Head.decode(seq: s, value) } catch {
+            throw ConcordError.damaged(path: path, reason: "journal entry \(s) does not decode: \(error)")
+        }
+    }
+
+    /// How many entries the journal holds that are live, and how many are superseded (awaiting compaction).
+    package func journalCounts() throws -> (live: Int, superseded: Int) {
+        let total = try txn.statistics(layout.journal).entries
+        guard try journalMayHoldSuperseded() else { return (total, 0) }
+        var live = 0
+        try scanJournalHeads(after: 0) { _ in
+            live += 1
+            return true
+        }
+        return (live, total - live)
     }
 
     /// The whole entry `head` begins (its record decoded and checked).

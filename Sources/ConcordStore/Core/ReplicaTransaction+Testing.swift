@@ -7,6 +7,6 @@ extension ReplicaTransaction {
         let existing = try existingRow(suite: suite, key: key)
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, record, source: .sync(peer: peer),
-            replacing: try replaced(existing, suite: suite, key: key))
+            replacingExpiry: try replacedExpiry(existing, suite: suite, key: key))
     }
 }

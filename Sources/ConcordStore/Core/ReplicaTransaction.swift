@@ -5,10 +5,11 @@ import LMDB
 /// increment, a merged remote record, a migration — goes through one of these, inside one LMDB
 /// write transaction.
 ///
-/// It keeps each record, its one journal entry, the clock and the sequence number in step, and
+/// It keeps each record, its live journal entry, the clock and the sequence number in step, and
 /// checks what it is given (the key, the value's size and encodability, the suite's schema). Every
-/// change appends a journal entry and deletes the entry it supersedes, so the journal holds one
-/// entry per key. A local write follows the key's merge policy (its declaration, else the policy
+/// change appends a journal entry and nothing else to the journal: the entry it supersedes stays
+/// until `JournalCompaction` removes it in bulk, and readers pass over it (its row no longer points
+/// at it). A local write follows the key's merge policy (its declaration, else the policy
 /// its record reads by, else last-writer-wins); plain last-writer-wins keys take a short path of
 /// their own (`ReplicaTransaction+Policies.swift` has the policies').
 package final class ReplicaTransaction: ReplicaRows {
@@ -204,7 +205,7 @@ package final class ReplicaTransaction: ReplicaRows {
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes, expiryMilliseconds: expiry),
-            source: localSource, replacing: try replaced(existing, suite: suite, key: key))
+            source: localSource, replacingExpiry: try replacedExpiry(existing, suite: suite, key: key))
         return version
     }
 
@@ -239,7 +240,7 @@ package final class ReplicaTransaction: ReplicaRows {
         state.clock = clock
         try put(
             recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
-            replacing: existing.map { Replaced(seq: $0.seq, expiry: current?.expiresAtMilliseconds) })
+            replacingExpiry: current?.expiresAtMilliseconds)
         return version
     }
 
@@ -256,7 +257,7 @@ package final class ReplicaTransaction: ReplicaRows {
         StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
         try put(
             keyBuffer.bytes, suite: suite, key: key, record,
-            source: .sync(peer: peer), replacing: replacing.map { Replaced(seq: $0.seq, expiry: $0.record.expiresAtMilliseconds) })
+            source: .sync(peer: peer), replacingExpiry: replacing?.record.expiresAtMilliseconds)
     }
 
     /// Stores `record` as this replica's own change made by a migration (a record moved to a renamed
@@ -270,7 +271,8 @@ package final class ReplicaTransaction: ReplicaRows {
         }
         let existing = try existingRow(suite: suite, key: key)
         try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacing: try replaced(existing, suite: suite, key: key))
+            recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource,
+            replacingExpiry: try replacedExpiry(existing, suite: suite, key: key))
     }
 
     /// Runs `body` as a migration: it may write the reserved suite and a suite whose stored schema
@@ -292,8 +294,9 @@ package final class ReplicaTransaction: ReplicaRows {
         return skewed
     }
 
-    /// Forgets a tombstone, or a plain value that has expired: its row, its journal entry and its
-    /// expiry (tombstone collection decides when that is safe).
+    /// Forgets a tombstone, or a plain value that has expired: its row, its live journal entry and its
+    /// expiry (tombstone collection decides when that is safe). The key's superseded entries stay
+    /// until `removeSupersededJournalEntries` (which collection calls in the same transaction).
     package func dropTombstone(suite: String, key: String) throws {
         guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain,
             row.record.isTombstone || row.record.hasExpired(at: wallClockMilliseconds)
@@ -303,6 +306,15 @@ package final class ReplicaTransaction: ReplicaRows {
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
         if let expiry = row.record.expiryMilliseconds { try txn.delete(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey)) }
         droppedJournalEntry = true
+    }
+
+    /// Deletes every superseded journal entry, the last one included (`finish` then saves the clock
+    /// and seq), in this transaction: tombstone collection leaves no entry of a key it dropped, which
+    /// a recovery could take for a row lost.
+    package func removeSupersededJournalEntries() throws {
+        droppedJournalEntry = true
+        var after: UInt64 = 0
+        while let next = try JournalCompaction.step(self, after: after, keepingLast: false) { after = next }
     }
 
     // MARK: - Rows and journal
@@ -321,17 +333,11 @@ package final class ReplicaTransaction: ReplicaRows {
         func readsAsAbsent(at now: UInt64) -> Bool { isTombstone || now >= (expiry ?? .max) }
     }
 
-    /// The row a write replaces: the seq of its journal entry and the expiry it is indexed under.
-    struct Replaced {
-        let seq: UInt64
-        let expiry: UInt64?
-    }
-
-    /// What a write replacing `row` removes besides the row: its journal entry and its expiry.
-    func replaced(_ row: ExistingRow?, suite: String, key: String) throws -> Replaced? {
+    /// The expiry the row a write replaces is indexed under (nil for none, or no row).
+    func replacedExpiry(_ row: ExistingRow?, suite: String, key: String) throws -> UInt64? {
         guard let row else { return nil }
-        guard row.isPolicy else { return Replaced(seq: row.seq, expiry: row.expiry) }
-        return Replaced(seq: row.seq, expiry: try record(of: row, suite: suite, key: key).expiresAtMilliseconds)
+        guard row.isPolicy else { return row.expiry }
+        return try record(of: row, suite: suite, key: key).expiresAtMilliseconds
     }
 
     /// The record key of `suite`/`key`.
@@ -361,14 +367,13 @@ package final class ReplicaTransaction: ReplicaRows {
         }
     }
 
-    func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacing: Replaced?) throws {
-        if let replacing {
-            try txn.delete(layout.journal, key: replacing.seq)
-            if let old = replacing.expiry, old != record.expiresAtMilliseconds {
-                try txn.delete(layout.expiries, StoreLayout.expiryKey(old, recordKey: recordKey))
-            }
+    /// Stores `record` under `recordKey` as a new change and appends its journal entry; keeps the
+    /// expiry index in step with the record it replaces, which expired at `replacingExpiry` (if ever).
+    func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingExpiry: UInt64?) throws {
+        if let old = replacingExpiry, old != record.expiresAtMilliseconds {
+            try txn.delete(layout.expiries, StoreLayout.expiryKey(old, recordKey: recordKey))
         }
-        if let expiry = record.expiresAtMilliseconds, expiry != replacing?.expiry {
+        if let expiry = record.expiresAtMilliseconds, expiry != replacingExpiry {
             try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), [])
         }
         state.seq += 1

@@ -1,7 +1,7 @@
 /// Observing changes: an `AsyncSequence` for async code, a callback with a token for the rest.
 ///
 /// What is promised: every key's latest committed value reaches every observer, in commit order,
-/// whichever process or sync committed it. The journal keeps one entry per key, so an observer that
+/// whichever process or sync committed it. The journal delivers one entry per key, so an observer that
 /// falls behind a burst of rewrites of one key receives the latest of them, not each one.
 ///
 /// Buffering policy: each `AsyncSequence` keeps at most `Store.Options.observerBufferLimit`

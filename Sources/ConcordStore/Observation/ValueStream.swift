@@ -7,7 +7,7 @@ import Synchronization
 /// What is promised — the latest value, after coalescing: every element is a value the key held
 /// after a commit, in commit order, and the key's latest committed value always arrives. A consumer
 /// slower than the writes does not get every intermediate value: the stream keeps only the newest
-/// undelivered one (and the journal keeps one entry per key), so a burst of writes may arrive as its
+/// undelivered one (and the journal delivers one entry per key), so a burst of writes may arrive as its
 /// last value alone. Equal values are not filtered out: a write of the same value is delivered too.
 ///
 /// Elements are what `suite.get(key, as: T.self)` would return: the stored value, else the

@@ -156,7 +156,7 @@ extension ReplicaTransaction {
         for (suite, key, row) in leaving {
             try put(
                 recordKey(suite: suite, key: key), suite: suite, key: key, row.record, source: .process(token: ReplicaCore.processToken),
-                replacing: Replaced(seq: row.seq, expiry: row.record.expiresAtMilliseconds))
+                replacingExpiry: row.record.expiresAtMilliseconds)
         }
         return result
     }

@@ -4,7 +4,8 @@ import LMDB
 public struct IntegrityReport: Sendable, Equatable {
     /// How many records were decoded and checked against their journal entries.
     public let recordsChecked: Int
-    /// How many journal entries were decoded and checked against their records.
+    /// How many live journal entries (those a record points at) were decoded and checked against
+    /// their records. Superseded entries awaiting compaction are decoded and checked too, and not counted.
     public let journalEntriesChecked: Int
     /// One line per problem; empty when the store is sound.
     public let problems: [String]
@@ -15,8 +16,9 @@ public struct IntegrityReport: Sendable, Equatable {
 extension Store {
     /// Verifies the replica: the data file's page structure (read directly, so damage is reported rather
     /// than crashing LMDB), metadata, every record and journal entry decodes, every record has
-    /// exactly its journal entry and every entry its record, seqs and the clock are consistent, and
-    /// the index of expiries holds exactly the records that expire.
+    /// exactly its journal entry, every other entry is superseded (older than its key's record, or of
+    /// a key whose record was collected), seqs and the clock are consistent, and the index of expiries
+    /// holds exactly the records that expire.
     ///
     /// ```swift
     /// let report = try store.check()
@@ -36,6 +38,7 @@ extension Store {
             func note(_ p: String) { if problems.count < 100 { problems.append(p) } }
             let state = try ReplicaState.load(txn, core.layout)
             var recordSeqs: [UInt64: (String, String, Record)] = [:]
+            var seqOfKey: [[UInt8]: UInt64] = [:]
             var expiring = Set<[UInt8]>()
             var records = 0
             try txn.scan(core.layout.records) { key, value in
@@ -50,6 +53,7 @@ extension Store {
                     if row.seq > state.seq { note("record \(suite)/\(k): seq \(row.seq) beyond the last seq \(state.seq)") }
                     if recordSeqs[row.seq] != nil { note("record \(suite)/\(k): seq \(row.seq) used twice") }
                     recordSeqs[row.seq] = (suite, k, row.record)
+                    seqOfKey[key] = row.seq
                     if let expiry = row.record.expiresAtMilliseconds { expiring.insert(StoreLayout.expiryKey(expiry, recordKey: key)) }
                 } catch {
                     note("record \(suite)/\(k) does not decode: \(error)")
@@ -58,7 +62,6 @@ extension Store {
             }
             var entries = 0
             try txn.scan(core.layout.journal) { key, value in
-                entries += 1
                 guard let seq = StoreLayout.decodeSeq(key) else {
                     note("a journal key that is not 8 bytes")
                     return true
@@ -67,11 +70,12 @@ extension Store {
                     let entry = try JournalEntry.decode(seq: seq, value)
                     if seq > state.seq { note("journal entry \(seq) beyond the last seq \(state.seq)") }
                     if let (suite, k, record) = recordSeqs.removeValue(forKey: seq) {
+                        entries += 1
                         if suite != entry.suite || k != entry.key || record != entry.record {
                             note("journal entry \(seq) does not match its record \(suite)/\(k)")
                         }
-                    } else {
-                        note("journal entry \(seq) (\(entry.suite)/\(entry.key)) has no record pointing at it")
+                    } else if let current = seqOfKey[StoreLayout.recordKey(suite: entry.suite, key: entry.key)], current < seq {
+                        note("journal entry \(seq) (\(entry.suite)/\(entry.key)) is newer than its record's entry \(current)")
                     }
                 } catch {
                     note("journal entry \(seq) does not decode: \(error)")

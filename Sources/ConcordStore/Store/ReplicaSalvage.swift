@@ -64,13 +64,14 @@ package struct ReplicaSalvage {
                 continue
             }
             let id = SuiteKey(suite: entry.suite, key: entry.key)
-            if let other = journaled[id], other.seq > seq { continue } // one entry per key; keep the newest
+            if let other = journaled[id], other.seq > seq { continue } // the newest of the key's entries
             journaled[id] = (seq, entry.record)
         }
         for id in Set(rows.keys).union(journaled.keys).sorted(by: { ($0.suite, $0.key) < ($1.suite, $1.key) }) {
             let row = rows[id]
             let entry = journaled[id]
-            if let row, let entry, row.record != entry.record {
+            // The newest entry is the row's own, or older when the row's was lost (the rest are superseded).
+            if let row, let entry, row.seq < entry.seq || (row.seq == entry.seq && row.record != entry.record) {
                 disagreeing += 1
                 continue
             }

@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public final class Store: Sendable {
     /// The on-disk format this Concord writes; a store of a newer format is refused, an older one upgraded.
-    public static let formatVersion: UInt32 = 7
+    public static let formatVersion: UInt32 = 8
 
     /// The directory of this replica.
     public let directory: String
@@ -99,7 +99,8 @@ public final class Store: Sendable {
     }
 
     /// The journal entries after `seq`, oldest first, optionally of one suite (at most `limit`).
-    /// Superseded entries are compacted away, so each key appears at most once: its latest change.
+    /// Entries a later change of their key superseded are passed over, so each key appears at most
+    /// once: its latest change.
     ///
     /// <!-- assume: var lastSeen: UInt64 = 0 -->
     /// ```swift

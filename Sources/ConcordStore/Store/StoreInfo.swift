@@ -15,7 +15,8 @@ public struct StoreInfo: Sendable, Equatable {
     public let records: Int
     /// How many of the records are tombstones (deletions kept so they sync).
     public let tombstones: Int
-    /// How many entries the change journal holds (at most one per key).
+    /// How many live entries the change journal holds: one per record, its latest change (superseded
+    /// entries awaiting compaction are not counted).
     public let journalEntries: Int
     /// The seq of the newest journal entry.
     public let lastSeq: UInt64
@@ -30,21 +31,21 @@ public struct StoreInfo: Sendable, Equatable {
 extension Store {
     /// Counts and sizes of this replica (reads every record once).
     public func info() throws -> StoreInfo {
-        let (records, tombstones, journal, state) = try core.read { txn -> (Int, Int, Int, ReplicaState) in
+        let (records, tombstones, journal, seq, clock) = try core.snapshot { s -> (Int, Int, Int, UInt64, UInt64) in
             var records = 0
             var tombstones = 0
-            try txn.scan(core.layout.records) { _, value in
+            try s.txn.scan(core.layout.records) { _, value in
                 records += 1
                 if StoredRow.isTombstone(value) { tombstones += 1 }
                 return true
             }
-            return (records, tombstones, try txn.statistics(core.layout.journal).entries, try ReplicaState.load(txn, core.layout))
+            return (records, tombstones, try s.journalCounts().live, s.lastSeq, s.clock)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int) ?? 0
         return StoreInfo(
             directory: directory, replicaID: replicaID, formatVersion: core.formatVersion,
             suites: try suiteNames().count, records: records, tombstones: tombstones,
-            journalEntries: journal, lastSeq: state.seq, clock: state.clock,
+            journalEntries: journal, lastSeq: seq, clock: clock,
             fileBytes: size, mapBytes: core.env.mapSize)
     }
 }

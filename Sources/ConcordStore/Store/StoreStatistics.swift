@@ -98,8 +98,12 @@ public struct StoreStatistics: Sendable, Equatable {
     public let records: Int
     /// Tombstones of every suite.
     public let tombstones: Int
-    /// Entries in the change journal (one per key, superseded ones compacted away).
+    /// Live entries in the change journal: one per record, its latest change.
     public let journalEntries: Int
+    /// Entries of the change journal that a later change (or a collected tombstone) superseded: passed
+    /// over by every reader, and removed in bulk once there are more of them than records (at least
+    /// 4,096), after the commit that made them that many.
+    public let supersededJournalEntries: Int
     /// The depth of the records' B-tree: the pages a lookup reads.
     public let recordsDepth: Int
     /// Every database of the replica, and LMDB's free list.
@@ -121,8 +125,8 @@ extension Store {
     public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
         let layout = core.layout
         let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts, layout.marks]
-        let (env, suites) = try core.read { txn in
-            (try core.env.statistics(of: named, in: txn), try Self.suiteUsage(txn, layout.records, path: directory))
+        let (env, suites, journal) = try core.snapshot { s in
+            (try core.env.statistics(of: named, in: s.txn), try Self.suiteUsage(s.txn, layout.records, path: directory), try s.journalCounts())
         }
         let slots = try mapLMDBErrors(path: directory) { try core.env.readerSlots() }
             .map { StoreStatistics.Readers.Slot(processID: $0.processID, transactionID: $0.transactionID, processIsAlive: $0.processIsAlive) }
@@ -142,7 +146,7 @@ extension Store {
                 slots: slots),
             suites: usage.count, largestSuites: Array(usage.prefix(max(0, largestSuites))),
             records: usage.reduce(0) { $0 + $1.records }, tombstones: usage.reduce(0) { $0 + $1.tombstones },
-            journalEntries: env.databases[layout.journal.name]?.entries ?? 0,
+            journalEntries: journal.live, supersededJournalEntries: journal.superseded,
             recordsDepth: env.databases[layout.records.name]?.depth ?? 0,
             databases: databases)
     }

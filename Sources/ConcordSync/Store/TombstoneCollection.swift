@@ -108,6 +108,7 @@ extension Store {
                 return true
             }
             for tombstone in doomed { try w.dropTombstone(suite: tombstone.suite, key: tombstone.key) }
+            if !doomed.isEmpty { try w.removeSupersededJournalEntries() }
             return TombstoneCollectionReport(
                 tombstones: seen, collected: doomed.count,
                 keptForRetention: keptForRetention, keptForPeers: keptForPeers,

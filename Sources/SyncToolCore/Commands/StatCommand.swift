@@ -77,7 +77,7 @@ struct StatCommand: Command {
             )
         }
         io.out(
-            "records: \(s.records) in \(s.suites) suites (\(s.tombstones) tombstones); journal entries: \(s.journalEntries); records tree depth: \(s.recordsDepth)"
+            "records: \(s.records) in \(s.suites) suites (\(s.tombstones) tombstones); journal entries: \(s.journalEntries) (\(s.supersededJournalEntries) superseded, awaiting removal); records tree depth: \(s.recordsDepth)"
         )
         if !s.largestSuites.isEmpty {
             io.out("largest suites:")
@@ -136,7 +136,8 @@ struct StatCommand: Command {
                 ])
             ),
             ("suites", String(s.suites)), ("records", String(s.records)), ("tombstones", String(s.tombstones)),
-            ("journal_entries", String(s.journalEntries)), ("records_depth", String(s.recordsDepth)),
+            ("journal_entries", String(s.journalEntries)), ("superseded_journal_entries", String(s.supersededJournalEntries)),
+            ("records_depth", String(s.recordsDepth)),
             ("largest_suites", "[" + suites.joined(separator: ",") + "]"),
             ("databases", "[" + databases.joined(separator: ",") + "]"),
             ("conflicts", String(figures.conflicts)), ("peers", "[" + peers.joined(separator: ",") + "]")

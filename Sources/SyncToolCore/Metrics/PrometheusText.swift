@@ -59,7 +59,10 @@ extension ReplicaFigures {
         p.family("concord_suites", "Suites holding records.", labels: replica, Double(s.suites))
         p.family("concord_records", "Records stored, tombstones included.", labels: replica, Double(s.records))
         p.family("concord_tombstones", "Tombstones: deleted keys kept so the delete syncs.", labels: replica, Double(s.tombstones))
-        p.family("concord_journal_entries", "Entries in the journal (one per key changed, the newest change).", labels: replica, Double(s.journalEntries))
+        p.family("concord_journal_entries", "Live entries in the journal (one per record, its newest change).", labels: replica, Double(s.journalEntries))
+        p.family(
+            "concord_journal_superseded_entries", "Journal entries a later change superseded, awaiting removal in bulk.", labels: replica,
+            Double(s.supersededJournalEntries))
         p.family("concord_conflicts", "Entries in the conflict log (concurrent writes whose losing value is kept).", labels: replica, Double(conflicts))
         p.family(
             "concord_map_size_bytes", "The memory map's size; it doubles when full, up to concord_map_max_size_bytes.", labels: replica, Double(m.mapBytes))

@@ -1,5 +1,6 @@
 import Concord
 
+/// Live sync with a hub account (the hub peer is ConcordHub's, so this initializer is too).
 extension LiveSync {
     /// Keeps `store` in sync with its account on the hub at `url`, woken by the hub's announcement of
     /// every push (PostgreSQL's LISTEN/NOTIFY) as well as by local commits. A pooler in transaction

@@ -134,14 +134,16 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
         }
     }
 
-    /// Every move of the choice from the moment iteration starts (`value` is the new choice;
+    /// Every move of the choice committed after observation starts (`value` is the new choice;
     /// moves in quick succession may arrive as one change with the latest choice). A lease that
     /// expires is no change; `observeLoss` tells its holder.
-    public var changes: ExclusiveChanges<Choice> { ExclusiveChanges(choice: self) }
-
-    /// Calls `handler` with the new choice after every move, until the token is cancelled or released.
-    public func observe(_ handler: @escaping @Sendable (Choice?) -> Void) throws -> ObservationToken {
-        try suite.observe(reference.key) { change in handler(self.choice(in: change)) }
+    ///
+    /// ```swift
+    /// let token = try focus.changes.start { move in print("now", move.value as Any) }
+    /// ```
+    public var changes: ValueObservation<StoredChange<Choice?>> {
+        let choice = self
+        return suite.changes(for: reference.key).map { change in StoredChange(change, value: choice.choice(in: change)) }
     }
 
     /// Calls `handler` with the lease this process held when it stops holding the choice: another
@@ -198,32 +200,5 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     static func milliseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds) / 1_000_000_000_000_000)
-    }
-}
-
-/// The moves of an exclusive choice, as an `AsyncSequence` of `StoredChange<Choice?>` (see
-/// `ExclusiveChoice.changes`).
-public struct ExclusiveChanges<Choice: StorableValue & Hashable>: AsyncSequence, Sendable {
-    public typealias Element = StoredChange<Choice?>
-    public typealias Failure = ConcordError
-    let choice: ExclusiveChoice<Choice>
-
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: ChangeStream.AsyncIterator
-        let choice: ExclusiveChoice<Choice>
-
-        public mutating func next() async throws(ConcordError) -> StoredChange<Choice?>? {
-            guard let change = try await base.next() else { return nil }
-            return StoredChange(change, value: choice.choice(in: change))
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> StoredChange<Choice?>? {
-            guard let change = try await base.next(isolation: actor) else { return nil }
-            return StoredChange(change, value: choice.choice(in: change))
-        }
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: choice.reference.suite.changes(for: choice.reference.key).makeAsyncIterator(), choice: choice)
     }
 }

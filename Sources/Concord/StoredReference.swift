@@ -84,8 +84,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         self.stamps = suite.store.stampReader
         self.observedKeyPath = \StoredReference<Value>.anchor
         do {
-            let token = try suite.observe(
-                key,
+            let token = try suite.changes(for: key).start(
                 onError: { [weak self] error in
                     self?.record(error.during("observe", suite: suite.name, key: key), report: true)
                 }
@@ -280,19 +279,6 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     }
 
     // MARK: - Observation
-
-    /// Every change of the key from now on, as typed values.
-    public func changes(default defaultValue: Value) -> StoredChanges<Value> {
-        StoredChanges(reference: self, defaultValue: defaultValue)
-    }
-
-    /// Calls `handler` for the key's changes from now on (its latest value, in commit order), until the token is cancelled or released.
-    public func observe(
-        default defaultValue: Value,
-        _ handler: @escaping @Sendable (StoredChange<Value>) -> Void
-    ) throws -> ObservationToken {
-        try suite.observe(key) { change in handler(StoredChange(change, default: defaultValue)) }
-    }
 
     // Each change is announced once, after it committed. A write through this reference announces
     // its own commit before it returns. The change hub, woken by the same commit on another thread,

@@ -178,9 +178,6 @@ extension Store {
         /// How far ahead of the wall clock this replica's clock may be pushed by versions it meets
         /// (merged from peers, or of records it overwrites). The default is five minutes.
         public var maxClockDriftMilliseconds: UInt64 = 5 * 60 * 1000
-        /// How many undelivered changes an `AsyncSequence` of changes buffers before dropping the
-        /// oldest. The default is 4,096.
-        public var observerBufferLimit = 4096
         /// The wall clock in milliseconds since 1970. The default reads the system clock; tests replace it.
         public var wallClock: @Sendable () -> UInt64 = HybridClock.wallMilliseconds
         /// Whether opening a directory that holds no store creates one. The default is true.

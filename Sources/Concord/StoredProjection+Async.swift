@@ -14,10 +14,11 @@ extension StoredProjection {
     ///
     /// - Parameter value: The value to store.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
-    public func set(_ value: Value) async throws {
+    @discardableResult
+    public func set(_ value: Value) async throws -> Version? {
         let reference = self.reference
         let policy = key.policy
-        try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
+        return try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
     }
 
     /// Removes the stored value (the removal syncs), without blocking the cooperative pool.
@@ -27,9 +28,10 @@ extension StoredProjection {
     /// ```
     ///
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
-    public func reset() async throws {
+    @discardableResult
+    public func reset() async throws -> Version? {
         let reference = self.reference
-        try await reference.suite.store.thread.run { try reference.remove() }
+        return try await reference.suite.store.thread.run { try reference.remove() }
     }
 
     /// Reads, changes and writes the value in one write transaction, without blocking the

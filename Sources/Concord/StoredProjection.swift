@@ -25,8 +25,10 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// ```
     ///
     /// - Parameter value: The new value (an optional's `nil` removes the key).
+    /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
-    public func set(_ value: Value) throws { try reference.set(value, declaring: key.policy) }
+    @discardableResult
+    public func set(_ value: Value) throws -> Version? { try reference.set(value, declaring: key.policy) }
 
     /// The value, readable and writable (writes report errors like the wrapper's setter does).
     public var value: Value {
@@ -50,8 +52,10 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// Removes the stored value, so reads return the default again (the removal syncs).
     ///
+    /// - Returns: The tombstone's version, or `nil` when nothing was stored.
     /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
-    public func reset() throws { try reference.remove() }
+    @discardableResult
+    public func reset() throws -> Version? { try reference.remove() }
 
     /// Whether a value is stored (registered defaults do not count).
     public var isSet: Bool { reference.isSet }

@@ -1,4 +1,5 @@
 @_exported import DocExamplesContext
+
 @testable import LMDB
 
 // The names the doc comments of declarations that are not public use without declaring them, beside

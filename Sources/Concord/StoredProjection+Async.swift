@@ -13,6 +13,7 @@ extension StoredProjection {
     /// ```
     ///
     /// - Parameter value: The value to store.
+    /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
     @discardableResult
     public func set(_ value: Value) async throws -> Version? {
@@ -27,6 +28,7 @@ extension StoredProjection {
     /// try await profile.$username.reset()
     /// ```
     ///
+    /// - Returns: The tombstone's version, or `nil` when nothing was stored.
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func reset() async throws -> Version? {

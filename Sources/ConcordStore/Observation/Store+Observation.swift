@@ -33,6 +33,7 @@ extension Suite {
     /// ```
     ///
     /// - Parameter key: The key to observe (an invalid one ends the observation with `.invalidKey`).
+    /// - Returns: An observation of the key's changes (buffering `.bounded(4096)`).
     public func changes(for key: String) -> ValueObservation<Change> { core.changes(suite: name, key: key) }
 
     /// The value of `key` as a `T` now, then after each change — whoever made it (this process,

@@ -23,7 +23,7 @@ public struct SyncSelection: Hashable, Sendable, CustomStringConvertible {
     public func includes(_ suite: String) -> Bool { suites.map { $0.contains(suite) } ?? true }
 
     /// The cursor scopes this selection moves.
-    public var scopes: [SyncScope] { suites.map { $0.map(SyncScope.suite) } ?? [.allSuites] }
+    package var scopes: [SyncScope] { suites.map { $0.map(SyncScope.suite) } ?? [.allSuites] }
 
     public var description: String { suites?.joined(separator: ",") ?? "all suites" }
 }

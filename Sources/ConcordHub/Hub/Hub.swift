@@ -14,7 +14,7 @@ import Concord
 /// ```
 public final class Hub {
     /// Where the hub is; printing it never shows the password.
-    public let connectionString: ConnectionString
+    package let connectionString: ConnectionString
     /// The account (a PostgreSQL role) whose rows this connection reads and writes.
     public let account: String
     /// The hub's replica id for this account: devices keep their cursors on it.

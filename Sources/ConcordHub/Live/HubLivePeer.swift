@@ -15,13 +15,13 @@ import Concord
 /// ```swift
 /// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: "postgresql://alice@db/settings") }
 /// ```
-public final class HubLivePeer: LiveSyncPeer {
+package final class HubLivePeer: LiveSyncPeer {
     /// The device's replica.
-    public let store: Store
+    package let store: Store
     /// The hub session that syncs and LISTENs.
-    public let hub: Hub
+    package let hub: Hub
     /// How each round syncs (the suites, the page size).
-    public let synchronizer: HubSynchronizer
+    package let synchronizer: HubSynchronizer
     /// Called with every round's full report (the loop's events carry a summary).
     private let onReport: (HubSyncReport) -> Void
     /// The server process that LISTENs, when a pooler stands between this connection and the server.
@@ -33,7 +33,7 @@ public final class HubLivePeer: LiveSyncPeer {
     ///
     /// - Throws: What `Hub.init(_:account:)` throws, ``ConcordError`` `.transactionPooling` through a pooler in
     ///   transaction mode, or `ConcordError` when LISTEN fails.
-    public init(
+    package init(
         store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
         onReport: @escaping (HubSyncReport) -> Void = { _ in }
     ) throws {
@@ -68,11 +68,11 @@ public final class HubLivePeer: LiveSyncPeer {
     }
 
     /// The hub's replica id for the account: the peer the device keeps its cursors on.
-    public var hubReplicaID: ReplicaID { hub.replicaID }
+    package var hubReplicaID: ReplicaID { hub.replicaID }
 
-    public var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }
+    package var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }
 
-    public func syncOnce() throws -> LiveSyncRound {
+    package func syncOnce() throws -> LiveSyncRound {
         if let pooledListener {
             let now = try ConcordError.fromPostgres { try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0) }
             guard now == pooledListener else { throw ConcordError.transactionPooling(endpoint: hub.endpoint) }
@@ -89,7 +89,7 @@ public final class HubLivePeer: LiveSyncPeer {
         return round
     }
 
-    public func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
+    package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {
         let (notifications, woken) = try ConcordError.fromPostgres { try hub.db.waitForNotifications(timeout: timeout, wakeDescriptor: wakeDescriptor) }
         if woken { return .local }
         if notifications.isEmpty { return .timeout }

@@ -10,29 +10,29 @@ import Foundation
 /// let url = ConnectionString("postgresql://alice:s3cret@localhost/hub")
 /// print(url)   // postgresql://alice:***@localhost/hub
 /// ```
-public struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
+package struct ConnectionString: Sendable, Hashable, CustomStringConvertible {
     /// The string as given (holds the password, if any: never print it).
     package let raw: String
 
     /// A connection string as written: a `postgresql://` URI or libpq's `key=value` form.
-    public init(_ raw: String) { self.raw = raw }
+    package init(_ raw: String) { self.raw = raw }
 
     /// True for `postgresql://` and `postgres://` URIs.
-    public static func isHubURL(_ text: String) -> Bool {
+    package static func isHubURL(_ text: String) -> Bool {
         text.hasPrefix("postgresql://") || text.hasPrefix("postgres://")
     }
 
     /// True for libpq's keyword/value form: words `keyword=value` (values may be quoted), every keyword
     /// one libpq knows, as `host=db.example.com port=5432 user=alice dbname=settings`. A path never
     /// parses so unless each of its words is such a pair; `./host=x` never does.
-    public static func isKeywordValue(_ text: String) -> Bool {
+    package static func isKeywordValue(_ text: String) -> Bool {
         guard text.contains("="), !text.hasPrefix("/"), !text.hasPrefix("."), !text.hasPrefix("~") else { return false }
         let first = text.drop(while: { $0 == " " }).prefix(while: { $0 != "=" && $0 != " " })
         guard !first.isEmpty, first.allSatisfy({ $0.isLetter || $0 == "_" }) else { return false }
         return (try? PostgresConnection.validate(ConnectionString(text))) != nil
     }
 
-    public var description: String {
+    package var description: String {
         if raw.isEmpty { return "(the PG* environment variables)" }
         return scrub(Self.redact(raw))
     }

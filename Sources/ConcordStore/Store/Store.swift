@@ -131,7 +131,7 @@ public final class Store: Sendable {
     public func lastSeq() throws -> UInt64 { try core.snapshot { $0.lastSeq } }
 
     /// A number that changes whenever any process commits to this replica; reading it costs no transaction.
-    public var commitStamp: Int { core.env.lastCommittedTransactionID }
+    package var commitStamp: Int { core.env.lastCommittedTransactionID }
 
     /// Runs `body` in one write transaction of the write core. Observers are woken after the commit.
     /// The closure may run more than once (after the map grew, or when another write sharing its group

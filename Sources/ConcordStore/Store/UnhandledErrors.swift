@@ -29,7 +29,7 @@ public enum UnhandledErrors {
     }
 
     /// Hands `error` to the current handler.
-    public static func report(_ error: any Error & Sendable) {
+    @usableFromInline package static func report(_ error: any Error & Sendable) {
         let current = handler.withLock { $0 }
         current(error)
     }

@@ -38,7 +38,7 @@ public final class LiveSync: Sendable {
 
     /// Starts the loop. `connect` opens a session (called again after each failure); `onEvent` runs on
     /// the loop's thread.
-    public convenience init(
+    package convenience init(
         store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
         connect: @escaping @Sendable () throws -> any LiveSyncPeer

@@ -2,13 +2,10 @@
 /// changes while watching a local wake-up descriptor. The hub is one kind of peer; a streaming
 /// session to another replica can be another, driven by the same loop.
 ///
-/// <!-- assume: let url = "postgresql://alice@db.example.com/settings" -->
 /// ```swift
-/// import ConcordHub
-///
-/// let live = try LiveSync(store: store) { try HubLivePeer(store: store, url: url) }
+/// let live = try LiveSync(store: phone) { try DirectoryLivePeer(store: phone, other: watch) }
 /// ```
-public protocol LiveSyncPeer: AnyObject {
+package protocol LiveSyncPeer: AnyObject {
     /// One exchange: send the local changes the peer lacks, merge the peer's changes.
     func syncOnce() throws -> LiveSyncRound
     /// Blocks until the peer announces a change, `wakeDescriptor` becomes readable, or `timeout`
@@ -24,7 +21,7 @@ public protocol LiveSyncPeer: AnyObject {
 /// ```swift
 /// if try peer.waitForAnnouncement(timeout: 10, wakeDescriptor: fd) != .ownEcho { _ = try peer.syncOnce() }
 /// ```
-public enum LiveSyncWake: Sendable, Equatable {
+package enum LiveSyncWake: Sendable, Equatable {
     /// The peer announced changes (another device pushed).
     case announced
     /// The local wake-up descriptor became readable (a local commit, or a stop).

@@ -307,28 +307,28 @@ final class SyncEndpoint {
 /// ```swift
 /// print(report.sent.entries, "sent,", report.sent.recordsChanged, "changed on the peer")
 /// ```
-public struct SentChanges: Sendable, Equatable {
+package struct SentChanges: Sendable, Equatable {
     /// Batches sent.
-    public var batches = 0
+    package var batches = 0
     /// Entries sent.
-    public var entries = 0
+    package var entries = 0
     /// Entries the peer had merged already.
-    public var alreadyMerged = 0
+    package var alreadyMerged = 0
     /// Records the batches changed on the peer.
-    public var recordsChanged = 0
+    package var recordsChanged = 0
     /// Concurrent writes the peer found (each is in the peer's conflict log).
-    public var conflicts = 0
+    package var conflicts = 0
     /// Versions further ahead of the peer's clock than its allowed drift.
-    public var skewedVersions = 0
+    package var skewedVersions = 0
     /// How far ahead of the peer's clock the most skewed version was, in milliseconds.
-    public var maxSkewMilliseconds: UInt64 = 0
+    package var maxSkewMilliseconds: UInt64 = 0
     /// Journal entries read on this side to build the batches.
-    public var journalEntriesRead = 0
+    package var journalEntriesRead = 0
     /// Records this side holds from before the gate's rules, left out of the batches (see `RecordGate`).
-    public var leftOut: [ConcordError] = []
+    package var leftOut: [ConcordError] = []
 
     /// Nothing sent yet.
-    public init() {}
+    package init() {}
 
     mutating func add(_ ack: SyncAck) {
         batches += 1

@@ -103,21 +103,21 @@ package final class SyncSession {
 /// ```swift
 /// print(report.sent.recordsChanged, "changed there,", report.received.recordsChanged, "here")
 /// ```
-public struct SyncRoundReport: Sendable, Equatable {
+package struct SyncRoundReport: Sendable, Equatable {
     /// This replica's changes, as the peer reported merging them.
-    public let sent: SentChanges
+    package let sent: SentChanges
     /// The peer's changes merged into this replica.
-    public let received: ApplyReport
+    package let received: ApplyReport
     /// True when nothing was written (on either side).
-    public let dryRun: Bool
+    package let dryRun: Bool
     /// Set on the first round of a session that resent everything both ways: a replica was found
     /// restored from an earlier state (or the cursors could not be proven).
-    public var historyResync: HistoryResync?
+    package var historyResync: HistoryResync?
 
     /// Records changed on both sides.
-    public var recordsChanged: Int { sent.recordsChanged + received.recordsChanged }
+    package var recordsChanged: Int { sent.recordsChanged + received.recordsChanged }
     /// True when neither replica had a record the other lacked.
-    public var isInSync: Bool { recordsChanged == 0 }
+    package var isInSync: Bool { recordsChanged == 0 }
 }
 
 extension SyncEndpoint {

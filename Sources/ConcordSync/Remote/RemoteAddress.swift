@@ -6,18 +6,18 @@
 /// let other = try RemoteAddress.parse("ssh://alice@desktop:2222/srv/settings")
 /// RemoteAddress.isRemote("/tmp/a:b")   // false: a path with a slash before the colon is local
 /// ```
-public struct RemoteAddress: Sendable, Equatable, CustomStringConvertible {
+package struct RemoteAddress: Sendable, Equatable, CustomStringConvertible {
     /// The login name, or nil for ssh's default.
-    public let user: String?
+    package let user: String?
     /// The machine to reach.
-    public let host: String
+    package let host: String
     /// The ssh port, or nil for ssh's default.
-    public let port: Int?
+    package let port: Int?
     /// The replica's directory on that machine (relative paths start in the user's home).
-    public let path: String
+    package let path: String
 
     /// The replica at `path` on `host`, reached as `user` on `port`.
-    public init(user: String?, host: String, port: Int?, path: String) {
+    package init(user: String?, host: String, port: Int?, path: String) {
         self.user = user
         self.host = host
         self.port = port
@@ -25,14 +25,14 @@ public struct RemoteAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// True when `text` names a remote replica rather than a local directory.
-    public static func isRemote(_ text: String) -> Bool {
+    package static func isRemote(_ text: String) -> Bool {
         if text.hasPrefix("ssh://") { return true }
         guard let colon = text.firstIndex(of: ":") else { return false }
         return !text[..<colon].contains("/") && colon != text.startIndex
     }
 
     /// Parses a remote address; throws with what is wrong (an empty host or path, a bad port).
-    public static func parse(_ text: String) throws(ConcordError) -> RemoteAddress {
+    package static func parse(_ text: String) throws(ConcordError) -> RemoteAddress {
         func bad(_ why: String) -> ConcordError {
             ConcordError.session(.refusedByPeer, "'\(text)' is not a remote replica address: \(why) (write [user@]host:PATH or ssh://[user@]host[:port]/PATH)")
         }

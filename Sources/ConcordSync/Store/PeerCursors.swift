@@ -3,19 +3,19 @@
 /// ```swift
 /// let scope: SyncScope = .suite("prefs")
 /// ```
-public enum SyncScope: Hashable, Sendable, CustomStringConvertible {
+package enum SyncScope: Hashable, Sendable, CustomStringConvertible {
     /// Every suite: the cursor of a sync that was not limited to some suites.
     case allSuites
     /// One suite: the cursor of a sync limited to it.
     case suite(String)
 
     /// The suite name, or nil for every suite.
-    public var suiteName: String? {
+    package var suiteName: String? {
         if case .suite(let name) = self { return name }
         return nil
     }
 
-    public var description: String { suiteName ?? "*" }
+    package var description: String { suiteName ?? "*" }
 }
 
 /// What this replica knows about one peer for one scope (see the architecture document, "Delta sync"
@@ -33,17 +33,17 @@ public enum SyncScope: Hashable, Sendable, CustomStringConvertible {
 ///     print(cursor.peer, cursor.scope, cursor.received, cursor.acknowledged, cursor.isBound)
 /// }
 /// ```
-public struct PeerCursor: Hashable, Sendable {
+package struct PeerCursor: Hashable, Sendable {
     /// The peer replica.
-    public let peer: ReplicaID
+    package let peer: ReplicaID
     /// The suites the cursor covers.
-    public let scope: SyncScope
+    package let scope: SyncScope
     /// The highest seq of the peer's journal this replica has merged.
-    public var received: UInt64
+    package var received: UInt64
     /// The highest seq of this replica's journal the peer is known to have merged.
-    public var acknowledged: UInt64
+    package var acknowledged: UInt64
     /// When the cursor last moved (wall-clock milliseconds since 1970).
-    public var updatedMilliseconds: UInt64
+    package var updatedMilliseconds: UInt64
     /// The peer's mark `received` is bound to: the next contact checks that the peer still holds it.
     package var mark: HistoryMark?
     /// Whether a sync may leave out, when sending to the peer, every record this replica got from it:
@@ -78,7 +78,7 @@ public struct PeerCursor: Hashable, Sendable {
     }
 
     /// True when `received` is bound to a mark of the peer's history (so a contact can prove it).
-    public var isBound: Bool { mark != nil }
+    package var isBound: Bool { mark != nil }
 
     /// What the cursor claims about the peer's history: `received` when bound, nothing otherwise.
     package var claim: UInt64 { mark == nil ? 0 : received }
@@ -158,9 +158,9 @@ public struct PeerCursor: Hashable, Sendable {
 /// let table = try store.peerCursors()
 /// let after = table.received(from: peer, suite: "prefs")   // send the peer's entries after this
 /// ```
-public struct PeerCursorTable: Hashable, Sendable {
+package struct PeerCursorTable: Hashable, Sendable {
     /// Every cursor, one per peer and scope.
-    public let cursors: [PeerCursor]
+    package let cursors: [PeerCursor]
     private let index: [ReplicaID: [SyncScope: PeerCursor]]
 
     package init(_ cursors: [PeerCursor]) {
@@ -171,26 +171,26 @@ public struct PeerCursorTable: Hashable, Sendable {
     }
 
     /// Every peer this replica has synced with (or heard from).
-    public var peers: [ReplicaID] { index.keys.sorted() }
+    package var peers: [ReplicaID] { index.keys.sorted() }
 
     /// The cursor stored for exactly `scope` (nil if none).
-    public func cursor(peer: ReplicaID, scope: SyncScope) -> PeerCursor? { index[peer]?[scope] }
+    package func cursor(peer: ReplicaID, scope: SyncScope) -> PeerCursor? { index[peer]?[scope] }
 
     /// The highest seq of `peer`'s journal merged here for `suite` (every-suite and per-suite cursors
     /// combined), counting only cursors bound to a mark of the peer's history: an unbound cursor proves
     /// nothing, so it counts as 0 and the next sync sends everything.
-    public func received(from peer: ReplicaID, suite: String) -> UInt64 {
+    package func received(from peer: ReplicaID, suite: String) -> UInt64 {
         max(index[peer]?[.allSuites]?.claim ?? 0, index[peer]?[.suite(suite)]?.claim ?? 0)
     }
 
     /// The highest seq of this replica's journal `peer` is known to have merged for `suite`.
-    public func acknowledged(by peer: ReplicaID, suite: String) -> UInt64 {
+    package func acknowledged(by peer: ReplicaID, suite: String) -> UInt64 {
         max(index[peer]?[.allSuites]?.acknowledged ?? 0, index[peer]?[.suite(suite)]?.acknowledged ?? 0)
     }
 
     /// The cursor a sync of `scope` starts from: for every suite, the every-suite cursor; for one suite,
     /// the combined one (bound cursors only, as `received(from:suite:)`).
-    public func received(from peer: ReplicaID, scope: SyncScope) -> UInt64 {
+    package func received(from peer: ReplicaID, scope: SyncScope) -> UInt64 {
         switch scope {
         case .allSuites: index[peer]?[.allSuites]?.claim ?? 0
         case .suite(let name): received(from: peer, suite: name)
@@ -342,7 +342,7 @@ extension Store {
     /// ```swift
     /// for cursor in try store.peerCursors().cursors { print(cursor.peer, cursor.received, cursor.acknowledged) }
     /// ```
-    public func peerCursors() throws -> PeerCursorTable {
+    package func peerCursors() throws -> PeerCursorTable {
         try read { r in try r.peerCursors() }
     }
 

@@ -103,8 +103,7 @@ enum ExplanationText {
         switch arrival {
         case .thisProcess: "written by this process"
         case .otherProcess: "written by a process of this replica"
-        case .sync(let peer, let last):
-            "merged by a sync from \(describe(peer))" + (last.map { ", at or before \(Explanation.text($0)) (the last sync with it)" } ?? "")
+        case .sync(let peer, let at): "merged by a sync from \(describe(peer))" + (at.map { " at \(Explanation.text($0))" } ?? "")
         }
     }
 
@@ -118,10 +117,10 @@ enum ExplanationText {
         switch arrival {
         case .thisProcess: return ValueText.object([("kind", ValueText.json("this_process"))])
         case .otherProcess: return ValueText.object([("kind", ValueText.json("other_process"))])
-        case .sync(let peer, let last):
+        case .sync(let peer, let at):
             return ValueText.object(
                 [("kind", ValueText.json("sync"))] + replica("peer", peer) + [
-                    ("no_later_than", last.map { ValueText.json(Explanation.text($0)) } ?? "null")
+                    ("at", at.map { ValueText.json(Explanation.text($0)) } ?? "null")
                 ])
         }
     }

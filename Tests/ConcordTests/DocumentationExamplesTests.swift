@@ -468,7 +468,7 @@ private final class GreetingPreferences {
         let why = try laptop.suite("prefs").explain("theme")
         #expect(why.value == .string("light") && why.layer == .stored && why.layer.description == "the stored record")
         #expect(why.writer!.description == "\(desktop.replicaID) (Bob's desktop)" && why.written != nil)
-        #expect("\(why.arrival!)".hasPrefix("merged by a sync from \(desktop.replicaID) (Bob's desktop), at or before "))
+        #expect("\(why.arrival!)".hasPrefix("merged by a sync from \(desktop.replicaID) (Bob's desktop) at "))
         #expect(why.beaten.map(\.number) == [1] && why.beaten[0].value == .string("dark") && why.beaten[0].writer.name == "Ada's laptop")
 
         try laptop.suite("prefs").restore("theme", conflict: 1)

@@ -1,4 +1,5 @@
 import Concord
+import ConcordTesting
 import Foundation
 import TestSupport
 import Testing
@@ -44,6 +45,24 @@ struct ExplainTests {
         #expect(try empty.explain(ThemeKey.self)?.layer == .settingDefault)
     }
 
+    @Test func aMergedRecordSaysWhenThisReplicaMergedIt() async throws {
+        let (laptopClock, desktopClock) = (ManualClock(1_800_000_000_000), ManualClock(1_800_000_000_000))
+        let (laptop, desktop) = (try Store.temporary(clock: laptopClock), try Store.temporary(clock: desktopClock))
+        try await desktop.suite("prefs").set("dark", forKey: "theme")
+        laptopClock.advance(90_000) // the sync happens a minute and a half after the write
+        try await Synchronizer().sync(laptop, desktop)
+        let why = try laptop.suite("prefs").explain("theme")
+        #expect(why.written == Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(why.arrival == .sync(from: NamedReplica(id: desktop.replicaID, name: nil), at: Date(timeIntervalSince1970: 1_800_000_090)))
+        #expect("\(why.arrival!)" == "merged by a sync from \(desktop.replicaID) at 2027-01-15T08:01:30.000Z")
+
+        laptopClock.advance(60_000) // a later sync that brings nothing new leaves the arrival as it was
+        desktopClock.advance(150_000)
+        try await desktop.suite("prefs").set(1, forKey: "other")
+        try await Synchronizer().sync(laptop, desktop)
+        #expect(try laptop.suite("prefs").explain("theme").arrival == why.arrival)
+    }
+
     @Test func aBeatenWriteIsListedAndRestoredAsANewWriteThatSyncs() async throws {
         var later = Store.Options()
         later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // b's write is the later one
@@ -61,9 +80,10 @@ struct ExplainTests {
             #expect(why.beaten.first?.writer.name == "Ada's laptop")
         }
         let explained = try a.suite("prefs").explain("theme")
-        if case .sync(let peer, let last)? = explained.arrival {
+        if case .sync(let peer, let at)? = explained.arrival {
             #expect(peer.id == b.replicaID && peer.name == "Bob's desktop")
-            #expect(last.map { $0 >= explained.written!.addingTimeInterval(-1.5) } == true, "the last sync came after the write (b's clock runs 1 s ahead)")
+            // b's clock runs 1 s ahead, so a's clock at the merge is b's write's, at or after it.
+            #expect(at.map { $0 >= explained.written! } == true, "merged at \(String(describing: at)), written \(explained.written!)")
         } else {
             Issue.record("the winner reached the laptop by a sync")
         }

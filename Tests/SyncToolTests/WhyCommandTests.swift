@@ -47,7 +47,7 @@ struct WhyCommandTests {
             #expect(record["writer"] as? String == desktopID && record["writer_name"] as? String == "Bob's desktop", "\(dir): \(why)")
             let arrived = try #require(why["arrival"] as? [String: Any])
             #expect(arrived["kind"] as? String == arrival)
-            if arrival == "sync" { #expect(arrived["peer_name"] as? String == "Bob's desktop" && arrived["no_later_than"] is String) }
+            if arrival == "sync" { #expect(arrived["peer_name"] as? String == "Bob's desktop" && arrived["at"] is String) }
             let beaten = try #require(why["beaten"] as? [[String: Any]])
             #expect(beaten.count == 1, "\(dir): the loser is listed")
             #expect(beaten.first?["number"] as? Int == 1 && beaten.first?["value"] as? String == "dark")

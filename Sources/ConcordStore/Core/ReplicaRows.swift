@@ -34,10 +34,14 @@ extension ReplicaRows {
 
     /// Where the journal entry `seq` came from (a local process or a sync), or nil if there is no such
     /// entry. Reads only the entry's source, not its record.
-    package func journalSource(seq: UInt64) throws -> ChangeSource? {
+    package func journalSource(seq: UInt64) throws -> ChangeSource? { try journalOrigin(seq: seq)?.source }
+
+    /// Who made the change journalled at `seq`, and the replica's clock after it (nil for an entry of
+    /// format 1, which stores of formats 1-3 wrote without one).
+    package func journalOrigin(seq: UInt64) throws -> (source: ChangeSource, clock: UInt64?)? {
         guard let bytes = try txn.get(layout.journal, StoreLayout.seqKey(seq)) else { return nil }
         var reader = ByteReader(bytes)
-        do { return try JournalEntry.decodeSource(&reader) } catch {
+        do { return (try JournalEntry.decodeSource(&reader), JournalEntry.clock(prefix: bytes)) } catch {
             throw ConcordError.damaged(path: path, reason: "journal entry \(seq): \(error)")
         }
     }

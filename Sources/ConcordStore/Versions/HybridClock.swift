@@ -47,10 +47,11 @@ package enum HybridClock {
         return ahead << 16 | 0xFFFF
     }
 
-    /// The clock after merging a remote version: advanced to the remote hlc, but never beyond
-    /// `maxDrift` milliseconds ahead of the wall clock. Returns whether the remote was beyond that bound.
+    /// The clock after merging a remote version: at least the wall clock (so the journal entry of a
+    /// merge carries when it happened) and advanced to the remote hlc, but never beyond `maxDrift`
+    /// milliseconds ahead of the wall clock. Returns whether the remote was beyond that bound.
     package static func merge(remote: UInt64, clock: UInt64, nowMilliseconds: UInt64, maxDriftMilliseconds: UInt64) -> (clock: UInt64, skewed: Bool) {
         let bound = bound(nowMilliseconds: nowMilliseconds, maxDriftMilliseconds: maxDriftMilliseconds)
-        return (max(clock, min(remote, bound)), remote > bound)
+        return (max(clock, min(remote, bound), min(nowMilliseconds, maxMilliseconds) << 16), remote > bound)
     }
 }

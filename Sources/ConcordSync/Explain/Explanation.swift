@@ -46,19 +46,18 @@ public struct Explanation: Hashable, Sendable {
         case thisProcess
         /// Written by another process with this replica open (another program, `sync-tool`, an extension).
         case otherProcess
-        /// Merged by a sync from `peer` (any transport: a directory, a bundle, `serve`, the hub).
-        /// `noLaterThan` is when this replica last merged from that peer (its cursor on the peer last
-        /// moved): the record arrived then or earlier, and after it was written. The journal records
-        /// which peer delivered a change but not when, so that is as exact as it gets without a new
-        /// field in the store. Nil for a beaten write's origin, and when no cursor on the peer is kept.
-        case sync(from: NamedReplica, noLaterThan: Date?)
+        /// Merged by a sync from `peer` (any transport: a directory, a bundle, `serve`, the hub) `at`
+        /// the time this replica committed the merge: its hybrid clock at that commit, which is the
+        /// wall-clock time unless a peer's clock ran ahead of this replica's (then up to the drift
+        /// bound, ``Store/Options/maxClockDriftMilliseconds``, later). Nil for a beaten write's origin, and for a
+        /// record merged by a release whose journal did not keep the time (stores of format 3 and older).
+        case sync(from: NamedReplica, at: Date?)
 
         public var description: String {
             switch self {
             case .thisProcess: "written by this process"
             case .otherProcess: "written by another process of this replica"
-            case .sync(let peer, let last):
-                "merged by a sync from \(peer)" + (last.map { ", at or before \(Explanation.text($0)) (the last sync with it)" } ?? "")
+            case .sync(let peer, let at): "merged by a sync from \(peer)" + (at.map { " at \(Explanation.text($0))" } ?? "")
             }
         }
     }

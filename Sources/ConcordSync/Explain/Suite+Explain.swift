@@ -5,7 +5,7 @@ extension Suite {
     /// this process, or nothing — an expired value answers nothing, its record saying when it expired,
     /// `record.expires`), the stored record's version as a time and its writer (with the
     /// name the writer gave itself), how it arrived (this process, another process, or a sync from
-    /// which peer, by the last sync with it), the merge policy and each replica's part, and the writes it beat, newest
+    /// which peer, and when), the merge policy and each replica's part, and the writes it beat, newest
     /// first. All read in one snapshot. A key nothing was ever stored under is not an error: the
     /// layer says where the read's answer (a default, or nothing) comes from.
     ///
@@ -28,15 +28,10 @@ extension Suite {
         return try store.read { r in
             let names = try r.replicaNames()
             func named(_ id: ReplicaID) -> NamedReplica { NamedReplica(id: id, name: names[id]) }
-            // The journal says which peer a merged record came from, not when; the peer's cursor rows say
-            // when this replica last merged from it, so the record arrived then or before.
-            let cursors = try r.peerCursors().cursors
-            func origin(_ source: ChangeSource, bounded: Bool) -> Explanation.Arrival {
+            func origin(_ source: ChangeSource, clock: UInt64?) -> Explanation.Arrival {
                 switch source {
                 case .process(let token): return token == ReplicaCore.processToken ? .thisProcess : .otherProcess
-                case .sync(let peer):
-                    let last = bounded ? cursors.filter { $0.peer == peer }.map(\.updatedMilliseconds).max() : nil
-                    return .sync(from: named(peer), noLaterThan: last.map { Explanation.date(milliseconds: $0) })
+                case .sync(let peer): return .sync(from: named(peer), at: clock.map { Explanation.date(milliseconds: $0 >> 16) })
                 }
             }
             let stored = try r.storedRecord(suite: suiteName, key: key)
@@ -47,7 +42,7 @@ extension Suite {
             }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
             var arrival: Explanation.Arrival?
-            if let stored, let source = try r.journalSource(seq: stored.seq) { arrival = origin(source, bounded: true) }
+            if let stored, let (source, clock) = try r.journalOrigin(seq: stored.seq) { arrival = origin(source, clock: clock) }
             var policy = record?.policy ?? .lww
             if suiteName != ReservedSuite.name, let declared = try r.declaredPolicy(suite: suiteName, key: key) { policy = declared }
             var parts: [Explanation.Part] = []
@@ -63,7 +58,7 @@ extension Suite {
             let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
                 Explanation.BeatenWrite(
                     number: i + 1, value: try? c.loser.record.value(), version: c.loser.record.version,
-                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, bounded: false),
+                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, clock: nil),
                     beatenBy: c.winner.record.version, detected: Explanation.date(milliseconds: c.detectedMilliseconds))
             }
             return Explanation(

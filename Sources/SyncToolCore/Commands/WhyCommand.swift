@@ -11,8 +11,8 @@ struct WhyCommand: Command {
             Prints the value a read returns and the layer it came from (the stored record, or nothing: \
             defaults registered by a program live in that program only), the stored record's version as \
             a time and the replica that wrote it (with the name it gave itself, sync-tool name), how the \
-            record arrived (written by a process of this replica, or merged by a sync from which peer, at \
-            or before the last sync with it), the merge policy and, for a counter, set, max or min key, each replica's part, and the \
+            record arrived (written by a process of this replica, or merged by a sync from which peer, \
+            and when), the merge policy and, for a counter, set, max or min key, each replica's part, and the \
             writes it beat (the conflict log's losers for the key, newest first, numbered for \
             sync-tool restore --conflict N). A key with nothing stored is not an error: it says so (exit 0).
             """)

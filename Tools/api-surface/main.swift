@@ -118,12 +118,16 @@ if write {
 }
 for (surface, module) in zip(surfaces, modules) {
     for (count, bound, noun, names) in [
-        (surface.types.count, module.maxTypes, "public types", surface.types), (surface.errorTypes.count, module.maxErrors, "public error types", surface.errorTypes)
+        (surface.types.count, module.maxTypes, "public types", surface.types),
+        (surface.errorTypes.count, module.maxErrors, "public error types", surface.errorTypes)
     ] {
         if count > bound {
-            problems.append("\(surface.module) has \(count) \(noun), more than its bound of \(bound): make one of them package or internal (\(names.joined(separator: ", ")))")
+            problems.append(
+                "\(surface.module) has \(count) \(noun), more than its bound of \(bound): make one of them package or internal (\(names.joined(separator: ", ")))"
+            )
         } else if count < bound {
-            problems.append("\(surface.module) has \(count) \(noun), fewer than its bound of \(bound): lower the bound to \(count) in Scripts/docs.sh (it only goes down)")
+            problems.append(
+                "\(surface.module) has \(count) \(noun), fewer than its bound of \(bound): lower the bound to \(count) in Scripts/docs.sh (it only goes down)")
         }
     }
 }

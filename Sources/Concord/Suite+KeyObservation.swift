@@ -29,7 +29,7 @@ extension StoredProjection {
     ///
     /// ```swift
     /// for try await change in profile.$username.changes { print(change.value, change.origin) }
-    /// let token = try profile.$username.changes.start(on: MainActor.shared) { change in title = change.value }
+    /// let token = try profile.$username.changes.start(on: MainActor.shared) { change in label.text = change.value }
     /// ```
     public var changes: ValueObservation<StoredChange<Value>> {
         let defaultValue = key.defaultValue

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// for try await theme in suite.values(of: "theme", as: String.self).buffering(.latest) { apply(theme) }
-/// for try await change in store.changes().buffering(.bounded(100)) { log(change) }
+/// for try await change in store.changes().buffering(.bounded(100)) { print(change.seq, change.key) }
 /// ```
 public enum ObservationBuffering: Hashable, Sendable {
     /// Only the newest undelivered element: a slow consumer gets the latest value, not each one.

@@ -65,7 +65,7 @@ public struct ValueObservation<Element: Sendable>: AsyncSequence, Sendable {
     /// The same observation, buffered for a consumer that falls behind as `policy` says.
     ///
     /// ```swift
-    /// for try await change in store.changes().buffering(.unbounded) { audit(change) }
+    /// for try await change in store.changes().buffering(.unbounded) { print(change.seq, change.key) }
     /// ```
     public func buffering(_ policy: ObservationBuffering) -> ValueObservation {
         ValueObservation(core: core, suite: suite, key: key, buffering: policy, initial: initial, transform: transform)

@@ -6,7 +6,7 @@
 SWIFT ?= swift
 BIN := $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 
-.PHONY: deps build test lint format demo docs example bench stress clean
+.PHONY: deps build test lint format demo docs surface example bench stress clean
 
 deps:
 	@Scripts/install-deps.sh
@@ -48,7 +48,17 @@ docs: deps
 	$(SWIFT) build --target ConcordTesting
 	$(SWIFT) build --target ConcordHub
 	$(SWIFT) build --product doc-check
+	$(SWIFT) build --product api-surface
 	@Scripts/docs.sh "$(BIN)"
+
+# Rewrites the list of public types in docs/ARCHITECTURE.md from the symbol graphs (then checks the docs).
+surface: deps
+	$(SWIFT) build --target Concord
+	$(SWIFT) build --target ConcordTesting
+	$(SWIFT) build --target ConcordHub
+	$(SWIFT) build --product doc-check
+	$(SWIFT) build --product api-surface
+	@SURFACE_WRITE=1 Scripts/docs.sh "$(BIN)"
 
 example: deps
 	$(SWIFT) build --product example-app

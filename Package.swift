@@ -59,6 +59,9 @@ let package = Package(
 
         // Fails when a public symbol in a symbol graph has no documentation summary (`make docs`, `make test`).
         .executableTarget(name: "doc-check", path: "Tools/doc-check"),
+        // Lists the public types of the library modules from their symbol graphs, checks the list in the
+        // architecture document and fails when a module's count passes its bound (`make test`, `make surface`).
+        .executableTarget(name: "api-surface", path: "Tools/api-surface"),
         // Compiles every ```swift block of the doc comments and DocC articles against the built modules (`make test`).
         .executableTarget(name: "doc-examples", dependencies: ["ChildProcesses"], path: "Tools/doc-examples", exclude: ["Context"]),
 

@@ -44,6 +44,30 @@ extract ConcordTesting
 extract ConcordHub
 "$bin/doc-check" "$graphs" .build/symbol-graphs/ConcordTesting .build/symbol-graphs/ConcordHub
 
+# The public surface: each module's public types, listed in the architecture document, and a bound on
+# their count that only goes down (api-surface fails above it, and below it until it is lowered).
+# SURFACE_WRITE=1 (`make surface`) rewrites the list first.
+surface_bounds=("$graphs=96,1" ".build/symbol-graphs/ConcordHub=9,0" ".build/symbol-graphs/ConcordTesting=3,0")
+# The check must be able to fail: one bound lower, or one type missing from the list, is refused.
+surface_doc=$(mktemp)
+cp docs/ARCHITECTURE.md "$surface_doc"
+lowered=("${surface_bounds[@]}")
+lowered[0]="$graphs=$(( $(echo "${surface_bounds[0]#*=}" | cut -d, -f1) - 1 )),$(echo "${surface_bounds[0]#*=}" | cut -d, -f2)"
+"$bin/api-surface" --write --document "$surface_doc" "${surface_bounds[@]}" > /dev/null || true
+if "$bin/api-surface" --document "$surface_doc" "${lowered[@]}" > "$self_check" 2>&1 || ! grep -q '^Concord has .* public types, more than its bound' "$self_check"; then
+  cat "$self_check"; rm -f "$surface_doc"
+  echo "docs: api-surface did not refuse a surface one type over its bound"
+  exit 1
+fi
+sed -i 's/`Store`, //' "$surface_doc"
+if "$bin/api-surface" --document "$surface_doc" "${surface_bounds[@]}" > "$self_check" 2>&1 || ! grep -q 'is not the symbol graphs' "$self_check"; then
+  cat "$self_check"; rm -f "$surface_doc"
+  echo "docs: api-surface did not refuse a list that lacks a type"
+  exit 1
+fi
+rm -f "$surface_doc"
+"$bin/api-surface" ${SURFACE_WRITE:+--write} --document docs/ARCHITECTURE.md "${surface_bounds[@]}"
+
 rm -rf "$site"
 "$docc" convert Sources/Concord/Concord.docc \
   --additional-symbol-graph-dir "$graphs" \

@@ -101,9 +101,7 @@ public enum SyncTool {
 enum Arguments {
     /// Opens an existing store (read-side commands never create one).
     static func openStore(_ path: String, create: Bool = false) throws -> Store {
-        var options = Store.Options()
-        options.createIfMissing = create
-        return try Store(path: path, options: options)
+        try Store(path: path, options: nil, create: create)
     }
 
     static func int(_ text: String, name: String) throws -> Int {

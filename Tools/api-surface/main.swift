@@ -54,11 +54,20 @@ struct Surface {
         errorTypes = counted.filter { errors.contains($0.identifier.precise) }.map { $0.pathComponents.joined(separator: ".") }.sorted()
     }
 
-    /// The module's lines of the document's list.
+    /// The module's lines of the document's list: a summary, then the types, wrapped.
     var lines: [String] {
-        var out = ["- `\(module)`: \(types.count) public types, \(errorTypes.count) of them errors (\(errorTypes.joined(separator: ", ")))."]
-        out.append("  " + types.map { "`\($0)`" }.joined(separator: ", "))
-        return out
+        let errors = errorTypes.isEmpty ? "none of them errors" : "\(errorTypes.count) of them errors (\(errorTypes.joined(separator: ", ")))"
+        var out = ["- `\(module)`: \(types.count) public types, \(errors):"]
+        var line = " "
+        for (index, type) in types.enumerated() {
+            let word = " `\(type)`" + (index == types.count - 1 ? "." : ",")
+            if line.count + word.count > 100 {
+                out.append(line)
+                line = " "
+            }
+            line += word
+        }
+        return out + [line]
     }
 }
 

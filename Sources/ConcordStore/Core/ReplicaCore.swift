@@ -38,12 +38,17 @@ package final class ReplicaCore: Sendable {
     /// new core may briefly share the directory with it, which is safe because a core holds no lock of
     /// its own on the files (its notify file descriptor takes none) and `Environment.open` returns the
     /// old core's environment, or waits until that has closed.
-    static func shared(path: String, options: Store.Options) throws -> ReplicaCore {
-        let (directory, created) = try StoreDirectory.prepare(path, create: options.createIfMissing)
+    static func shared(path: String, options: Store.Options?, create: Bool) throws -> ReplicaCore {
+        let (directory, created) = try StoreDirectory.prepare(path, create: create)
         return try registry.withEntries { entries in
-            if let core = entries.entry(directory)?.object as? ReplicaCore, core.env.isUsableInThisProcess { return core }
+            if let core = entries.entry(directory)?.object as? ReplicaCore, core.env.isUsableInThisProcess {
+                if let differences = options?.differences(from: core.options), !differences.isEmpty {
+                    throw ConcordError.otherOptions(path: directory, differences: differences)
+                }
+                return core
+            }
             return try entries.register(path: directory) { _ in
-                do { return try ReplicaCore(path: directory, options: options) } catch {
+                do { return try ReplicaCore(path: directory, options: options ?? Store.Options()) } catch {
                     throw created ? StoreDirectory.abandon(directory, after: error) : error
                 }
             }

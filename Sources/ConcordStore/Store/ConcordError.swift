@@ -339,6 +339,14 @@ extension ConcordError {
         return error
     }
 
+    /// A second handle on a replica this process has open, asking for other options.
+    package static func otherOptions(path: String, differences: [String]) -> ConcordError {
+        ConcordError(
+            .invalidArgument,
+            "\(path) is open in this process with other options: \(differences.joined(separator: ", ")); options belong to the replica, so open it with the same options, or with none to share them",
+            path: path, operation: "open")
+    }
+
     /// A store call inside a write transaction of the same replica.
     package static func reentrantCall(path: String) -> ConcordError {
         ConcordError(

@@ -15,8 +15,9 @@ public final class Store: Sendable {
 
     /// The directory of this replica.
     public let directory: String
-    /// The options this store was opened with.
-    public let options: Options
+    /// The options of the replica this handle opened: those of the first handle this process opened
+    /// on the directory (a second handle with other options is refused, see ``init(path:options:)``).
+    public var options: Options { core.options }
     package let core: ReplicaCore
     /// Where this store's async calls do their blocking work (see `StoreThread`).
     package let thread = StoreThread(name: "concord.store")
@@ -32,10 +33,10 @@ public final class Store: Sendable {
     ///
     /// - Parameters:
     ///   - directory: The replica's directory (a file URL).
-    ///   - options: How to open it; those that shape the LMDB environment apply when this process
-    ///     first opens the directory.
-    /// - Throws: `ConcordError` when the directory is unsafe, damaged, or of a newer format.
-    public convenience init(directory: URL, options: Options = Options()) throws {
+    ///   - options: How to open it, as in ``init(path:options:)``.
+    /// - Throws: `ConcordError` when the directory is unsafe, damaged, of a newer format, or open in
+    ///   this process with other options.
+    public convenience init(directory: URL, options: Options? = nil) throws {
         try self.init(path: directory.path, options: options)
     }
 
@@ -45,17 +46,26 @@ public final class Store: Sendable {
     /// let store = try Store(path: "/var/lib/myapp/settings")
     /// ```
     ///
+    /// Options belong to the replica this process opens, not to a handle: every handle on one
+    /// directory shares the first one's. A second handle that gives options must give the same ones
+    /// (``Options/createIfMissing`` aside); one that gives none shares them.
+    ///
     /// - Parameters:
     ///   - path: The replica's directory; created (mode 0700, files 0600) unless
     ///     `options.createIfMissing` is false.
-    ///   - options: How to open it; those that shape the LMDB environment apply when this process
-    ///     first opens the directory.
+    ///   - options: How to open it. Nil: as this process has it open already, or the defaults.
     /// - Throws: ``ConcordError`` `.insecure` when the directory is writable by others or holds a symlink,
     ///   `.damaged` when its files are not a sound store, `.newerFormat` when a newer Concord wrote
-    ///   it, `.io` when it cannot be created or is missing (with `createIfMissing` false).
-    public init(path: String, options: Options = Options()) throws {
-        self.options = options
-        self.core = try ReplicaCore.shared(path: path, options: options)
+    ///   it, `.io` when it cannot be created or is missing (with `createIfMissing` false),
+    ///   `.invalidArgument` when this process has it open with other options (the message names them).
+    public convenience init(path: String, options: Options? = nil) throws {
+        try self.init(path: path, options: options, create: options?.createIfMissing ?? true)
+    }
+
+    /// Opens the replica at `path` with `options` (nil: the replica's, as ``init(path:options:)``),
+    /// creating it only when `create`.
+    package init(path: String, options: Options?, create: Bool) throws {
+        self.core = try ReplicaCore.shared(path: path, options: options, create: create)
         self.directory = core.path
     }
 
@@ -159,8 +169,8 @@ extension Store {
         case none
     }
 
-    /// Settings for opening a store. Those that shape the LMDB environment (durability, map size)
-    /// apply when this process first opens the directory.
+    /// Settings for opening a store: the replica's, shared by every handle this process opens on
+    /// its directory (see ``Store/init(path:options:)``).
     ///
     /// <!-- assume: let path = "/var/lib/myapp/settings" -->
     /// ```swift
@@ -179,11 +189,43 @@ extension Store {
         /// (merged from peers, or of records it overwrites). The default is five minutes.
         public var maxClockDriftMilliseconds: UInt64 = 5 * 60 * 1000
         /// The wall clock in milliseconds since 1970. The default reads the system clock; tests replace it.
-        public var wallClock: @Sendable () -> UInt64 = HybridClock.wallMilliseconds
-        /// Whether opening a directory that holds no store creates one. The default is true.
+        /// Two options have the same clock when one is a copy of the other, or neither replaced it.
+        public var wallClock: @Sendable () -> UInt64 {
+            get { clock.read }
+            set { clock = WallClock(newValue) }
+        }
+        /// Whether opening a directory that holds no store creates one. The default is true. It is
+        /// how one open behaves, not the replica's: handles that differ only in it share a replica.
         public var createIfMissing = true
+        /// The clock `wallClock` reads, with an identity two options can be compared by.
+        package var clock = WallClock.system
 
         /// The default options.
         public init() {}
+
+        /// The options of the replica (all but `createIfMissing`) that differ between these and
+        /// `other`, each named with both values; empty when a handle with these may share a replica
+        /// opened with `other`.
+        package func differences(from other: Options) -> [String] {
+            var out: [String] = []
+            func compare<T: Equatable>(_ name: String, _ mine: T, _ theirs: T) {
+                if mine != theirs { out.append("\(name) \(mine) (it has \(theirs))") }
+            }
+            compare("maxValueBytes", maxValueBytes, other.maxValueBytes)
+            compare("durability", durability, other.durability)
+            compare("initialMapSize", initialMapSize, other.initialMapSize)
+            compare("maxClockDriftMilliseconds", maxClockDriftMilliseconds, other.maxClockDriftMilliseconds)
+            compare("observerBufferLimit", observerBufferLimit, other.observerBufferLimit)
+            if clock !== other.clock { out.append("another wallClock") }
+            return out
+        }
+    }
+
+    /// A wall clock with an identity: options copied from one another hold the same one.
+    package final class WallClock: Sendable {
+        package let read: @Sendable () -> UInt64
+        package init(_ read: @escaping @Sendable () -> UInt64) { self.read = read }
+        /// The system clock, every default option's.
+        package static let system = WallClock(HybridClock.wallMilliseconds)
     }
 }

@@ -215,7 +215,6 @@ extension Store {
             compare("durability", durability, other.durability)
             compare("initialMapSize", initialMapSize, other.initialMapSize)
             compare("maxClockDriftMilliseconds", maxClockDriftMilliseconds, other.maxClockDriftMilliseconds)
-            compare("observerBufferLimit", observerBufferLimit, other.observerBufferLimit)
             if clock !== other.clock { out.append("another wallClock") }
             return out
         }

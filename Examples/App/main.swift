@@ -23,7 +23,7 @@ do {
     let arrived: @Sendable () -> Bool = {
         settings[ExampleSettings.fontSize] == 16 && settings[ExampleSettings.launches] == 2
     }
-    let token = try settings.observe { change in
+    let token = try settings.changes().start { change in
         guard change.origin != .thisProcess else { return }
         say(role, "\(change.key) is now \(describe(change.effectiveValue)) (from \(describe(change.origin)))")
         if arrived() { expected.signal() }

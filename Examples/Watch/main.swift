@@ -24,7 +24,7 @@ do {
 
     let finished = DispatchSemaphore(value: 0)
     let edited = Atomic(false)
-    let token = try settings.observe { change in
+    let token = try settings.changes().start { change in
         guard case .sync = change.origin else { return }
         if change.key == ExampleSettings.finished.name {
             finished.signal()

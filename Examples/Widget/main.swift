@@ -35,7 +35,7 @@ do {
     let settings = try store.suite(ExampleSettings.suiteName)
 
     let finished = DispatchSemaphore(value: 0)
-    let token = try settings.observe { change in
+    let token = try settings.changes().start { change in
         if change.key == ExampleSettings.finished.name {
             finished.signal()
         } else {

@@ -14,7 +14,7 @@
 ///
 /// Setting moves the choice unconditionally (held by this process); a failed write changes nothing,
 /// is kept as the key's `lastError` and goes to `UnhandledErrors`. `$name` is the `ExclusiveChoice`,
-/// with `claim`, `renew`, `release`, `changes`, `observe` and `observeLoss`.
+/// with `claim`, `renew`, `release`, `changes` and `observeLoss`.
 @propertyWrapper
 public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
     /// The choice behind the property.
@@ -43,6 +43,6 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
         }
     }
 
-    /// The choice, with `claim`, `renew`, `release`, `changes`, `observe` and `observeLoss`.
+    /// The choice, with `claim`, `renew`, `release`, `changes` and `observeLoss`.
     public var projectedValue: ExclusiveChoice<Choice> { choice }
 }

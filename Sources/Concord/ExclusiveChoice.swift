@@ -77,15 +77,18 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// - Throws: ``ConcordError`` when the store cannot be read or written, or holds another type.
     @discardableResult
     public func claim(_ choice: Choice, ifCurrent expected: Choice?) throws -> ClaimResult<Choice> {
-        let result = try write { w, held -> (ClaimResult<Choice>, wrote: Bool) in
-            guard held?.choice == expected else { return (.refused(current: held?.choice), false) }
+        let written = try write { k, held -> (KeyWrite, ClaimResult<Choice>) in
+            guard held?.choice == expected else { return (.keep, .refused(current: held?.choice)) }
             if let held, held.choice == choice, held.isHeldByThisProcess, leaseDuration == nil, held.expiresMilliseconds == nil {
-                return (.claimed(held), false)
+                return (.keep, .claimed(held))
             }
-            return (.claimed(try grant(choice, in: w)), true)
+            let (lease, write) = try grant(choice, in: k)
+            return (write, .claimed(lease))
         }
-        if case .claimed(let lease) = result { LeaseLossWatch.granted(lease, by: self) }
-        return result
+        guard case .claimed(var lease) = written.result else { return written.result }
+        if let version = written.version { lease.version = version }
+        LeaseLossWatch.granted(lease, by: self)
+        return .claimed(lease)
     }
 
     /// Extends this process's lease by the lease duration.
@@ -99,21 +102,28 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// - Throws: ``ConcordError`` when the store cannot be read or written.
     @discardableResult
     public func renew() throws -> Lease<Choice>? {
-        let renewed = try write { w, held -> (Lease<Choice>?, wrote: Bool) in
-            guard let held, held.isHeldByThisProcess else { return (nil, false) }
-            return (try grant(held.choice, in: w), true)
+        let written = try write { k, held -> (KeyWrite, Lease<Choice>?) in
+            guard let held, held.isHeldByThisProcess else { return (.keep, nil) }
+            let (lease, write) = try grant(held.choice, in: k)
+            return (write, lease)
         }
-        if let renewed { LeaseLossWatch.granted(renewed, by: self) }
+        guard var renewed = written.result else { return nil }
+        renewed.version = written.version
+        LeaseLossWatch.granted(renewed, by: self)
         return renewed
     }
 
     /// Makes `choice` current, held by this process, whatever was current (`nil` clears it).
     public func select(_ choice: Choice?) throws {
-        let granted = try write { w, _ -> (Lease<Choice>?, wrote: Bool) in
-            guard let choice else { return (nil, try w.remove(suite: suite.name, key: reference.key) != nil) }
-            return (try grant(choice, in: w), true)
+        let written = try write { k, _ -> (KeyWrite, Lease<Choice>?) in
+            guard let choice else { return (.remove, nil) }
+            let (lease, write) = try grant(choice, in: k)
+            return (write, lease)
         }
-        if let granted { LeaseLossWatch.granted(granted, by: self) }
+        if var granted = written.result {
+            granted.version = written.version
+            LeaseLossWatch.granted(granted, by: self)
+        }
     }
 
     /// Clears the choice if `choice` is current and this process holds it (or it was stored without
@@ -128,20 +138,22 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     /// - Throws: ``ConcordError`` when the store cannot be read or written.
     @discardableResult
     public func release(_ choice: Choice) throws -> Bool {
-        try write { w, held in
-            guard let held, held.choice == choice, held.holder == nil || held.isHeldByThisProcess else { return (false, false) }
-            return (try w.remove(suite: suite.name, key: reference.key) != nil, true)
-        }
+        try write { _, held -> (KeyWrite, Void) in
+            guard let held, held.choice == choice, held.holder == nil || held.isHeldByThisProcess else { return (.keep, ()) }
+            return (.remove, ())
+        }.version != nil
     }
 
-    /// Every move of the choice from the moment iteration starts (`value` is the new choice;
+    /// Every move of the choice committed after observation starts (`value` is the new choice;
     /// moves in quick succession may arrive as one change with the latest choice). A lease that
     /// expires is no change; `observeLoss` tells its holder.
-    public var changes: ExclusiveChanges<Choice> { ExclusiveChanges(choice: self) }
-
-    /// Calls `handler` with the new choice after every move, until the token is cancelled or released.
-    public func observe(_ handler: @escaping @Sendable (Choice?) -> Void) throws -> ObservationToken {
-        try suite.observe(reference.key) { change in handler(self.choice(in: change)) }
+    ///
+    /// ```swift
+    /// let token = try focus.changes.start { move in print("now", move.value as Any) }
+    /// ```
+    public var changes: ValueObservation<StoredChange<Choice?>> {
+        let choice = self
+        return suite.changes(for: reference.key).map { change in StoredChange(change, value: choice.choice(in: change)) }
     }
 
     /// Calls `handler` with the lease this process held when it stops holding the choice: another
@@ -161,30 +173,28 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
 
     // MARK: - Inside the write transaction
 
-    /// Runs `body` in one write transaction with the lease that counts now (nil when none does).
-    private func write<R>(_ body: (ReplicaTransaction, Lease<Choice>?) throws -> (R, wrote: Bool)) throws -> R {
-        let suiteName = suite.name
-        let key = reference.key
-        return try reference.withWrite("write") { w in
+    /// Writes the choice's key through the suite's one write path, deciding with the lease that
+    /// counts now (nil when none does).
+    private func write<R>(_ decide: (KeyInWrite, Lease<Choice>?) throws -> (KeyWrite, R)) throws -> KeyWritten<R> {
+        try reference.write("write") { k in
             var held: Lease<Choice>?
-            if let record = try w.record(suite: suiteName, key: key), let value = try w.value(suite: suiteName, key: key) {
+            if let record = try k.record(), let value = try k.value() {
                 do { held = try Lease<Choice>(storedValue: value) } catch let error as ConcordError {
-                    throw error.at(suite: suiteName, key: key)
+                    throw error.at(suite: k.suite, key: k.key)
                 }
                 held?.version = record.version
-                if held?.isLive(now: w.wallClockMilliseconds, in: w.replica) == false { held = nil }
+                if held?.isLive(now: k.now, in: k.replica) == false { held = nil }
             }
-            return try body(w, held)
+            return try decide(k, held)
         }
     }
 
-    /// Stores a lease of `choice` for this process, expiring a lease duration from now.
-    private func grant(_ choice: Choice, in w: ReplicaTransaction) throws -> Lease<Choice> {
-        let expires = leaseDuration.map { w.wallClockMilliseconds + Self.milliseconds($0) }
-        var lease = Lease(choice: choice, holder: .thisProcess(on: w.replica), expiresMilliseconds: expires)
-        guard let value = try lease.storedValue() else { throw ConcordError.unsupportedValue(key: reference.key, reason: "the choice stores nothing") }
-        lease.version = try w.set(value, suite: suite.name, key: reference.key)
-        return lease
+    /// A lease of `choice` for this process, expiring a lease duration from now, and the write that stores it.
+    private func grant(_ choice: Choice, in k: KeyInWrite) throws -> (Lease<Choice>, KeyWrite) {
+        let expires = leaseDuration.map { k.now + Self.milliseconds($0) }
+        let lease = Lease(choice: choice, holder: .thisProcess(on: k.replica), expiresMilliseconds: expires)
+        guard let value = try lease.storedValue() else { throw ConcordError.unsupportedValue(key: k.key, reason: "the choice stores nothing") }
+        return (lease, .set(value, expiry: nil))
     }
 
     /// The choice a change stored, if its lease counts now.
@@ -198,32 +208,5 @@ public struct ExclusiveChoice<Choice: StorableValue & Hashable>: Sendable {
     static func milliseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds) / 1_000_000_000_000_000)
-    }
-}
-
-/// The moves of an exclusive choice, as an `AsyncSequence` of `StoredChange<Choice?>` (see
-/// `ExclusiveChoice.changes`).
-public struct ExclusiveChanges<Choice: StorableValue & Hashable>: AsyncSequence, Sendable {
-    public typealias Element = StoredChange<Choice?>
-    public typealias Failure = ConcordError
-    let choice: ExclusiveChoice<Choice>
-
-    public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: ChangeStream.AsyncIterator
-        let choice: ExclusiveChoice<Choice>
-
-        public mutating func next() async throws(ConcordError) -> StoredChange<Choice?>? {
-            guard let change = try await base.next() else { return nil }
-            return StoredChange(change, value: choice.choice(in: change))
-        }
-
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ConcordError) -> StoredChange<Choice?>? {
-            guard let change = try await base.next(isolation: actor) else { return nil }
-            return StoredChange(change, value: choice.choice(in: change))
-        }
-    }
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: choice.reference.suite.changes(for: choice.reference.key).makeAsyncIterator(), choice: choice)
     }
 }

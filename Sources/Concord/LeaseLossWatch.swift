@@ -28,7 +28,7 @@ final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
     static func start(_ choice: ExclusiveChoice<Choice>, _ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
         let watch = LeaseLossWatch(choice, handler)
         watch.check()
-        let token = try choice.reference.suite.observe(choice.reference.key) { [watch] _ in watch.check() }
+        let token = try choice.reference.suite.changes(for: choice.reference.key).start { [watch] _ in watch.check() }
         let identity = LeaseWatches.identity(choice.reference)
         LeaseWatches.add(watch, for: identity)
         return ObservationToken { [watch] in

@@ -13,11 +13,13 @@ extension StoredProjection {
     /// ```
     ///
     /// - Parameter value: The value to store.
+    /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
-    public func set(_ value: Value) async throws {
+    @discardableResult
+    public func set(_ value: Value) async throws -> Version? {
         let reference = self.reference
         let policy = key.policy
-        try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
+        return try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
     }
 
     /// Removes the stored value (the removal syncs), without blocking the cooperative pool.
@@ -26,10 +28,12 @@ extension StoredProjection {
     /// try await profile.$username.reset()
     /// ```
     ///
+    /// - Returns: The tombstone's version, or `nil` when nothing was stored.
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
-    public func reset() async throws {
+    @discardableResult
+    public func reset() async throws -> Version? {
         let reference = self.reference
-        try await reference.suite.store.thread.run { try reference.remove() }
+        return try await reference.suite.store.thread.run { try reference.remove() }
     }
 
     /// Reads, changes and writes the value in one write transaction, without blocking the

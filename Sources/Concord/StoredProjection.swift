@@ -25,8 +25,10 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// ```
     ///
     /// - Parameter value: The new value (an optional's `nil` removes the key).
+    /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
-    public func set(_ value: Value) throws { try reference.set(value, declaring: key.policy) }
+    @discardableResult
+    public func set(_ value: Value) throws -> Version? { try reference.set(value, declaring: key.policy) }
 
     /// The value, readable and writable (writes report errors like the wrapper's setter does).
     public var value: Value {
@@ -50,8 +52,10 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// Removes the stored value, so reads return the default again (the removal syncs).
     ///
+    /// - Returns: The tombstone's version, or `nil` when nothing was stored.
     /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
-    public func reset() throws { try reference.remove() }
+    @discardableResult
+    public func reset() throws -> Version? { try reference.remove() }
 
     /// Whether a value is stored (registered defaults do not count).
     public var isSet: Bool { reference.isSet }
@@ -61,37 +65,6 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
 
     /// Where the value a read returns comes from.
     public func lookup() -> StoredLookup<Value> { reference.lookup() }
-
-    /// Every change of the key from the moment iteration starts (writes in quick succession may
-    /// arrive as one change with the latest value; see `StoredChanges`).
-    public var changes: StoredChanges<Value> { reference.changes(default: key.defaultValue) }
-
-    /// Calls `handler` for the key's changes (its latest value, in commit order) until the token is cancelled or released
-    /// (quick successive writes may arrive as one call with the latest value).
-    public func observe(_ handler: @escaping @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
-        try reference.observe(default: key.defaultValue, handler)
-    }
-
-    /// Calls `handler` on the main actor for the key's changes until the token is cancelled
-    /// or released, so main-actor code needs no hop (see `Suite.observe(_:on:onError:_:)`).
-    ///
-    /// ```swift
-    /// let token = try profile.$username.observe(on: MainActor.shared) { change in model.title = change.value }
-    /// ```
-    public func observe(on actor: MainActor, _ handler: @escaping @MainActor @Sendable (StoredChange<Value>) -> Void) throws -> ObservationToken {
-        let defaultValue = key.defaultValue
-        return try reference.suite.observe(reference.key, on: actor) { change in handler(StoredChange(change, default: defaultValue)) }
-    }
-
-    /// Calls `handler` isolated to `actor` for the key's changes until the token is cancelled or released.
-    ///
-    /// ```swift
-    /// let token = try profile.$username.observe(on: cache) { cache, change in cache.username = change.value }
-    /// ```
-    public func observe<A: Actor>(on actor: A, _ handler: @escaping @Sendable (isolated A, StoredChange<Value>) -> Void) throws -> ObservationToken {
-        let defaultValue = key.defaultValue
-        return try reference.suite.observe(reference.key, on: actor) { actor, change in handler(actor, StoredChange(change, default: defaultValue)) }
-    }
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
     /// `body` runs once, unless the store's memory map had to grow during the transaction or another

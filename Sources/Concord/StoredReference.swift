@@ -84,8 +84,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         self.stamps = suite.store.stampReader
         self.observedKeyPath = \StoredReference<Value>.anchor
         do {
-            let token = try suite.observe(
-                key,
+            let token = try suite.changes(for: key).start(
                 onError: { [weak self] error in
                     self?.record(error.during("observe", suite: suite.name, key: key), report: true)
                 }
@@ -186,26 +185,24 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
 
     // MARK: - Writing
 
-    /// What a transaction does to the key.
-    enum Write {
-        case keep
-        case set(Concord.Value)
-        case remove
-        /// A read-modify-write's result (nil: remove): under a merge policy, the change is what merges.
-        case update(Concord.Value?)
-    }
-
     /// Stores `value` durably (`nil` of an optional removes the key). Observers are told after the commit.
     /// With `policy`, the key's merge policy is declared in the same transaction (`Key(…, policy:)`).
-    public func set(_ value: Value, declaring policy: MergePolicy? = nil) throws {
+    ///
+    /// - Returns: The version written, or `nil` when nothing was.
+    @discardableResult
+    public func set(_ value: Value, declaring policy: MergePolicy? = nil) throws -> Version? {
         let stored: Concord.Value?
         do { stored = try value.storedValue() } catch { throw recordThrown("write", ConcordError.storing(error, as: Value.self, key: key)) }
-        try transact(stored == nil ? "remove" : "write", declaring: policy) { _ in (stored.map(Write.set) ?? .remove, ()) }
+        return try write(stored == nil ? "remove" : "write", declaring: policy) { _ in (stored.map { .set($0, expiry: nil) } ?? .remove, ()) }
+            .version
     }
 
     /// Removes the stored value (a tombstone, so the delete syncs); reads fall back to the defaults.
-    public func remove() throws {
-        try transact("remove") { _ in (.remove, ()) }
+    ///
+    /// - Returns: The tombstone's version, or `nil` when the key held no value.
+    @discardableResult
+    public func remove() throws -> Version? {
+        try write("remove") { _ in (.remove, ()) }.version
     }
 
     /// Reads, changes and writes the key in one write transaction, so concurrent updates from any
@@ -224,9 +221,11 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// ```
     @discardableResult
     public func update<R>(default defaultValue: Value, declaring policy: MergePolicy? = nil, _ body: (inout Value) throws -> R) throws -> R {
-        try transact("write", declaring: policy) { stored in
+        let suite = self.suite
+        let key = self.key
+        return try write("write", declaring: policy) { k in
             var current: Value
-            if let stored {
+            if let stored = try k.value() {
                 current = try Value(storedValue: stored)
             } else if let raw = suite.registeredDefault(forKey: key) {
                 current = try Value(storedValue: raw)
@@ -235,64 +234,27 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
             }
             let result = try body(&current)
             return (.update(try current.storedValue()), result)
-        }
+        }.result
     }
 
-    /// Runs `body` in one write transaction with the stored value (`nil` when absent) and applies
-    /// the write it returns (after declaring `policy` for the key, when given). Observers are told
-    /// after the commit, when something was written.
-    @discardableResult
-    func transact<R>(
-        _ operation: String, declaring policy: MergePolicy? = nil,
-        _ body: (_ stored: Concord.Value?) throws -> (Write, R)
-    ) throws -> R {
-        let suiteName = suite.name
-        let key = self.key
-        return try withWrite(operation) { w in
-            if let policy { try w.declare(policy, suite: suiteName, key: key, isPrefix: false) }
-            let (write, result) = try body(try w.value(suite: suiteName, key: key))
-            switch write {
-            case .keep: return (result, false)
-            case .set(let value): return (result, try w.set(value, suite: suiteName, key: key) != nil)
-            case .remove: return (result, try w.remove(suite: suiteName, key: key) != nil)
-            case .update(let value): return (result, try w.update(suite: suiteName, key: key, to: value))
-            }
-        }
-    }
-
-    /// Runs `body` in one write transaction of the write core; `body` says whether it wrote this key.
-    /// Observers are told after the commit, when it did. Concord's errors are kept as `lastError` and
-    /// thrown naming the operation, suite and key; any other (what a closure threw) is thrown as it is.
-    func withWrite<R>(_ operation: String, _ body: (ReplicaTransaction) throws -> (R, wrote: Bool)) throws -> R {
-        let outcome: (R, UInt64?)
+    /// Writes the key through the suite's one write path (`Suite.write(_:declaring:_:)`), telling
+    /// this reference's observers after the commit, when something was written. Concord's errors are
+    /// kept as `lastError` and thrown naming the operation, suite and key; any other (what a closure
+    /// threw) is thrown as it is.
+    func write<R>(
+        _ operation: String, declaring policy: MergePolicy? = nil, _ decide: (KeyInWrite) throws -> (KeyWrite, R)
+    ) throws -> KeyWritten<R> {
         state.withLock { $0.writesInFlight += 1 }
-        do {
-            outcome = try suite.store.write { w -> (R, UInt64?) in
-                let (result, wrote) = try body(w)
-                return (result, wrote ? w.lastSeq : nil)
-            }
-        } catch {
+        let written: KeyWritten<R>
+        do { written = try suite.write(key, declaring: policy, decide) } catch {
             finishWrite(committed: nil)
             throw recordThrown(operation, error)
         }
-        finishWrite(committed: outcome.1)
-        return outcome.0
+        finishWrite(committed: written.seq)
+        return written
     }
 
     // MARK: - Observation
-
-    /// Every change of the key from now on, as typed values.
-    public func changes(default defaultValue: Value) -> StoredChanges<Value> {
-        StoredChanges(reference: self, defaultValue: defaultValue)
-    }
-
-    /// Calls `handler` for the key's changes from now on (its latest value, in commit order), until the token is cancelled or released.
-    public func observe(
-        default defaultValue: Value,
-        _ handler: @escaping @Sendable (StoredChange<Value>) -> Void
-    ) throws -> ObservationToken {
-        try suite.observe(key) { change in handler(StoredChange(change, default: defaultValue)) }
-    }
 
     // Each change is announced once, after it committed. A write through this reference announces
     // its own commit before it returns. The change hub, woken by the same commit on another thread,

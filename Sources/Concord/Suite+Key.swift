@@ -42,16 +42,20 @@ extension Suite {
     /// - Parameters:
     ///   - value: The value to store.
     ///   - key: The key to store it under.
+    /// - Returns: The version written, or `nil` when nothing was (as `set(_:forKey:)`).
     /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
-    public func set<Value>(_ value: Value, for key: Key<Value>) throws {
+    @discardableResult
+    public func set<Value>(_ value: Value, for key: Key<Value>) throws -> Version? {
         try reference(for: key).set(value, declaring: key.policy)
     }
 
     /// Removes the stored value of `key`; reads return the default again. The removal syncs.
     ///
     /// - Parameter key: The key to remove.
+    /// - Returns: The tombstone's version, or `nil` when the key held no value.
     /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
-    public func remove<Value>(_ key: Key<Value>) throws {
+    @discardableResult
+    public func remove<Value>(_ key: Key<Value>) throws -> Version? {
         try reference(for: key).remove()
     }
 

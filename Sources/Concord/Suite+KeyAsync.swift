@@ -17,10 +17,11 @@ extension Suite {
     /// - Parameters:
     ///   - value: The value to store.
     ///   - key: The typed key to store it under.
+    /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
-    public func set<Value>(_ value: Value, for key: Key<Value>) async throws {
-        let reference = reference(for: key)
-        try await store.thread.run { try reference.set(value, declaring: key.policy) }
+    @discardableResult
+    public func set<Value>(_ value: Value, for key: Key<Value>) async throws -> Version? {
+        try await store.thread.run { [self] in try set(value, for: key) }
     }
 
     /// Removes the stored value of `key`, without blocking the cooperative pool; it reads as its default again.
@@ -31,10 +32,11 @@ extension Suite {
     /// ```
     ///
     /// - Parameter key: The typed key whose value to remove.
+    /// - Returns: The tombstone's version, or `nil` when the key held no value.
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
-    public func remove<Value>(_ key: Key<Value>) async throws {
-        let reference = reference(for: key)
-        try await store.thread.run { try reference.remove() }
+    @discardableResult
+    public func remove<Value>(_ key: Key<Value>) async throws -> Version? {
+        try await store.thread.run { [self] in try remove(key) }
     }
 
     /// Reads, changes and writes `key` in one write transaction, atomic across processes, without
@@ -52,7 +54,6 @@ extension Suite {
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
     public func update<Value, R: Sendable>(_ key: Key<Value>, _ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
-        let reference = reference(for: key)
-        return try await store.thread.run { try reference.update(default: key.defaultValue, declaring: key.policy, body) }
+        try await store.thread.run { [self] in try update(key, body) }
     }
 }

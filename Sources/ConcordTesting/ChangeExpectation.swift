@@ -36,7 +36,7 @@ public final class ChangeExpectation: Sendable {
         self.key = key
         let inbox = Inbox()
         self.inbox = inbox
-        token = try suite.observe(key, onError: { inbox.finish(.failure($0)) }) { change in
+        token = try suite.changes(for: key).start(onError: { inbox.finish(.failure($0)) }) { change in
             if predicate(change) { inbox.finish(.success(change)) }
         }
     }

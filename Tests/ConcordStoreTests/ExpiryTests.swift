@@ -167,7 +167,7 @@ struct ExpiryTests {
         try await suite.set(true, forKey: "snooze", expiresAfter: .seconds(900))
         try await suite.set(1, forKey: "later", expiresAfter: .seconds(1800))
         let seen = Collector<Change>()
-        let token = try suite.observe { seen.append($0) }
+        let token = try suite.changes().start { seen.append($0) }
         var values = suite.values(of: "snooze", as: Bool.self).makeAsyncIterator()
         #expect(try await values.next() == true)
         clock.advance(900_000)
@@ -185,7 +185,7 @@ struct ExpiryTests {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let seen = Collector<Change>()
-        let token = try suite.observe("token") { seen.append($0) }
+        let token = try suite.changes(for: "token").start { seen.append($0) }
         try suite.set("abc", forKey: "token", expiresAfter: .milliseconds(300))
         #expect(seen.wait(for: 1))
         // Nothing is written after this: the second change is the expiry, told by the store's timer.

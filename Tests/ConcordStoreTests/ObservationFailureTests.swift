@@ -51,7 +51,7 @@ import Testing
         let suite = try store.suite("app")
         let changes = Collector<Change>()
         let errors = Collector<ConcordError>()
-        let token = try suite.observe(onError: { errors.append($0) }) { changes.append($0) }
+        let token = try suite.changes().start(onError: { errors.append($0) }) { changes.append($0) }
         try Self.damageJournal(store)
         try suite.set(2, forKey: "after")
         #expect(errors.wait(for: 1))
@@ -69,7 +69,7 @@ import Testing
         let store = try Store(path: tmp.path("r"))
         let suite = try store.suite("app")
         ReportedErrors.install()
-        let token = try suite.observe { _ in }
+        let token = try suite.changes().start { _ in }
         try Self.damageJournal(store)
         try suite.set(1, forKey: "x")
         let mine = "the store at \(store.directory) is damaged"

@@ -10,7 +10,7 @@ struct ObservationTests {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let seen = Collector<Change>()
-        let token = try suite.observe { seen.append($0) }
+        let token = try suite.changes().start { seen.append($0) }
         // The journal keeps one entry per key, so an observer that wakes after two writes of "a"
         // sees only the latest; wait for delivery before rewriting "a" to see each change.
         try suite.set(1, forKey: "a")
@@ -32,7 +32,7 @@ struct ObservationTests {
         let suite = try store.suite("app")
         try suite.register(defaults: ["theme": "light"])
         let seen = Collector<Change>()
-        let token = try suite.observe("theme") { seen.append($0) }
+        let token = try suite.changes(for: "theme").start { seen.append($0) }
         // One change at a time: rewrites of one key that an observer has not read yet are compacted.
         try suite.set("dark", forKey: "theme")
         #expect(seen.wait(for: 1))
@@ -50,7 +50,7 @@ struct ObservationTests {
         let store = try Store.temporary()
         let suite = try store.suite("app")
         let seen = Collector<Change>()
-        var token: ObservationToken? = try suite.observe { seen.append($0) }
+        var token: ObservationToken? = try suite.changes().start { seen.append($0) }
         try suite.set(1, forKey: "a")
         #expect(seen.wait(for: 1))
         token = nil
@@ -59,7 +59,7 @@ struct ObservationTests {
         try suite.set(3, forKey: "a")
         // A fresh observer proves the later changes were delivered to observers still registered.
         let after = Collector<Change>()
-        let other = try suite.observe { after.append($0) }
+        let other = try suite.changes().start { after.append($0) }
         try suite.set(4, forKey: "a")
         #expect(after.wait(for: 1))
         #expect(seen.count == 1)
@@ -93,16 +93,15 @@ struct ObservationTests {
 
     @Test func aStalledConsumerNeitherBlocksTheWriterNorGrowsWithoutBound() async throws {
         var options = Store.Options()
-        options.observerBufferLimit = 16
         options.durability = .none
         let store = try Store.temporary(options: options)
         let suite = try store.suite("app")
-        var iterator = suite.changes().makeAsyncIterator()
+        var iterator = suite.changes().buffering(.bounded(16)).makeAsyncIterator()
         _ = iterator // subscribed, never consumed while writing
         // The hub delivers a change to every observer in one pass over the journal, then tells the
         // commit observers: once a pass has delivered the last write, the stream has every change too.
         let seen = Collector<String>()
-        let observer = try suite.observe { seen.append($0.key) }
+        let observer = try suite.changes().start { seen.append($0.key) }
         let deliveredAll = Collector<Bool>()
         let passes = try store.observeCommits(onError: { _ in }) { if seen.values.last == "single199" { deliveredAll.append(true) } }
         defer {
@@ -119,7 +118,7 @@ struct ObservationTests {
         try write()
         #expect(Date().timeIntervalSince(start) < 30)
         #expect(await deliveredAll.arrival(of: 1), "the hub delivered every write (\(seen.count) of 2,200)")
-        // Only the newest `observerBufferLimit` changes are buffered; they end with the last write.
+        // Only the newest 16 changes (the buffer this consumer chose) are kept; they end with the last write.
         var buffered: [Change] = []
         while buffered.last?.key != "single199", let next = try await iterator.next() { buffered.append(next) }
         #expect(buffered.count == 16)

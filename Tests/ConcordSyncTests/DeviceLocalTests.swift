@@ -143,7 +143,7 @@ import Testing
         try suite.setDeviceLocal(false, forKey: "paths.shared")
         #expect(try suite.isDeviceLocal("paths.cache") && !suite.isDeviceLocal("paths.shared") && !suite.isDeviceLocal("other"))
         let seen = Collector<Change>()
-        let token = try suite.observe("paths.cache") { seen.append($0) }
+        let token = try suite.changes(for: "paths.cache").start { seen.append($0) }
         try suite.set("/var/cache/app", forKey: "paths.cache")
         #expect(seen.wait(for: 1))
         withExtendedLifetime(token) {}

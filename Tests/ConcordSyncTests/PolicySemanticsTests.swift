@@ -207,7 +207,7 @@ import Testing
         try pair.phone.suite("app").declare(.counter, forKey: "n")
         try pair.sync()
         let seen = Collector<Change>()
-        let token = try pair.phone.suite("app").observe("n") { seen.append($0) }
+        let token = try pair.phone.suite("app").changes(for: "n").start { seen.append($0) }
         defer { token.cancel() }
         try pair.phone.suite("app").increment("n", by: 2)
         #expect(seen.wait(for: 1), "the journal keeps one entry per key: wait for this change before the next")

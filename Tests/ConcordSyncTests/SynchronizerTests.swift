@@ -54,7 +54,7 @@ import Testing
         let a = try Replicas.open(tmp.path("a"))
         let b = try Replicas.open(tmp.path("b"))
         let seen = Collector<Change>()
-        let token = try b.suite("s").observe { seen.append($0) }
+        let token = try b.suite("s").changes().start { seen.append($0) }
         defer { token.cancel() }
         try a.suite("s").set(1, forKey: "one")
         try a.suite("s").set(2, forKey: "two")

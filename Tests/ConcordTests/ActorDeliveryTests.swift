@@ -35,7 +35,7 @@ private actor Recorder {
         let box = try Sandbox()
         defer { box.remove() }
         let log = MainLog()
-        let token = try box.suite.observe("theme", on: MainActor.shared) { change in
+        let token = try box.suite.changes(for: "theme").start(on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             log.values.append(change.value.map { "\($0)" } ?? "nil")
         }
@@ -49,7 +49,7 @@ private actor Recorder {
 
         @Stored("username", in: box.suite) var username = "Guest"
         let names = MainLog()
-        let watch = try $username.observe(on: MainActor.shared) { change in
+        let watch = try $username.changes.start(on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             names.values.append(change.value)
         }
@@ -62,12 +62,12 @@ private actor Recorder {
         let box = try Sandbox()
         defer { box.remove() }
         let recorder = Recorder()
-        let token = try box.suite.observe("theme", on: recorder) { recorder, change in
+        let token = try box.suite.changes(for: "theme").start(on: recorder) { recorder, change in
             recorder.record(change.key) // synchronous: the handler is isolated to the recorder
         }
-        let everything = try box.store.observe(on: recorder) { recorder, change in recorder.record("store:" + change.key) }
+        let everything = try box.store.changes().start(on: recorder) { recorder, change in recorder.record("store:" + change.key) }
         @Stored("username", in: box.suite) var username = "Guest"
-        let names = try $username.observe(on: recorder) { recorder, change in recorder.record("name:" + change.value) }
+        let names = try $username.changes.start(on: recorder) { recorder, change in recorder.record("name:" + change.value) }
         for theme in ["dark", "light", "system"] { try await box.suite.set(theme, forKey: "theme") }
         try await $username.set("Ada")
         #expect(await waitUntil { await recorder.count() == 8 })
@@ -84,7 +84,7 @@ private actor Recorder {
         let box = try Sandbox()
         defer { box.remove() }
         let log = MainLog()
-        let token = try box.store.observe(on: MainActor.shared) { change in
+        let token = try box.store.changes().start(on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             log.values.append(change.suite + "/" + change.key)
         }

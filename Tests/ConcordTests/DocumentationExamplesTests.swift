@@ -180,7 +180,7 @@ private final class GreetingPreferences {
         let suite = try store.suite("app")
 
         let seen = Collector<String>()
-        let token = try suite.observe("theme") { change in
+        let token = try suite.changes(for: "theme").start { change in
             seen.append(change.effectiveValue.map { "\($0)" } ?? "unset")
         }
         try suite.register(defaults: ["theme": "light"])
@@ -269,7 +269,7 @@ private final class GreetingPreferences {
 
         // Delivery on the main actor and on an actor of yours.
         let onMainSeen = Collector<Value?>()
-        let onMain = try suite.observe("theme", on: MainActor.shared) { change in
+        let onMain = try suite.changes(for: "theme").start(on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             onMainSeen.append(change.effectiveValue)
         }
@@ -278,7 +278,7 @@ private final class GreetingPreferences {
             func remember(_ value: Value?) { theme = value }
         }
         let cache = ThemeCache()
-        let onCache = try suite.observe("theme", on: cache) { cache, change in
+        let onCache = try suite.changes(for: "theme").start(on: cache) { cache, change in
             cache.remember(change.effectiveValue)
         }
         try await suite.set("system", forKey: "theme")
@@ -542,7 +542,7 @@ private final class GreetingPreferences {
         let flags = try test.suite("app")
         try await flags.set(true, forKey: "snoozed", expiresAfter: .seconds(60))
         let seen = Collector<Change>()
-        let token = try flags.observe("snoozed") { change in seen.append(change) }
+        let token = try flags.changes(for: "snoozed").start { change in seen.append(change) }
         clock.advance(60_000)
         #expect(await seen.arrival(of: 1))
         #expect(seen.values.map { "\($0.origin) \($0.value as Any)" } == ["expired nil"])

@@ -51,7 +51,7 @@ import Testing
         let form = Form(box.suite)
         let otherView = Form(box.suite)
         let moves = Collector<Pane?>()
-        let token = try form.$focused.observe { moves.append($0) }
+        let token = try form.$focused.changes.start { moves.append($0.value) }
         var stream = form.$focused.changes.makeAsyncIterator()
 
         // The journal keeps one entry per key, so quick moves may arrive as one change with the

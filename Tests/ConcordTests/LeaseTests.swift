@@ -74,7 +74,7 @@ import Testing
         #expect(focus.currentLease?.holder?.pid == holder.pid)
         #expect(try focus.claim("search", ifCurrent: nil) == .refused(current: "editor"), "a live holder keeps it")
         let moves = Collector<String?>()
-        let token = try focus.observe { moves.append($0) }
+        let token = try focus.changes.start { moves.append($0.value) }
         defer { token.cancel() }
 
         holder.kill()
@@ -99,7 +99,7 @@ import Testing
         let suite = try Self.store(dir).suite("app")
         let focus = ExclusiveChoice<String>("focus", in: suite, lease: .seconds(3))
         let moves = Collector<String?>()
-        let token = try focus.observe { moves.append($0) }
+        let token = try focus.changes.start { moves.append($0.value) }
         defer { token.cancel() }
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "editor", "3000", "200", "5"])
         defer {

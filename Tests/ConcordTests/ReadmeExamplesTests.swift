@@ -86,7 +86,7 @@ import Testing
         var changes = suite.changes(for: "theme").makeAsyncIterator()
         #expect(try await themes.next() == .some("light")) // the value now
         let seen = MainActorLog()
-        let onMain = try suite.observe("theme", on: MainActor.shared) { change in
+        let onMain = try suite.changes(for: "theme").start(on: MainActor.shared) { change in
             MainActor.preconditionIsolated()
             seen.values.append(change.effectiveValue)
         }

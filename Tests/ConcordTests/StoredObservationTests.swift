@@ -142,7 +142,7 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
             untouched.raise()
         }
         let delivered = Flag()
-        let token = try window.$username.observe { _ in delivered.raise() }
+        let token = try window.$username.changes.start { _ in delivered.raise() }
         window.unrelated += 1
         otherWindow.username = "Linus"
         #expect(delivered.wait(), "the username change has been delivered in this process")
@@ -245,7 +245,7 @@ func mergeFromPeer(_ value: Value?, suite: Suite, key: String, peer: ReplicaID) 
         defer { box.remove() }
         @Stored("level", in: box.suite) var level = Level.low
         let seen = Collector<Level>()
-        let token = try $level.observe { seen.append($0.value) }
+        let token = try $level.changes.start { seen.append($0.value) }
         var changes = $level.changes.makeAsyncIterator()
         level = .high
         #expect(try #require(await changes.next()).value == .high)

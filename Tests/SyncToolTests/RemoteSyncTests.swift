@@ -46,7 +46,7 @@ struct RemoteFixture {
         try a.suite("app").set("/a", forKey: "local.path")
         try a.suite("app").set("abc", forKey: "token", expiresAfter: .seconds(3600))
         let gone = Collector<Change>()
-        let token = try a.suite("app").observe("session") { gone.append($0) }
+        let token = try a.suite("app").changes(for: "session").start { gone.append($0) }
         try a.suite("app").set("new", forKey: "session", expiresAfter: .milliseconds(100))
         #expect(gone.wait(for: 2), "the session value expired on A")
         withExtendedLifetime(token) {}

@@ -39,7 +39,7 @@ struct SettingsCommandTests {
         // A value that has expired: get exits 1 saying so, list leaves it out, why says when.
         let store = try Store(path: dir)
         let seen = Collector<Change>()
-        let token = try store.suite("app").observe("old") { seen.append($0) }
+        let token = try store.suite("app").changes(for: "old").start { seen.append($0) }
         try store.suite("app").set("gone", forKey: "old", expiresAfter: .milliseconds(200))
         #expect(seen.wait(for: 2, timeout: 30), "the store's timer tells the observer the value expired")
         #expect(seen.values.last?.origin == .expired)

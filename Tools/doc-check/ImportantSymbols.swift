@@ -39,9 +39,9 @@ enum ImportantSymbols {
         "ExclusiveChoice.release(_:)",
         "ExclusiveChoice.observeLoss(_:)",
         // Observing.
-        "Store.observe(onError:_:)",
-        "Suite.observe(_:onError:_:)",
+        "Suite.values(of:as:)",
         "Suite.changes(for:)",
+        "ValueObservation.start(onError:onChange:)",
         "Store.journalEntries(after:suite:limit:)",
         "UpdateHost.init(_:scope:onError:render:)",
         // Syncing and conflicts.

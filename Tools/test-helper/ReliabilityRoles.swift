@@ -180,7 +180,7 @@ enum ReliabilityRoles {
     static func observeAndList(_ args: [String]) throws -> Int32 {
         let store = try Store(path: args[0])
         let suite = try store.suite(args[1])
-        let token = try store.observe { _ in say("keys \((try? suite.keys().count) ?? -1)") }
+        let token = try store.changes().start { _ in say("keys \((try? suite.keys().count) ?? -1)") }
         say("ready")
         withExtendedLifetime(token) { sleep(600) }
         return 0

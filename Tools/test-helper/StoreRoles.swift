@@ -72,7 +72,7 @@ enum StoreRoles {
             let target = Int(args[1])!
             let done = DispatchSemaphore(value: 0)
             let counter = Counter()
-            let token = try store.observe { change in
+            let token = try store.changes().start { change in
                 say("\(change.seq) \(change.suite) \(change.key) \(change.origin)")
                 if counter.increment() == target { done.signal() }
             }

@@ -69,7 +69,7 @@ private final class ClaimRacer: Sendable {
 
     func run() throws -> Int32 {
         let go = Key("go", default: 0)
-        let token = try suite.reference(for: go).observe(default: 0) { [self] change in race(upTo: change.value) }
+        let token = try suite.values(of: go).start { [self] round in race(upTo: round) }
         say("ready")
         race(upTo: suite[go]) // a round announced before the observation started
         finished.wait()

@@ -136,6 +136,9 @@ package final class ChangeHub: Sendable {
         stopping?.stop()
     }
 
+    /// Runs `work` on the delivery queue, after every delivery scheduled before it.
+    func enqueue(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
+
     /// Schedules a read of the journal; wake-ups that arrive while one is pending coalesce.
     func wake() {
         guard hasSubscribers else { return }
@@ -222,27 +225,4 @@ package final class ChangeHub: Sendable {
 
     /// How many journal entries one read delivers before reading the next page.
     static let pageSize = 10_000
-}
-
-/// Keeps an observation alive: it stops when `cancel()` is called or the token is released.
-///
-/// ```swift
-/// let token = try suite.observe("theme") { change in print(change.effectiveValue as Any) }
-/// token.cancel()
-/// ```
-public final class ObservationToken: Sendable {
-    private let cancelAction: Mutex<(@Sendable () -> Void)?>
-
-    package init(cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
-
-    /// Stops delivery; calling it again does nothing.
-    public func cancel() {
-        let action = cancelAction.withLock { a -> (@Sendable () -> Void)? in
-            defer { a = nil }
-            return a
-        }
-        action?()
-    }
-
-    deinit { cancel() }
 }

@@ -189,9 +189,6 @@ extension Store {
         /// How far ahead of the wall clock this replica's clock may be pushed by versions it meets
         /// (merged from peers, or of records it overwrites). The default is five minutes.
         public var maxClockDriftMilliseconds: UInt64 = 5 * 60 * 1000
-        /// How many undelivered changes an `AsyncSequence` of changes buffers before dropping the
-        /// oldest. The default is 4,096.
-        public var observerBufferLimit = 4096
         /// The wall clock in milliseconds since 1970. The default reads the system clock; tests replace it.
         /// Two options have the same clock when one is a copy of the other, or neither replaced it.
         public var wallClock: @Sendable () -> UInt64 {
@@ -219,7 +216,6 @@ extension Store {
             compare("durability", durability, other.durability)
             compare("initialMapSize", initialMapSize, other.initialMapSize)
             compare("maxClockDriftMilliseconds", maxClockDriftMilliseconds, other.maxClockDriftMilliseconds)
-            compare("observerBufferLimit", observerBufferLimit, other.observerBufferLimit)
             if clock !== other.clock { out.append("another wallClock") }
             return out
         }

@@ -182,10 +182,7 @@ public struct Suite: Sendable {
     @discardableResult
     public func set<T: StorableValue>(_ value: T, forKey key: String) throws -> Version? {
         let stored = try storedForm(of: value, key: key)
-        return try core.write { w in
-            guard let stored else { return try w.remove(suite: name, key: key) }
-            return try w.set(stored, suite: name, key: key)
-        }
+        return try write(key) { _ in (stored.map { .set($0, expiry: nil) } ?? .remove, ()) }.version
     }
 
     /// Stores `value` under `key` until `expiresAt`: from then on the key reads as absent (its
@@ -253,7 +250,7 @@ public struct Suite: Sendable {
         guard let stored = try storedForm(of: value, key: key) else {
             throw ConcordError.unsupportedValue(key: key, reason: "only a value can expire, not nil (remove the key instead)")
         }
-        return try core.write { w in try w.set(stored, suite: name, key: key, expiry: expiry(w.wallClockMilliseconds)) }
+        return try write(key) { k in (.set(stored, expiry: expiry(k.now)), ()) }.version
     }
 
     /// Deletes `key` (writes a tombstone, so the delete syncs). Reads then fall back to the registered default.
@@ -267,7 +264,7 @@ public struct Suite: Sendable {
     /// - Throws: ``ConcordError`` `.invalidKey`, `.reservedSuite`, `.newerSchema`, or a storage error.
     @discardableResult
     public func remove(_ key: String) throws -> Version? {
-        try core.write { w in try w.remove(suite: name, key: key) }
+        try write(key) { _ in (.remove, ()) }.version
     }
 
     /// Tombstones every key of the suite in one transaction — the analog of `removePersistentDomain`.
@@ -347,14 +344,12 @@ public struct Suite: Sendable {
     @discardableResult
     public func update<T: StorableValue, R>(_ key: String, as type: T.Type = T.self, _ body: (inout T?) throws -> R) throws -> R {
         try Names.validateKey(key, inSuite: name)
-        return try core.write { w in
-            let existing = try w.value(suite: name, key: key)
+        return try write(key) { k in
             var current: T?
-            if let start = existing ?? registeredDefault(forKey: key) { current = try convert(start, key: key) }
+            if let start = try k.value() ?? registeredDefault(forKey: key) { current = try convert(start, key: key) }
             let result = try body(&current)
-            try w.update(suite: name, key: key, to: try storedForm(of: current, key: key))
-            return result
-        }
+            return (.update(try storedForm(of: current, key: key)), result)
+        }.result
     }
 
     /// Atomically adds `amount` (negative to subtract) to the integer under `key`; absent counts as

@@ -28,7 +28,7 @@ package final class CommitSignal: Sendable {
         guard pipeEnds.read >= 0 else {
             throw ConcordError.io(path: store.directory, reason: "cannot create a pipe to watch for commits: \(String(cString: strerror(errno)))")
         }
-        let observed = try store.observe { [weak self] change in
+        let observed = try store.changes().start { [weak self] change in
             guard let self, self.filter.withLock({ $0?(change.origin) }) != true else { return }
             self.poke()
         }

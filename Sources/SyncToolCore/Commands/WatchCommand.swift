@@ -50,12 +50,14 @@ struct WatchCommand: Command {
             failure.withLock { $0 = error }
             done.signal()
         }
-        let token: ObservationToken
+        let observation: ValueObservation<Change>
         if let suite {
-            token = try store.suite(suite).observe(key, onError: onError, handler)
+            let observed = try store.suite(suite)
+            observation = key.map { observed.changes(for: $0) } ?? observed.changes()
         } else {
-            token = try store.observe(onError: onError, handler)
+            observation = store.changes()
         }
+        let token = try observation.start(onError: onError, onChange: handler)
         io.err("watching \(store.directory) (replica \(store.replicaID))")
         if let timeout {
             _ = done.wait(timeout: .now() + timeout)

@@ -57,7 +57,7 @@ enum ChangeLatencyWorkload: Workload {
     private static func measureConcord(directory: String, count: Int) throws -> [Double?] {
         let store = try Store(path: directory)
         let received = ArrivalLog(count: count)
-        let token = try store.observe { change in
+        let token = try store.changes().start { change in
             let now = BenchClock.now()
             guard change.key.hasPrefix("lat-"), case .int(let i)? = change.value else { return }
             received.record(i, at: now)

@@ -149,7 +149,7 @@ enum HubSyncWorkload: Workload {
         let phone = try Store(path: try context.scratch.makeDirectory("live-phone"))
         let watch = try Store(path: try context.scratch.makeDirectory("live-watch"))
         let seen = Arrivals()
-        let token = try watch.suite("live").observe("tick") { change in
+        let token = try watch.suite("live").changes(for: "tick").start { change in
             if case .int(let i)? = change.value { seen.record(Int(i), at: BenchClock.now()) }
         }
         defer { token.cancel() }

@@ -142,7 +142,7 @@ enum RemoteSyncWorkload: Workload {
         while !FileManager.default.fileExists(atPath: farPath + "/data.mdb") && Date() < deadline { usleep(1_000) }
         let far = try Store(path: farPath)
         let seen = HubSyncWorkload.Arrivals()
-        let token = try far.suite("live").observe("tick") { change in
+        let token = try far.suite("live").changes(for: "tick").start { change in
             if case .int(let i)? = change.value { seen.record(Int(i), at: BenchClock.now()) }
         }
         defer { token.cancel() }

@@ -236,7 +236,7 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
 
     /// A lease of `choice` for this process, expiring a lease duration from now, and the write that stores it.
     private func grant(_ choice: Choice, in k: KeyInWrite) throws -> (Lease<Choice>, KeyWrite) {
-        let expires = leaseDuration.map { k.now + Self.milliseconds($0) }
+        let expires = leaseDuration.map { k.now + $0.wholeMilliseconds }
         let lease = Lease(choice: choice, holder: .thisProcess(on: k.replica), expiresMilliseconds: expires)
         guard let value = try lease.storedValue() else { throw ConcordError.unsupportedValue(key: k.key, reason: "the choice stores nothing") }
         return (lease, .set(value, expiry: nil))
@@ -248,10 +248,5 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
             lease.isLive(now: now, in: suite.store.replicaID)
         else { return nil }
         return lease.choice
-    }
-
-    static func milliseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        return UInt64(max(0, seconds)) * 1000 + UInt64(max(0, attoseconds) / 1_000_000_000_000_000)
     }
 }

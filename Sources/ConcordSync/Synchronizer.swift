@@ -14,8 +14,9 @@
 public struct Synchronizer: Sendable {
     /// The suites a sync covers. The default is every suite.
     public var selection: SyncSelection
-    /// How far ahead of a receiver's wall clock a merged version may push its clock (nil: each store's option).
-    public var maxClockDriftMilliseconds: UInt64?
+    /// How far ahead of a receiver's wall clock a merged version may push its clock (nil: each
+    /// store's ``Store/Options/maxClockDrift``).
+    public var maxClockDrift: Duration?
     /// Called as the sync goes: first `phase` "read", the seqs of both journals scanned for the
     /// deltas (from each cursor to each last seq), then "sync", `done` of `total` changes merged,
     /// where the total is the changes both deltas hold; each phase last with `done == total`.
@@ -31,11 +32,15 @@ public struct Synchronizer: Sendable {
     ///
     /// - Parameters:
     ///   - selection: The suites to sync. The default is every suite.
-    ///   - maxClockDriftMilliseconds: How far ahead of a receiver's wall clock a merged version may
-    ///     push its clock; nil takes each store's own option.
-    public init(selection: SyncSelection = .all, maxClockDriftMilliseconds: UInt64? = nil) {
+    ///   - maxClockDrift: How far ahead of a receiver's wall clock a merged version may push its
+    ///     clock; nil takes each store's own ``Store/Options/maxClockDrift``.
+    ///
+    /// ```swift
+    /// let report = try Synchronizer(maxClockDrift: .seconds(30)).sync(laptop, phone)
+    /// ```
+    public init(selection: SyncSelection = .all, maxClockDrift: Duration? = nil) {
         self.selection = selection
-        self.maxClockDriftMilliseconds = maxClockDriftMilliseconds
+        self.maxClockDrift = maxClockDrift
     }
 
     /// Sends each replica the changes it lacks, so both hold the same records for the selected suites.
@@ -192,7 +197,7 @@ public struct Synchronizer: Sendable {
 
     private func applier(_ store: Store) -> BatchApplier {
         var applier = BatchApplier(store: store)
-        if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
+        if let maxClockDrift { applier.maxClockDriftMilliseconds = maxClockDrift.wholeMilliseconds }
         return applier
     }
 }

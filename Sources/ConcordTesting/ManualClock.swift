@@ -1,7 +1,9 @@
+import Concord
 import Synchronization
 
-/// A wall clock a test sets and moves by hand, in milliseconds since 1970, for the versions a store
-/// stamps (`Store.Options.wallClock`): tombstone retention, clock skew and "last writer wins" become
+/// A wall clock a test sets and moves by hand, for the versions a store stamps
+/// (`Store.Options.wallClock`): it reads instants in milliseconds since 1970, as the hybrid clock
+/// counts them, and moves by a `Duration`. Tombstone retention, clock skew and "last writer wins" become
 /// things a test decides instead of waits for. The store's own clock still never goes backwards.
 /// Values set to expire expire by it too: a store made with `Store.temporary(clock:)` tells its
 /// observers when a move of the clock passed an expiry.
@@ -45,14 +47,14 @@ public final class ManualClock: Sendable {
         didMove()
     }
 
-    /// Moves the time forwards by `milliseconds`.
+    /// Moves the time forwards by `duration` (in whole milliseconds, as the clock counts).
     ///
     /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
-    /// clock.advance(60_000)   // a minute later
+    /// clock.advance(.seconds(60))   // a minute later
     /// ```
-    public func advance(_ milliseconds: UInt64) {
-        now.withLock { $0 += milliseconds }
+    public func advance(_ duration: Duration) {
+        now.withLock { $0 += duration.wholeMilliseconds }
         didMove()
     }
 
@@ -62,16 +64,16 @@ public final class ManualClock: Sendable {
     /// ```swift
     /// clock.advance(days: 30)
     /// ```
-    public func advance(days: UInt64) { advance(days * 86_400_000) }
+    public func advance(days: Int) { advance(.seconds(days * 86_400)) }
 
-    /// Moves the time backwards by `milliseconds` (a wall clock that was stepped back).
+    /// Moves the time backwards by `duration` (a wall clock that was stepped back).
     ///
     /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
-    /// clock.rewind(5_000)
+    /// clock.rewind(.seconds(5))
     /// ```
-    public func rewind(_ milliseconds: UInt64) {
-        now.withLock { $0 -= milliseconds }
+    public func rewind(_ duration: Duration) {
+        now.withLock { $0 -= duration.wholeMilliseconds }
         didMove()
     }
 

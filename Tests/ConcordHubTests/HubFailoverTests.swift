@@ -74,7 +74,7 @@ struct HubFailoverTests {
         let live = try (0..<2).map { i -> (Store, LiveSync) in
             let store = try fx.store("live\(i)")
             let sync = try LiveSync(
-                store: store, heartbeat: 1, maxBackoff: 0.5,
+                store: store, heartbeat: .seconds(1), maxBackoff: .seconds(0.5),
                 onEvent: { e in if case .disconnected = e { events.append("live\(i) disconnected") } }
             ) { try HubLivePeer(store: store, url: url) }
             return (store, sync)

@@ -31,7 +31,7 @@ struct HubLiveTests {
         let url = alice.url
         func start(_ store: Store, _ name: String) throws -> LiveSync {
             try LiveSync(
-                store: store, heartbeat: 30, maxBackoff: 0.5,
+                store: store, heartbeat: .seconds(30), maxBackoff: .seconds(0.5),
                 onEvent: { e in
                     switch e {
                     case .connected: events.append("\(name) connected")

@@ -86,7 +86,7 @@ struct HubPoolingTests {
         let phone = try fx.store("phone")
         let watch = try fx.store("watch")
         let connected = Collector<String>()
-        let live = try LiveSync(store: watch, heartbeat: 600, onEvent: { if case .connected = $0 { connected.append("up") } }) {
+        let live = try LiveSync(store: watch, heartbeat: .seconds(600), onEvent: { if case .connected = $0 { connected.append("up") } }) {
             try HubLivePeer(store: watch, url: url)
         }
         defer { live.stop() }

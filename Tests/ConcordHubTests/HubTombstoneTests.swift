@@ -21,7 +21,7 @@ struct HubTombstoneTests {
         try phone.suite("prefs").set("new c", forKey: "c")
         try HubSynchronizer().sync(phone, try Hub(alice.url))
         let admin = try HubAdmin(fx.adminURL)
-        #expect(try admin.collectTombstones(retentionMilliseconds: 0) == 1)
+        #expect(try admin.collectTombstones(retention: .milliseconds(0)) == 1)
         let stats = try admin.stats()
         #expect(stats.tombstones == 0 && stats.perAccount.first?.horizonSeq ?? 0 > 0)
 
@@ -49,9 +49,9 @@ struct HubTombstoneTests {
         try phone.suite("prefs").remove("x")
         try HubSynchronizer().sync(phone, try Hub(alice.url))
         let admin = try HubAdmin(fx.adminURL)
-        #expect(try admin.collectTombstones(retentionMilliseconds: 3_600_000) == 0)
+        #expect(try admin.collectTombstones(retention: .milliseconds(3_600_000)) == 0)
         #expect(try admin.stats().tombstones == 1)
-        #expect(try admin.collectTombstones(retentionMilliseconds: 0) == 1)
+        #expect(try admin.collectTombstones(retention: .milliseconds(0)) == 1)
         #expect(try !HubSynchronizer().sync(phone, try Hub(alice.url)).resync, "the phone had merged past the horizon")
     }
 }

@@ -42,9 +42,9 @@ struct ExpiryTests {
         #expect(try suite.contains("session"))
         #expect(try suite.keys() == ["session", "theme"])
 
-        clock.advance(59_999)
+        clock.advance(.milliseconds(59_999))
         #expect(try suite.get("session", as: String.self) == "token", "a millisecond before its expiry it still reads")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         #expect(try suite.get("session", as: String.self) == "none", "at its expiry the registered default answers")
         #expect(try suite.storedValue(forKey: "session") == nil)
         #expect(try !suite.contains("session"))
@@ -107,7 +107,7 @@ struct ExpiryTests {
         let suite = try store.suite("app")
         try suite.set(41, forKey: "n", expiresAfter: .seconds(1))
         try suite.set(["a"], forKey: "list", expiresAfter: .seconds(1))
-        clock.advance(1_000)
+        clock.advance(.milliseconds(1_000))
         #expect(try suite.increment("n") == 1)
         let seen = try suite.update("list", as: [String].self) { list -> [String]? in
             let was = list
@@ -122,7 +122,7 @@ struct ExpiryTests {
         try suite.declare(.counter, forKey: "c")
         #expect(try suite.increment("c", by: 2) == 12)
         #expect(try suite.record(forKey: "c")?.expires != nil)
-        clock.advance(5_000)
+        clock.advance(.milliseconds(5_000))
         #expect(try suite.get("c", as: Int.self) == 2)
     }
 
@@ -170,12 +170,12 @@ struct ExpiryTests {
         let token = try suite.changes().start { seen.append($0) }
         var values = suite.values(of: "snooze", as: Bool.self).makeAsyncIterator()
         #expect(try await values.next() == true)
-        clock.advance(900_000)
+        clock.advance(.milliseconds(900_000))
         #expect(await seen.arrival(of: 1))
         let change = try #require(seen.values.first)
         #expect(change.key == "snooze" && change.origin == .expired && change.value == nil && change.effectiveValue == .bool(false))
         #expect(try await values.next() == false, "the value stream reads the default once the value expired")
-        clock.advance(900_000)
+        clock.advance(.milliseconds(900_000))
         #expect(await seen.arrival(of: 2))
         #expect(seen.values.map(\.key) == ["snooze", "later"])
         withExtendedLifetime(token) {}

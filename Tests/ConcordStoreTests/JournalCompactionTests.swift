@@ -103,7 +103,7 @@ import Testing
         try suite.set(3, forKey: "kept")
         try suite.remove("gone")
         #expect(try Self.storedEntries(store) == 5)
-        let report = try store.collectTombstones(retentionMilliseconds: 0)
+        let report = try store.collectTombstones(retention: .milliseconds(0))
         #expect(report.collected == 1)
         #expect(try Self.storedEntries(store) == 1, "the collected key's entries and every superseded one went")
         #expect(try store.journalEntries(after: 0).map(\.key) == ["kept"])

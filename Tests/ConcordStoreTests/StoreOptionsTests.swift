@@ -15,7 +15,7 @@ struct StoreOptionsTests {
     func options(durability: Store.Durability = .none, drift: UInt64 = 5 * 60 * 1000) -> Store.Options {
         var options = Store.Options()
         options.durability = durability
-        options.maxClockDriftMilliseconds = drift
+        options.maxClockDrift = .milliseconds(drift)
         return options
     }
 
@@ -27,9 +27,9 @@ struct StoreOptionsTests {
         #expect(error.code == .invalidArgument)
         #expect(error.path == first.directory)
         #expect(error.message.contains("durability full (it has none)"), "\(error.message)")
-        #expect(!error.message.contains("maxClockDriftMilliseconds"), "only what differs is named: \(error.message)")
+        #expect(!error.message.contains("maxClockDrift"), "only what differs is named: \(error.message)")
         let drift = try #require(throws: ConcordError.self) { try Store(path: path, options: options(durability: .none, drift: 2000)) }
-        #expect(drift.message.contains("maxClockDriftMilliseconds 2000 (it has 1000)"), "\(drift.message)")
+        #expect(drift.message.contains("maxClockDrift 2.0 seconds (it has 1.0 seconds)"), "\(drift.message)")
         var clocked = options(durability: .none, drift: 1000)
         clocked.wallClock = { 42 }
         let clock = try #require(throws: ConcordError.self) { try Store(path: path, options: clocked) }
@@ -51,7 +51,7 @@ struct StoreOptionsTests {
         let none = try Store(path: path)
         for handle in [same, notCreating, none] {
             #expect(handle.options.durability == .noMetaSync)
-            #expect(handle.options.maxClockDriftMilliseconds == 1234)
+            #expect(handle.options.maxClockDrift == .milliseconds(1234))
             #expect(handle.options.wallClock() == 1_000_000)
         }
         #expect(first.options.differences(from: none.options).isEmpty)

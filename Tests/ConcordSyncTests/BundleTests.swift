@@ -37,7 +37,7 @@ import Testing
         let other = try Replicas.open(tmp.path("other"), clock: clock.read)
         try a.suite("prefs").set("light", forKey: "theme")
         try a.suite("prefs").set(3, forKey: "legacy")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try other.suite("prefs").set("blue", forKey: "theme")
         try Synchronizer().sync(a, other)
         return (a, other)

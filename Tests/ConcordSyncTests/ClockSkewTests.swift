@@ -47,14 +47,14 @@ import Testing
         let b = try Replicas.open(tmp.path("b"), clock: clockB.read)
         try a.suite("s").set(1, forKey: "k")
         let first = try #require(try a.suite("s").record(forKey: "k")).version
-        clockA.rewind(Self.hour) // A's wall clock jumps back an hour
+        clockA.rewind(.milliseconds(Self.hour)) // A's wall clock jumps back an hour
         try a.suite("s").set(2, forKey: "k")
         try a.suite("s").set(1, forKey: "other")
         let second = try #require(try a.suite("s").record(forKey: "k")).version
         let other = try #require(try a.suite("s").record(forKey: "other")).version
         #expect(second > first, "a later write on the same replica still wins")
         #expect(other > second, "the clock never goes backwards, even for other keys")
-        clockB.advance(10)
+        clockB.advance(.milliseconds(10))
         try b.suite("s").set(3, forKey: "k") // B writes after A, by real time
         let report = try Synchronizer().sync(a, b)
         #expect(report.aToB.skewedVersions == 0, "A's versions are not ahead of B's clock")
@@ -98,11 +98,11 @@ import Testing
         #expect(onC.milliseconds <= bound + 1)
         // An hour later, merging the skewed key again moves A's clock at most the drift bound ahead, so a
         // write on C more than that bound after A's still wins: nobody runs a year ahead.
-        real.advance(3_600_000)
+        real.advance(.milliseconds(3_600_000))
         try Synchronizer().sync(a, c)
         let fromA = try #require(try a.suite("s").set("a later", forKey: "race"))
         #expect(fromA.milliseconds <= real.milliseconds + a.options.maxClockDriftMilliseconds + 1)
-        real.advance(a.options.maxClockDriftMilliseconds + 1_000)
+        real.advance(.milliseconds(a.options.maxClockDriftMilliseconds + 1_000))
         let fromC = try #require(try c.suite("s").set("c later still", forKey: "race"))
         #expect(fromC > fromA)
         try Synchronizer().sync(a, c)

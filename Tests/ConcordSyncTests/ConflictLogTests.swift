@@ -10,7 +10,7 @@ import Testing
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("prefs").set("dark", forKey: "theme")
-        clock.advance(10)
+        clock.advance(.milliseconds(10))
         try b.suite("prefs").set("light", forKey: "theme") // later: wins
         let report = try Synchronizer().sync(a, b)
         #expect(report.conflicts.count == 1)
@@ -60,9 +60,9 @@ import Testing
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set("v1", forKey: "k")
         try Synchronizer().sync(a, b)
-        clock.advance(5)
+        clock.advance(.milliseconds(5))
         try b.suite("s").set("v2", forKey: "k")
-        clock.advance(5)
+        clock.advance(.milliseconds(5))
         try a.suite("s").remove("k") // later: the delete wins
         let report = try Synchronizer().sync(a, b)
         #expect(report.conflicts.count == 1)
@@ -80,7 +80,7 @@ import Testing
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("one").set(1, forKey: "k")
         try a.suite("two").set(1, forKey: "k")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try b.suite("one").set(2, forKey: "k")
         try b.suite("two").set(2, forKey: "k")
         // The same batch from A, planned twice then applied twice: the second apply skips it (the cursor,

@@ -50,8 +50,10 @@ struct LastWriterWinsModel {
         }
 
         for step in 0..<150 {
-            for c in clocks { c.advance(UInt64.random(in: 0...20, using: &g)) }
-            if Int.random(in: 0..<100, using: &g) < 3 { clocks[Int.random(in: 0..<n, using: &g)].rewind(UInt64.random(in: 1...120_000, using: &g)) }
+            for c in clocks { c.advance(.milliseconds(UInt64.random(in: 0...20, using: &g))) }
+            if Int.random(in: 0..<100, using: &g) < 3 {
+                clocks[Int.random(in: 0..<n, using: &g)].rewind(.milliseconds(UInt64.random(in: 1...120_000, using: &g)))
+            }
             let r = Int.random(in: 0..<n, using: &g)
             let suite = suites[Int.random(in: 0..<2, using: &g)]
             // Keys k0–k3 are shared by everyone; k-r-* are written by one replica only.

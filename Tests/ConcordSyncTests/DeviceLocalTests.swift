@@ -16,7 +16,7 @@ import Testing
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("ui").setDeviceLocal(true, forKeysWithPrefix: "window.")
         try a.suite("ui").set("0 0 800 600", forKey: "window.frame")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try b.suite("ui").set("10 10 1024 768", forKey: "window.frame") // B has not seen the declaration
         try a.suite("ui").set("dark", forKey: "theme")
         return (a, b)
@@ -43,7 +43,7 @@ import Testing
         #expect(report.bToA.deviceLocalIgnored == 1, "B's window.frame, sent before B knew, is ignored by A: \(report.bToA)")
         try Self.expectKeptApart(a, b)
         // Now B knows: its next write of the key stays with it, and nothing is pending either way.
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try b.suite("ui").set("20 20 640 480", forKey: "window.frame")
         try a.suite("ui").set("5 5 100 100", forKey: "window.size")
         for (store, peer) in [(a, b.replicaID), (b, a.replicaID)] {
@@ -110,22 +110,22 @@ import Testing
         try a.suite("app").set("/home/ada/Downloads", forKey: "downloads")
         try Synchronizer().sync(a, b)
         #expect(try b.suite("app").get("downloads", as: String.self) == "/home/ada/Downloads")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try a.suite("app").setDeviceLocal(true, forKey: "downloads")
         try a.suite("app").set("/Users/ada/Downloads", forKey: "downloads") // written before the next sync: stays here
         try Synchronizer().sync(a, b)
         #expect(try b.suite("app").get("downloads", as: String.self) == "/home/ada/Downloads", "B keeps the value it had")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try b.suite("app").set("/data/dl", forKey: "downloads")
         try Synchronizer().sync(a, b)
         #expect(try a.suite("app").get("downloads", as: String.self) == "/Users/ada/Downloads")
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try a.suite("app").set("/Users/ada/dl", forKey: "downloads") // the newest write of all, on A
 
         // Synced again (a key's own declaration, on B this time): each side's record goes out, the newest
         // wins on both. A's entry of its record predates B's cursor on A: A journals it again when the
         // declaration reaches it, and it goes out at the next sync.
-        clock.advance(1)
+        clock.advance(.milliseconds(1))
         try b.suite("app").setDeviceLocal(false, forKey: "downloads")
         let report = try Synchronizer().sync(a, b)
         #expect(report.bToA.recordsRejournaled == 1, "A journaled its record again once the declaration reached it")
@@ -161,7 +161,7 @@ import Testing
         defer { tmp.remove() }
         let clock = ManualClock()
         let (a, b) = try Self.pair(tmp, clock: clock)
-        let live = try LiveSync(store: a, directory: b.directory, heartbeat: 30)
+        let live = try LiveSync(store: a, directory: b.directory, heartbeat: .seconds(30))
         defer { live.stop() }
         for await state in live.states() where state.rounds > 0 { break }
         try Self.expectKeptApart(a, b)

@@ -29,7 +29,7 @@ import Testing
             #expect(try store.suite("s").record(forKey: "session")?.expiresAtMilliseconds == Self.start + 60_000)
         }
         #expect(try Replicas.bytes(a) == Replicas.bytes(b) && Replicas.bytes(b) == Replicas.bytes(c))
-        clock.advance(60_000)
+        clock.advance(.milliseconds(60_000))
         for store in [a, b, c] {
             #expect(try store.suite("s").get("session", as: String.self) == nil, "\(store.directory)")
             #expect(try store.suite("s").keys().isEmpty)
@@ -45,15 +45,15 @@ import Testing
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try b.suite("s").set("old", forKey: "k")
-        clock.advance(10)
+        clock.advance(.milliseconds(10))
         try a.suite("s").set("newer", forKey: "k", expiresAfter: .seconds(1))
-        clock.advance(5_000) // expired before the replicas ever meet
+        clock.advance(.milliseconds(5_000)) // expired before the replicas ever meet
         try Synchronizer().sync(a, b)
         for store in [a, b] { #expect(try store.suite("s").get("k", as: String.self) == nil, "\(store.directory): the old value must not come back") }
         #expect(try Replicas.bytes(a) == Replicas.bytes(b))
 
         // A later write wins over the expired one wherever it was written; an expiry never decides a merge.
-        clock.advance(10)
+        clock.advance(.milliseconds(10))
         try b.suite("s").set("latest", forKey: "k")
         try Synchronizer().sync(a, b)
         for store in [a, b] { #expect(try store.suite("s").get("k", as: String.self) == "latest") }
@@ -97,9 +97,9 @@ import Testing
         try a.suite("s").set("v", forKey: "gone", expiresAfter: .seconds(3600))
         try a.suite("s").set("v", forKey: "kept")
         try Synchronizer().sync(a, b)
-        clock.advance(29 * Self.day)
+        clock.advance(.milliseconds(29 * Self.day))
         #expect(try a.collectTombstones().collected == 0)
-        clock.advance(Self.day + 3_600_000) // 30 days after the expiry, not after the write
+        clock.advance(.milliseconds(Self.day + 3_600_000)) // 30 days after the expiry, not after the write
         let report = try a.collectTombstones()
         #expect(report.collected == 1 && report.removed.map(\.key) == ["gone"], "\(report)")
         #expect(report.removed.first?.deletedMilliseconds == Self.start + 3_600_000, "retention counts from the expiry")
@@ -111,7 +111,7 @@ import Testing
         try b.suite("s").set("v", forKey: "late", expiresAfter: .seconds(1))
         try Synchronizer().sync(b, c)
         try b.suite("s").set("w", forKey: "later", expiresAfter: .seconds(1))
-        clock.advance(31 * Self.day)
+        clock.advance(.milliseconds(31 * Self.day))
         let atB = try b.collectTombstones()
         #expect(atB.heldBackByPeer[c.replicaID] == 1, "\(atB)")
     }

@@ -89,7 +89,7 @@ import Testing
         var pool: [Record] = []
         try stores[0].suite("s").declare([.counter, .max, .min, .set][Int.random(in: 0...3, using: &g)], forKey: "k")
         for _ in 0..<160 {
-            clock.advance(UInt64.random(in: 0...2, using: &g))
+            clock.advance(.milliseconds(UInt64.random(in: 0...2, using: &g)))
             let r = Int.random(in: 0..<3, using: &g)
             let suite = try stores[r].suite("s")
             do {

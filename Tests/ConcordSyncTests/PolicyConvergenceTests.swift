@@ -34,7 +34,7 @@ struct PolicyWorld {
     var count: Int { stores.count }
     func suite(_ r: Int) throws -> Suite { try stores[r].suite(suite) }
 
-    mutating func tick() { for c in clocks { c.advance(UInt64.random(in: 0...3, using: &g)) } }
+    mutating func tick() { for c in clocks { c.advance(.milliseconds(UInt64.random(in: 0...3, using: &g))) } }
 
     /// Moves the key between two random replicas: a two-way sync, a one-way pull, or a bundle.
     mutating func transfer() throws {

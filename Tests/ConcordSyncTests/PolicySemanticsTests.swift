@@ -47,9 +47,9 @@ import Testing
         try pair.phone.suite("app").increment("n", by: 5)
         try pair.sync()
         try pair.watch.suite("app").increment("n", by: 1) // the phone has not seen this one
-        pair.clock.advance(1)
+        pair.clock.advance(.milliseconds(1))
         try pair.phone.suite("app").set(10, forKey: "n") // takes back the 5 it saw
-        pair.clock.advance(1)
+        pair.clock.advance(.milliseconds(1))
         try pair.watch.suite("app").set(20, forKey: "n") // concurrent with the phone's set; it saw 5 and its own 1
         let report = try pair.sync()
         #expect(try pair.both("n", as: Int.self) == [20, 20], "the later set wins; every increment was seen by one of them")
@@ -113,7 +113,7 @@ import Testing
         let pair = try Pair()
         defer { pair.tmp.remove() }
         try pair.phone.suite("app").declare(.max, forKey: "k")
-        pair.clock.advance(5)
+        pair.clock.advance(.milliseconds(5))
         try pair.watch.suite("app").declare(.min, forKey: "k")
         try pair.sync()
         #expect(try pair.phone.suite("app").policy(forKey: "k") == .min)

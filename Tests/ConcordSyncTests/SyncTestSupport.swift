@@ -11,7 +11,7 @@ enum Replicas {
         options.durability = .none
         if let clock { options.wallClock = clock }
         if let mapSize { options.initialMapSize = mapSize }
-        if let drift { options.maxClockDriftMilliseconds = drift }
+        if let drift { options.maxClockDrift = .milliseconds(drift) }
         return try Store(path: path, options: options)
     }
 

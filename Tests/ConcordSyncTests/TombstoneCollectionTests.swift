@@ -9,7 +9,7 @@ import Testing
     static let day: UInt64 = 24 * 3_600_000
 
     @Test func theDefaultRetentionIsThirtyDays() {
-        #expect(Store.defaultTombstoneRetentionMilliseconds == 30 * Self.day)
+        #expect(Store.defaultTombstoneRetention == .milliseconds(30 * Self.day))
     }
 
     @Test func aTombstoneWaitsForTheRetentionPeriodAndForEveryKnownPeer() throws {
@@ -22,16 +22,16 @@ import Testing
         try a.suite("s").set("old", forKey: "k")
         try Synchronizer().sync(a, b)
         try Synchronizer().sync(b, c) // A <-> B <-> C; then C goes away
-        clock.advance(1000)
+        clock.advance(.milliseconds(1000))
         try a.suite("s").remove("k")
         try Synchronizer().sync(a, b)
 
-        clock.advance(29 * Self.day)
+        clock.advance(.milliseconds(29 * Self.day))
         for store in [a, b] {
             let report = try store.collectTombstones()
             #expect(report.tombstones == 1 && report.collected == 0 && report.keptForRetention == 1, "\(report)")
         }
-        clock.advance(2 * Self.day) // 31 days after the delete
+        clock.advance(.milliseconds(2 * Self.day)) // 31 days after the delete
         let atA = try a.collectTombstones()
         #expect(atA.collected == 1, "A's only peer, B, has merged the delete: \(atA)")
         let atB = try b.collectTombstones()
@@ -61,11 +61,11 @@ import Testing
         try Synchronizer().sync(b, c)
         try Synchronizer().sync(c, a)
         // B goes away for 29 days; meanwhile A deletes the key and collects what it may, every day.
-        clock.advance(1000)
+        clock.advance(.milliseconds(1000))
         try a.suite("s").remove("k")
         try Synchronizer().sync(a, c)
         for _ in 0..<29 {
-            clock.advance(Self.day)
+            clock.advance(.milliseconds(Self.day))
             #expect(try a.collectTombstones().collected == 0)
             #expect(try c.collectTombstones().collected == 0)
         }
@@ -90,7 +90,7 @@ import Testing
         try a.suite("s").set(1, forKey: "k")
         try Synchronizer().sync(a, b)
         try a.suite("s").remove("k")
-        clock.advance(365 * Self.day)
+        clock.advance(.milliseconds(365 * Self.day))
         #expect(try a.collectTombstones().keptForPeers == 1, "B never merged the delete")
         #expect(try a.forgetPeer(b.replicaID) == 1)
         #expect(try a.collectTombstones().collected == 1)
@@ -106,9 +106,9 @@ import Testing
         try a.suite("s").set(1, forKey: "k")
         try a.suite("s").set(2, forKey: "live")
         try a.suite("s").remove("k")
-        clock.advance(Self.day)
+        clock.advance(.milliseconds(Self.day))
         #expect(try a.collectTombstones().collected == 0)
-        #expect(try a.collectTombstones(retentionMilliseconds: Self.day / 2).collected == 1, "no peers, half a day is enough")
+        #expect(try a.collectTombstones(retention: .milliseconds(Self.day / 2)).collected == 1, "no peers, half a day is enough")
         #expect(try a.suite("s").keys() == ["live"], "values are never collected")
     }
 }

@@ -79,7 +79,7 @@ struct TemporaryStoreTests {
         #expect(try store.collectTombstones().collected == 1)
         try suite.set(2, forKey: "before-rewind")
         let before = try #require(try suite.record(forKey: "before-rewind")?.version)
-        clock.rewind(60_000)
+        clock.rewind(.milliseconds(60_000))
         try suite.set(3, forKey: "after-rewind")
         let after = try #require(try suite.record(forKey: "after-rewind")?.version)
         #expect(

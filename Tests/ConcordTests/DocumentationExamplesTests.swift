@@ -387,10 +387,10 @@ private final class GreetingPreferences {
 
         try app.set(1, forKey: "gone")
         try app.remove("gone")
-        #expect(try phone.collectTombstones(retentionMilliseconds: 0).collected == 0, "the watch has not merged the removal yet")
+        #expect(try phone.collectTombstones(retention: .milliseconds(0)).collected == 0, "the watch has not merged the removal yet")
         try Synchronizer().sync(phone, watch)
         try Synchronizer().sync(phone, watch)
-        #expect(try phone.collectTombstones(retentionMilliseconds: 0).collected >= 1)
+        #expect(try phone.collectTombstones(retention: .milliseconds(0)).collected >= 1)
         #expect(try phone.peerCursors().cursors.contains { $0.peer == watch.replicaID })
     }
 
@@ -534,7 +534,7 @@ private final class GreetingPreferences {
         try await app.set("eyJhbGciOi…", forKey: "session", expiresAt: Date(timeIntervalSinceNow: 3600))
         #expect(try app.get("snoozed", as: Bool.self)! == true)
         #expect(try app.record(forKey: "session")!.expires!.timeIntervalSinceNow > 3500)
-        now.advance(15 * 60_000)
+        now.advance(.milliseconds(15 * 60_000))
         #expect(try app.get("snoozed", as: Bool.self)! == false)
 
         let clock = ManualClock()
@@ -543,7 +543,7 @@ private final class GreetingPreferences {
         try await flags.set(true, forKey: "snoozed", expiresAfter: .seconds(60))
         let seen = Collector<Change>()
         let token = try flags.changes(for: "snoozed").start { change in seen.append(change) }
-        clock.advance(60_000)
+        clock.advance(.milliseconds(60_000))
         #expect(await seen.arrival(of: 1))
         #expect(seen.values.map { "\($0.origin) \($0.value as Any)" } == ["expired nil"])
         withExtendedLifetime(token) {}

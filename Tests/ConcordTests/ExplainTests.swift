@@ -49,15 +49,15 @@ struct ExplainTests {
         let (laptopClock, desktopClock) = (ManualClock(1_800_000_000_000), ManualClock(1_800_000_000_000))
         let (laptop, desktop) = (try Store.temporary(clock: laptopClock), try Store.temporary(clock: desktopClock))
         try await desktop.suite("prefs").set("dark", forKey: "theme")
-        laptopClock.advance(90_000) // the sync happens a minute and a half after the write
+        laptopClock.advance(.milliseconds(90_000)) // the sync happens a minute and a half after the write
         try await Synchronizer().sync(laptop, desktop)
         let why = try laptop.suite("prefs").explain("theme")
         #expect(why.written == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(why.arrival == .sync(from: NamedReplica(id: desktop.replicaID, name: nil), at: Date(timeIntervalSince1970: 1_800_000_090)))
         #expect("\(why.arrival!)" == "merged by a sync from \(desktop.replicaID) at 2027-01-15T08:01:30.000Z")
 
-        laptopClock.advance(60_000) // a later sync that brings nothing new leaves the arrival as it was
-        desktopClock.advance(150_000)
+        laptopClock.advance(.milliseconds(60_000)) // a later sync that brings nothing new leaves the arrival as it was
+        desktopClock.advance(.milliseconds(150_000))
         try await desktop.suite("prefs").set(1, forKey: "other")
         try await Synchronizer().sync(laptop, desktop)
         #expect(try laptop.suite("prefs").explain("theme").arrival == why.arrival)

@@ -33,7 +33,7 @@ struct LiveRemoteTests {
     func liveBothWaysAcrossAKill() async throws {
         let a = try Store(path: fx.path("a"))
         try await a.suite("prefs").set("dark", forKey: "theme")
-        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: 30, maxBackoff: 0.3)
+        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: .seconds(30), maxBackoff: .seconds(0.3))
         let states = Collector<LiveSyncState>()
         let watcher = Task { for await state in live.states() { states.append(state) } }
         #expect(await states.arrival(of: 1))
@@ -71,7 +71,7 @@ struct LiveRemoteTests {
         let b = try Store(path: fx.path("b"))
         try await b.setName("desktop")
         try RemoteFixture.prepareSettings(a, b)
-        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: 30, maxBackoff: 0.3)
+        let live = try LiveSync(store: a, remote: fx.remote("b"), options: options, heartbeat: .seconds(30), maxBackoff: .seconds(0.3))
         defer { live.stop() }
         try await live.waitUntilAcknowledged(timeout: .seconds(60))
         try RemoteFixture.expectSettings(a, b)

@@ -9,7 +9,6 @@ enum ImportantSymbols {
     static let paths: Set<String> = [
         // Opening a store, and suites.
         "Store.init(path:options:)",
-        "Store.init(directory:options:)",
         "Store.temporary(options:)",
         "Store.suite(_:)",
         "Store.suite(_:schema:)",
@@ -51,7 +50,7 @@ enum ImportantSymbols {
         "BundleExchange.importBundle(at:into:dryRun:limits:onProgress:)",
         "Store.conflicts(suite:)",
         "Store.clearConflicts(suite:)",
-        "Store.collectTombstones(retentionMilliseconds:)",
+        "Store.collectTombstones(retention:)",
         "Store.forgetPeer(_:)",
         "Store.peerStatus()",
         "Store.waitUntilAcknowledged(by:timeout:)",

@@ -269,15 +269,19 @@ public final class HubAdmin {
         }
     }
 
-    /// Deletes tombstones deleted more than `retentionMilliseconds` ago (their version's time), and
-    /// values that expired more than `retentionMilliseconds` ago, and records, per account, the
+    /// Deletes tombstones deleted more than `retention` before `now` (their version's time), and
+    /// values that expired more than `retention` before it, and records, per account, the
     /// horizon: the highest seq collected. A device whose cursor is behind it gets a full resync on
     /// its next sync. Returns how many rows went.
+    ///
+    /// <!-- assume: let admin = try HubAdmin("postgresql://postgres@localhost/settings") -->
+    /// ```swift
+    /// let removed = try admin.collectTombstones(retention: .seconds(7 * 86_400))
+    /// ```
     @discardableResult
-    public func collectTombstones(
-        retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds,
-        now: UInt64 = UInt64(Date().timeIntervalSince1970 * 1000)
-    ) throws -> Int {
+    public func collectTombstones(retention: Duration = Store.defaultTombstoneRetention, now: Date = Date()) throws -> Int {
+        let retentionMilliseconds = retention.wholeMilliseconds
+        let now = UInt64(max(0, (now.timeIntervalSince1970 * 1000).rounded()))
         let cutoff = now > retentionMilliseconds ? now - retentionMilliseconds : 0
         // Every version written before the cutoff sorts below (cutoff << 16, replica 0…0).
         let bound = PostgresValue.bigEndian(cutoff << 16) + [UInt8](repeating: 0, count: 16)
@@ -342,7 +346,9 @@ public struct HubStats: Sendable, Equatable {
         /// Tombstones at or below this seq were collected; a device behind it gets a full resync.
         public let horizonSeq: UInt64
         /// The cutoff of the last collection (wall-clock milliseconds; 0 if never).
-        public let horizonMilliseconds: UInt64
+        package let horizonMilliseconds: UInt64
+        /// The cutoff of the last collection; nil if none ran.
+        public var horizon: Date? { horizonMilliseconds == 0 ? nil : Date(milliseconds: horizonMilliseconds) }
         /// The account's rows: one per suite and key, tombstones included.
         public let rows: Int
         /// How many of the rows are tombstones.

@@ -55,8 +55,9 @@ public struct HubSynchronizer: Sendable {
     public var selection: SyncSelection
     /// Rows per pulled page (bounds the memory a pull holds).
     public var pageSize: Int
-    /// How far ahead of the device's wall clock a merged version may push its clock (nil: the store's option).
-    public var maxClockDriftMilliseconds: UInt64?
+    /// How far ahead of the device's wall clock a merged version may push its clock (nil: the
+    /// store's `Store.Options.maxClockDrift`).
+    public var maxClockDrift: Duration?
     /// Called as the sync goes: `phase` "read" (the seqs of the device's journal scanned for the
     /// push, from the hub's cursor to the last seq), "push" (`done` of `total` changes: 0, then all once the
     /// push's one transaction committed) and "pull" (seqs of the account, from the device's cursor to
@@ -74,10 +75,10 @@ public struct HubSynchronizer: Sendable {
     static let cursorLag = 1000
 
     /// A hub synchronizer of the suites of `selection`, pulling `pageSize` rows at a time.
-    public init(selection: SyncSelection = .all, pageSize: Int = 1000, maxClockDriftMilliseconds: UInt64? = nil) {
+    public init(selection: SyncSelection = .all, pageSize: Int = 1000, maxClockDrift: Duration? = nil) {
         self.selection = selection
         self.pageSize = max(1, pageSize)
-        self.maxClockDriftMilliseconds = maxClockDriftMilliseconds
+        self.maxClockDrift = maxClockDrift
     }
 
     /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere.
@@ -247,7 +248,7 @@ public struct HubSynchronizer: Sendable {
     /// The pull: everything when the hub went back in time, else the delta after the device's proven cursor.
     private func pullStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubPull.Outcome {
         var applier = BatchApplier(store: store)
-        if let maxClockDriftMilliseconds { applier.maxClockDriftMilliseconds = maxClockDriftMilliseconds }
+        if let maxClockDrift { applier.maxClockDriftMilliseconds = maxClockDrift.wholeMilliseconds }
         var pull = HubPull(hub: hub, store: store, selection: selection, applier: applier, pageSize: pageSize)
         pull.onProgress = onProgress
         pull.resync = start.hubRestored

@@ -23,7 +23,7 @@ extension LiveSync {
     ///   reached on the loop's thread, and retried).
     public convenience init(
         store: Store, hub url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
-        heartbeat: Double = 10, maxBackoff: Double = 5, onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5), onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
     ) throws {
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
             try HubLivePeer(store: store, url: url, account: account, synchronizer: synchronizer)

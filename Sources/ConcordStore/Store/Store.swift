@@ -4,7 +4,7 @@ import Foundation
 /// safe for many threads and many processes at once.
 ///
 /// ```swift
-/// let store = try Store(directory: URL(filePath: "/var/lib/myapp/settings"))
+/// let store = try Store(path: "/var/lib/myapp/settings")
 /// let suite = try store.suite("group.example.app")
 /// try suite.set("dark", forKey: "theme")
 /// let theme = try suite.get("theme", as: String.self)
@@ -24,21 +24,6 @@ public final class Store: Sendable {
 
     /// This replica's identity, stamped at creation.
     public var replicaID: ReplicaID { core.replicaID }
-
-    /// Opens the replica at `directory`, creating it (mode 0700, files 0600) if it does not exist.
-    ///
-    /// ```swift
-    /// let store = try Store(directory: URL(filePath: "/var/lib/myapp/settings"))
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - directory: The replica's directory (a file URL).
-    ///   - options: How to open it, as in ``init(path:options:)``.
-    /// - Throws: `ConcordError` when the directory is unsafe, damaged, of a newer format, or open in
-    ///   this process with other options.
-    public convenience init(directory: URL, options: Options? = nil) throws {
-        try self.init(path: directory.path, options: options)
-    }
 
     /// Opens the replica at `path`, creating it if it does not exist.
     ///
@@ -187,9 +172,13 @@ extension Store {
         /// The initial size of the memory map; it grows by doubling when full. The default is 64 MiB.
         public var initialMapSize = 64 << 20
         /// How far ahead of the wall clock this replica's clock may be pushed by versions it meets
-        /// (merged from peers, or of records it overwrites). The default is five minutes.
-        public var maxClockDriftMilliseconds: UInt64 = 5 * 60 * 1000
-        /// The wall clock in milliseconds since 1970. The default reads the system clock; tests replace it.
+        /// (merged from peers, or of records it overwrites), counted in whole milliseconds. The default
+        /// is five minutes.
+        public var maxClockDrift: Duration = .seconds(5 * 60)
+        /// ``maxClockDrift`` as the clock counts it.
+        package var maxClockDriftMilliseconds: UInt64 { maxClockDrift.wholeMilliseconds }
+        /// The wall clock: the instant now, in milliseconds since 1970, as the hybrid clock counts
+        /// time. The default reads the system clock; tests replace it (ConcordTesting's `ManualClock`).
         /// Two options have the same clock when one is a copy of the other, or neither replaced it.
         public var wallClock: @Sendable () -> UInt64 {
             get { clock.read }
@@ -215,7 +204,7 @@ extension Store {
             compare("maxValueBytes", maxValueBytes, other.maxValueBytes)
             compare("durability", durability, other.durability)
             compare("initialMapSize", initialMapSize, other.initialMapSize)
-            compare("maxClockDriftMilliseconds", maxClockDriftMilliseconds, other.maxClockDriftMilliseconds)
+            compare("maxClockDrift", maxClockDrift, other.maxClockDrift)
             if clock !== other.clock { out.append("another wallClock") }
             return out
         }

@@ -49,7 +49,7 @@ public struct Explanation: Hashable, Sendable {
         /// Merged by a sync from `peer` (any transport: a directory, a bundle, `serve`, the hub) `at`
         /// the time this replica committed the merge: its hybrid clock at that commit, which is the
         /// wall-clock time unless a peer's clock ran ahead of this replica's (then up to the drift
-        /// bound, ``Store/Options/maxClockDriftMilliseconds``, later). Nil for a beaten write's origin, and for a
+        /// bound, ``Store/Options/maxClockDrift``, later). Nil for a beaten write's origin, and for a
         /// record merged by a release whose journal did not keep the time (stores of format 3 and older).
         case sync(from: NamedReplica, at: Date?)
 

@@ -21,10 +21,10 @@ import Synchronization
 /// live.stop()
 /// ```
 public final class LiveSync: Sendable {
-    /// Seconds between rounds when nothing happens (each also checks the connection).
-    public let heartbeat: Double
+    /// The time between rounds when nothing happens (each also checks the connection).
+    public let heartbeat: Duration
     /// The longest wait between reconnection attempts.
-    public let maxBackoff: Double
+    public let maxBackoff: Duration
 
     private let signal: CommitSignal
     /// The store kept in sync (nil for a relay between two remotes).
@@ -39,7 +39,7 @@ public final class LiveSync: Sendable {
     /// Starts the loop. `connect` opens a session (called again after each failure); `onEvent` runs on
     /// the loop's thread.
     package convenience init(
-        store: Store, heartbeat: Double = 10, maxBackoff: Double = 5,
+        store: Store, heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
         connect: @escaping @Sendable () throws -> any LiveSyncPeer
     ) throws {
@@ -50,7 +50,7 @@ public final class LiveSync: Sendable {
     /// A loop woken by `signal` (a store's commits; with no store, only by a stop): a relay between
     /// two remotes holds no store of its own.
     package init(
-        signal: CommitSignal = CommitSignal(), store: Store? = nil, heartbeat: Double = 10, maxBackoff: Double = 5,
+        signal: CommitSignal = CommitSignal(), store: Store? = nil, heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in },
         connect: @escaping @Sendable () throws -> any LiveSyncPeer
     ) {
@@ -82,7 +82,7 @@ public final class LiveSync: Sendable {
     /// ```
     public convenience init(
         store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
-        heartbeat: Double = 10, maxBackoff: Double = 5,
+        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
     ) throws {
         let address = try RemoteAddress.parse(remote)
@@ -98,7 +98,7 @@ public final class LiveSync: Sendable {
     /// let live = try LiveSync(store: phone, directory: "/data/watch")
     /// ```
     public convenience init(
-        store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Double = 10, maxBackoff: Double = 5,
+        store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
         onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
     ) throws {
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
@@ -218,7 +218,7 @@ public final class LiveSync: Sendable {
                         }
                         onEvent(.synced(round))
                     }
-                    let wake = try peer.waitForAnnouncement(timeout: heartbeat, wakeDescriptor: signal.descriptor)
+                    let wake = try peer.waitForAnnouncement(timeout: heartbeat.inSeconds, wakeDescriptor: signal.descriptor)
                     due = wake != .ownEcho
                     if wake == .local && !stopped.load(ordering: .acquiring) {
                         update {
@@ -232,13 +232,13 @@ public final class LiveSync: Sendable {
                 guard !stopped.load(ordering: .acquiring) else { break }
                 let delay = backoff * Double.random(in: 0.5...1.0)
                 update {
-                    $0.connection = .waitingToRetry(seconds: delay)
+                    $0.connection = .waitingToRetry(after: .seconds(delay))
                     $0.lastError = "\(error)"
                     $0.isInSync = false
                 }
-                onEvent(.disconnected(error: "\(error)", retryAfter: delay))
+                onEvent(.disconnected(error: "\(error)", retryAfter: .seconds(delay)))
                 sleepUnlessStopped(delay)
-                backoff = min(backoff * 2, maxBackoff)
+                backoff = min(backoff * 2, maxBackoff.inSeconds)
             }
         }
     }
@@ -269,8 +269,8 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
         case connecting
         /// A session is open.
         case connected
-        /// The session broke or could not be opened; the next attempt is in `seconds`.
-        case waitingToRetry(seconds: Double)
+        /// The session broke or could not be opened; the next attempt is `after` this long.
+        case waitingToRetry(after: Duration)
         /// `stop()` was called.
         case stopped
     }

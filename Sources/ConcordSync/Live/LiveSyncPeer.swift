@@ -68,7 +68,7 @@ public struct LiveSyncRound: Sendable, Equatable {
 ///
 /// ```swift
 /// let live = try LiveSync(store: store, remote: "alice@desktop:settings") { event in
-///     if case .disconnected(let error, let retryAfter) = event { print("offline:", error, "retrying in", retryAfter, "s") }
+///     if case .disconnected(let error, let retryAfter) = event { print("offline:", error, "retrying in", retryAfter) }
 /// }
 /// ```
 public enum LiveSyncEvent: Sendable {
@@ -76,6 +76,6 @@ public enum LiveSyncEvent: Sendable {
     case connected
     /// A round finished.
     case synced(LiveSyncRound)
-    /// The session broke or could not be opened; the loop retries after `retryAfter` seconds.
-    case disconnected(error: String, retryAfter: Double)
+    /// The session broke or could not be opened; the loop retries after `retryAfter`.
+    case disconnected(error: String, retryAfter: Duration)
 }

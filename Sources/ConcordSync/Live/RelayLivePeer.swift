@@ -8,7 +8,7 @@
 /// let options = RemoteOptions()
 /// -->
 /// ```swift
-/// let live = LiveSync(heartbeat: 10) {
+/// let live = LiveSync(heartbeat: .seconds(10)) {
 ///     try RelayLivePeer(a: try RemoteConnection.open(first, options: options), b: try RemoteConnection.open(second, options: options))
 /// }
 /// ```

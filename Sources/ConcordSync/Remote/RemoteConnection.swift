@@ -20,8 +20,8 @@ public struct RemoteOptions: Sendable, Equatable {
     public var remoteCommand = "sync-tool"
     /// Create the remote replica's directory when it is missing (otherwise that is an error).
     public var create = false
-    /// Seconds of silence (mid-exchange) after which the session fails. The default is 60.
-    public var timeout: Double = 60
+    /// How long a silence (mid-exchange) may last before the session fails. The default is 60 seconds.
+    public var timeout: Duration = .seconds(60)
 
     /// The default options: `ssh`, `sync-tool` on the far side, no directory created, 60 s of silence.
     public init() {}
@@ -58,9 +58,9 @@ package final class RemoteConnection: @unchecked Sendable {
         for suite in suites.suites ?? [] { remote += ["--suite", suite] }
         if options.create { remote.append("--create") }
         if readOnly { remote.append("--read-only") }
-        remote += ["--timeout", String(options.timeout)]
+        remote += ["--timeout", String(options.timeout.inSeconds)]
         words += [address.destination, remote.map(ShellWords.quote).joined(separator: " ")]
-        return try RemoteConnection(address: address, words: words, timeout: options.timeout)
+        return try RemoteConnection(address: address, words: words, timeout: options.timeout.inSeconds)
     }
 
     private init(address: RemoteAddress, words: [String], timeout: Double) throws {

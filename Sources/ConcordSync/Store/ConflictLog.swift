@@ -1,3 +1,5 @@
+import Foundation
+
 /// One side of a conflict: the record and how it reached the replica that logged the conflict.
 ///
 /// <!-- assume: let conflict = try store.conflicts()[0] -->
@@ -40,7 +42,10 @@ public struct Conflict: Hashable, Sendable {
     /// The peer being merged when the conflict was found.
     public let peer: ReplicaID
     /// When it was found (wall-clock milliseconds since 1970).
-    public let detectedMilliseconds: UInt64
+    package let detectedMilliseconds: UInt64
+
+    /// When it was found (this replica's wall clock).
+    public var detected: Date { Date(milliseconds: detectedMilliseconds) }
 
     package init(suite: String, key: String, winner: ConflictSide, loser: ConflictSide, peer: ReplicaID, detectedMilliseconds: UInt64) {
         self.suite = suite

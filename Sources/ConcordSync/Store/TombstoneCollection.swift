@@ -1,4 +1,6 @@
-/// What `Store.collectTombstones` did: what it removed, what it kept, and why.
+import Foundation
+
+/// What ``Store/collectTombstones(retention:)`` did: what it removed, what it kept, and why.
 ///
 /// ```swift
 /// let report = try store.collectTombstones()
@@ -13,7 +15,10 @@ public struct TombstoneCollectionReport: Sendable, Equatable {
         /// The deleted key.
         public let key: String
         /// When it was deleted (its version's time) or its value expired, in milliseconds since 1970.
-        public let deletedMilliseconds: UInt64
+        package let deletedMilliseconds: UInt64
+
+        /// When it was deleted (its version's time) or its value expired.
+        public var deleted: Date { Date(milliseconds: deletedMilliseconds) }
     }
 
     /// Tombstones looked at.
@@ -31,36 +36,41 @@ public struct TombstoneCollectionReport: Sendable, Equatable {
     public let heldBackByPeer: [ReplicaID: Int]
     /// When the first tombstone kept for the retention period becomes old enough (milliseconds since
     /// 1970), or nil when none was kept for it.
-    public let nextCollectableMilliseconds: UInt64?
+    package let nextCollectableMilliseconds: UInt64?
+
+    /// When the first tombstone kept for the retention period becomes old enough, or nil when none
+    /// was kept for it.
+    public var nextCollectable: Date? { nextCollectableMilliseconds.map(Date.init(milliseconds:)) }
 }
 
 extension Store {
     /// Thirty days: how long a tombstone is kept at least, so a replica that comes back
     /// after an absence cannot bring a deleted key back within that time.
-    public static let defaultTombstoneRetentionMilliseconds: UInt64 = 30 * 24 * 60 * 60 * 1000
+    public static let defaultTombstoneRetention: Duration = .seconds(30 * 24 * 60 * 60)
 
     /// Drops tombstones that are no longer needed (see the architecture document, "Tombstones"): a tombstone goes
-    /// only when `retentionMilliseconds` have passed since the delete (its version's time) **and**
+    /// only when `retention` has passed since the delete (its version's time) **and**
     /// every known peer has merged past it (its cursor acknowledges the tombstone's journal entry,
     /// or the peer wrote or sent that very tombstone). Never earlier. A value that has expired is
     /// collected the same way, its retention counted from its expiry: it reads as absent on every
     /// replica, as a deletion does.
     ///
-    /// A peer that will never return holds tombstones back until it is forgotten (`forgetPeer`).
+    /// A peer that will never return holds tombstones back until it is forgotten (``forgetPeer(_:)``).
     ///
     /// ```swift
     /// let report = try store.collectTombstones()   // 30 days, every known peer
     /// print(report.collected, "tombstones dropped")
     /// ```
     ///
-    /// - Parameter retentionMilliseconds: How long after a delete its tombstone is kept at least.
-    ///   The default is 30 days.
+    /// - Parameter retention: How long after a delete its tombstone is kept at least (counted in whole
+    ///   milliseconds). The default is 30 days, ``defaultTombstoneRetention``.
     /// - Returns: Which tombstones were collected, and how many are kept for the retention period or
     ///   for a peer (named) that has not merged them.
     /// - Throws: A storage error; nothing is collected then.
     @discardableResult
-    public func collectTombstones(retentionMilliseconds: UInt64 = Store.defaultTombstoneRetentionMilliseconds) throws -> TombstoneCollectionReport {
-        try write { w in
+    public func collectTombstones(retention: Duration = Store.defaultTombstoneRetention) throws -> TombstoneCollectionReport {
+        let retentionMilliseconds = retention.wholeMilliseconds
+        return try write { w in
             let cursors = try w.peerCursors()
             let peers = cursors.peers
             let now = w.wallClockMilliseconds

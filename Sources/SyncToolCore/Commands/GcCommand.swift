@@ -31,13 +31,13 @@ struct GcCommand: Command {
             }
             retentionDays = days
         } else {
-            retentionDays = Double(Store.defaultTombstoneRetentionMilliseconds) / 86_400_000
+            retentionDays = Store.defaultTombstoneRetention.inSeconds / 86_400
         }
     }
 
     func run(_ io: CommandIO) throws -> ExitCode {
         let store = try Arguments.openStore(dir)
-        let report = try store.collectTombstones(retentionMilliseconds: UInt64((retentionDays * 86_400_000).rounded()))
+        let report = try store.collectTombstones(retention: .milliseconds((retentionDays * 86_400_000).rounded()))
         let lastSynced = Dictionary(try store.peerCursors().cursors.map { ($0.peer, $0.updatedMilliseconds) }, uniquingKeysWith: max)
         let peers = report.heldBackByPeer.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         if json {

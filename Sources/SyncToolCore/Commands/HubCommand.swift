@@ -159,7 +159,7 @@ struct HubCommand: Command {
                 if json { io.out(Self.json(stats)) } else { for line in Self.lines(stats) { io.out(line) } }
                 for warning in stats.warnings { io.err("warning: \(warning)") }
             case .gc:
-                let collected = try admin.collectTombstones(retentionMilliseconds: UInt64(retentionDays * 86_400_000))
+                let collected = try admin.collectTombstones(retention: .seconds(retentionDays * 86_400))
                 io.out("collected \(collected) tombstones deleted more than \(HubCommandSupport.days(retentionDays)) days ago")
             }
             return .ok

@@ -37,7 +37,7 @@ struct LiveSyncCommand {
                 case .connected: io.err("connected")
                 case .disconnected(let error, let retry):
                     totals.withLock { $0.disconnects += 1 }
-                    io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
+                    io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry.inSeconds)) s")
                 case .synced(let round):
                     metrics.withLock { $0 }?.changed()
                     let n = totals.withLock { t in
@@ -80,7 +80,7 @@ struct LiveSyncCommand {
             var localStore: Store?
             if RemoteAddress.isRemote(local) {
                 let (a, b, options, selection) = (try RemoteAddress.parse(local), try RemoteAddress.parse(other), options, selection)
-                live = LiveSync(heartbeat: heartbeat, onEvent: onEvent) {
+                live = LiveSync(heartbeat: .seconds(heartbeat), onEvent: onEvent) {
                     let first = try RemoteConnection.open(a, options: options, suites: selection)
                     let second: RemoteConnection
                     do { second = try RemoteConnection.open(b, options: options, suites: selection) } catch {
@@ -106,7 +106,7 @@ struct LiveSyncCommand {
                     opened = nil
                 }
                 let first = Mutex<HubLivePeer?>(opened)
-                live = try LiveSync(store: store, heartbeat: heartbeat, onEvent: onEvent) {
+                live = try LiveSync(store: store, heartbeat: .seconds(heartbeat), onEvent: onEvent) {
                     if let peer = first.withLock({ p in
                         defer { p = nil }
                         return p
@@ -119,13 +119,13 @@ struct LiveSyncCommand {
             } else if RemoteAddress.isRemote(other) {
                 let store = try Arguments.openStore(local, create: options.create)
                 localStore = store
-                live = try LiveSync(store: store, remote: other, options: options, selection: selection, heartbeat: heartbeat, onEvent: onEvent)
+                live = try LiveSync(store: store, remote: other, options: options, selection: selection, heartbeat: .seconds(heartbeat), onEvent: onEvent)
                 title = "live sync \(store.directory) <-> \(other)"
             } else {
                 let store = try Arguments.openStore(local, create: options.create)
                 let peer = try Arguments.openStore(other, create: options.create)
                 localStore = store
-                live = try LiveSync(store: store, heartbeat: heartbeat, onEvent: onEvent) {
+                live = try LiveSync(store: store, heartbeat: .seconds(heartbeat), onEvent: onEvent) {
                     try DirectoryLivePeer(store: store, other: peer, selection: selection)
                 }
                 title = "live sync \(store.directory) <-> \(other)"

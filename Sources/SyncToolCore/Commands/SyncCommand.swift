@@ -81,11 +81,11 @@ struct SyncCommand: Command {
         var remote = RemoteOptions()
         if let rsh = a.option("rsh") { remote.rsh = rsh }
         if let command = a.option("remote-command") { remote.remoteCommand = command }
-        remote.timeout = try a.option("timeout").map { try Arguments.seconds($0, name: "--timeout") } ?? 60
+        remote.timeout = .seconds(try a.option("timeout").map { try Arguments.seconds($0, name: "--timeout") } ?? 60)
         remote.create = a.flag("create") && !dryRun
         self.remote = remote
         heartbeat = try a.option("heartbeat").map { try Arguments.seconds($0, name: "--heartbeat") } ?? 10
-        guard remote.timeout > 0, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
+        guard remote.timeout > .zero, heartbeat > 0 else { throw CLIError.invalid("--timeout and --heartbeat must be more than 0 seconds") }
         if watch && dryRun { throw CLIError.usage("--watch and --dry-run do not go together") }
         progress = try ProgressStyle.parse(a)
         metricsFile = a.option("metrics-file")

@@ -124,7 +124,8 @@ public enum BundleExchange {
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
     public static func export(
-        from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String, onProgress: ProgressHandler? = nil
+        from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String,
+        onProgress: (@Sendable (WorkProgress) -> Void)? = nil
     ) throws -> BundleExportReport {
         let (bundle, delta, history) = try bundleAndDelta(from: store, since: start, selection: selection, onProgress: onProgress)
         let meter = ProgressMeter(onProgress, phase: "export", total: bundle.batch.entries.count, unit: "records")
@@ -215,16 +216,22 @@ public enum BundleExchange {
     ///   - path: The bundle file.
     ///   - store: The replica to merge it into.
     ///   - dryRun: When true, nothing is written; the report says what would change.
-    ///   - limits: The largest bundle accepted (bytes, entries, a value's bytes).
     ///   - onProgress: Called as the bundle is merged: `phase` "import", `done` of `total` records
     ///     (the entries the bundle holds), last with `done == total` once the merge is committed.
     /// - Returns: What the merge changed: records, conflicts, clock skew, and whether it was a resync.
-    /// - Throws: `ConcordError` when the bundle is unreadable, truncated, damaged, oversized, of a
-    ///   newer format, or from `store` itself — nothing is imported then; `ConcordError` when the
-    ///   replica cannot be written.
+    /// - Throws: `ConcordError` when the bundle is unreadable, truncated, damaged, oversized (over
+    ///   1 GiB, 10 million entries, or a value over 4 MiB), of a newer format, or from `store`
+    ///   itself — nothing is imported then; `ConcordError` when the replica cannot be written.
     @discardableResult
     public static func importBundle(
-        at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits = BundleLimits(), onProgress: ProgressHandler? = nil
+        at path: String, into store: Store, dryRun: Bool = false, onProgress: (@Sendable (WorkProgress) -> Void)? = nil
+    ) throws -> ApplyReport {
+        try importBundle(at: path, into: store, dryRun: dryRun, limits: BundleLimits(), onProgress: onProgress)
+    }
+
+    /// ``importBundle(at:into:dryRun:onProgress:)`` with other limits on the largest bundle accepted.
+    package static func importBundle(
+        at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits, onProgress: ProgressHandler? = nil
     ) throws -> ApplyReport {
         try importBundle(try read(at: path, limits: limits), from: path, into: store, dryRun: dryRun, onProgress: onProgress)
     }

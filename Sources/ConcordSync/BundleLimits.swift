@@ -4,14 +4,14 @@
 /// var limits = BundleLimits()
 /// limits.maxBytes = 64 << 20
 /// ```
-public struct BundleLimits: Sendable, Equatable {
+package struct BundleLimits: Sendable, Equatable {
     /// Largest bundle file, in bytes (default 1 GiB).
-    public var maxBytes = 1 << 30
+    package var maxBytes = 1 << 30
     /// Most entries (default 10,000,000).
-    public var maxEntries = 10_000_000
+    package var maxEntries = 10_000_000
     /// Largest encoded value of one entry (default 4 MiB, the store's default limit).
-    public var maxValueBytes = 4 << 20
+    package var maxValueBytes = 4 << 20
 
     /// The default limits.
-    public init() {}
+    package init() {}
 }

@@ -26,7 +26,7 @@ public struct Synchronizer: Sendable {
     /// synchronizer.onProgress = { p in print("\(p.done)/\(p.total) changes merged") }
     /// try synchronizer.sync(laptop, phone)
     /// ```
-    public var onProgress: ProgressHandler?
+    public var onProgress: (@Sendable (WorkProgress) -> Void)?
 
     /// A synchronizer of the suites of `selection`.
     ///

@@ -75,7 +75,9 @@ struct HubSyncTests {
         clock.advance(.milliseconds(3_600_000))
         for store in [phone, laptop] { #expect(try store.suite("app").get("token", as: String.self) == nil, "\(store.directory)") }
         let admin = try HubAdmin(fx.adminURL)
-        #expect(try admin.collectTombstones(retention: .milliseconds(1_000), now: Date(timeIntervalSince1970: Double(clock.milliseconds + 1_000) / 1000)) == 1, "the expired token goes")
+        #expect(
+            try admin.collectTombstones(retention: .milliseconds(1_000), now: Date(timeIntervalSince1970: Double(clock.milliseconds + 1_000) / 1000)) == 1,
+            "the expired token goes")
         #expect(try hub.execute("SELECT 1 FROM concord_hub.records WHERE account = $1 AND key = 'token'", [.text(alice.name)]).count == 0)
     }
 

@@ -47,7 +47,7 @@ enum ImportantSymbols {
         "Synchronizer.sync(_:_:dryRun:)",
         "Synchronizer.pull(from:into:dryRun:)",
         "BundleExchange.export(from:since:selection:to:onProgress:)",
-        "BundleExchange.importBundle(at:into:dryRun:limits:onProgress:)",
+        "BundleExchange.importBundle(at:into:dryRun:onProgress:)",
         "Store.conflicts(suite:)",
         "Store.clearConflicts(suite:)",
         "Store.collectTombstones(retention:)",
@@ -59,8 +59,6 @@ enum ImportantSymbols {
         "HubSynchronizer.sync(_:_:dryRun:)",
         // Operations.
         "Store.backup(to:compact:onProgress:)",
-        "ReplicaRecovery.rebuild(_:evenIfSound:)",
-        "Store.statistics(largestSuites:)",
         "Store.check()"
     ]
 }

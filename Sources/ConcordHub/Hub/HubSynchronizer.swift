@@ -68,7 +68,7 @@ public struct HubSynchronizer: Sendable {
     /// synchronizer.onProgress = { p in print("\(p.phase) \(p.done)/\(p.total) \(p.unit)") }
     /// try synchronizer.sync(store, hub)
     /// ```
-    public var onProgress: ProgressHandler?
+    public var onProgress: (@Sendable (WorkProgress) -> Void)?
 
     /// How many journal entries a device may read and skip (changes it received from the hub)
     /// before a sync moves the hub's cursor on it without a change to push.

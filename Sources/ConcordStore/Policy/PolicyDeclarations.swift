@@ -22,17 +22,17 @@ package enum ReservedSuite {
 /// ```swift
 /// for declaration in try suite.policyDeclarations() { print(declaration.key, declaration.policy) }
 /// ```
-public struct PolicyDeclaration: Hashable, Sendable {
+package struct PolicyDeclaration: Hashable, Sendable {
     /// The suite the declaration applies in.
-    public let suite: String
+    package let suite: String
     /// The key, or the prefix when `isPrefix`.
-    public let key: String
+    package let key: String
     /// Whether `key` is a prefix: the declaration then covers every key that starts with it.
-    public let isPrefix: Bool
+    package let isPrefix: Bool
     /// The declared merge policy.
-    public let policy: MergePolicy
+    package let policy: MergePolicy
     /// The version of the declaration (the later of two concurrent declarations wins).
-    public let version: Version
+    package let version: Version
 
     /// Parses a record of the reserved suite; nil when it is not a live declaration.
     init?(reservedKey: String, record: Record) {

@@ -53,7 +53,7 @@ extension Store {
     ///   written) or cannot be created; ``ConcordError`` `.storage` when the copy fails (a full disk, say);
     ///   ``ConcordError`` `.damaged` when the copy does not verify. On any error nothing is left behind.
     @discardableResult
-    public func backup(to destination: String, compact: Bool = false, onProgress: ProgressHandler? = nil) throws -> BackupReport {
+    public func backup(to destination: String, compact: Bool = false, onProgress: (@Sendable (WorkProgress) -> Void)? = nil) throws -> BackupReport {
         let created = try BackupDestination.prepare(destination)
         do {
             let meter = ProgressMeter(onProgress, phase: "backup", total: onProgress == nil ? 0 : try expectedCopyBytes(compact: compact), unit: "bytes")

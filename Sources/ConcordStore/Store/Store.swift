@@ -118,7 +118,7 @@ public final class Store: Sendable {
     /// ```swift
     /// for d in try store.policyDeclarations() { print(d.suite, d.key, d.isPrefix ? "prefix" : "key", d.policy) }
     /// ```
-    public func policyDeclarations(suite: String? = nil) throws -> [PolicyDeclaration] {
+    package func policyDeclarations(suite: String? = nil) throws -> [PolicyDeclaration] {
         if let suite { try Names.validateSuite(suite) }
         return try core.snapshot { s in try s.policyDeclarations(suite: suite) }
     }

@@ -9,105 +9,105 @@ import LMDB
 /// print("\(stats.map.usedBytes) of \(stats.map.mapBytes) bytes used, \(stats.map.freePages) pages free")
 /// for suite in stats.largestSuites { print(suite.name, suite.records, suite.bytes) }
 /// ```
-public struct StoreStatistics: Sendable, Equatable {
+package struct StoreStatistics: Sendable, Equatable {
     /// The memory map and the data file.
-    public struct Map: Sendable, Equatable {
+    package struct Map: Sendable, Equatable {
         /// The size of the memory map, in bytes; it doubles when a write finds it full.
-        public let mapBytes: Int
+        package let mapBytes: Int
         /// The largest the map may grow to, in bytes.
-        public let maxMapBytes: Int
+        package let maxMapBytes: Int
         /// The size of a page, in bytes.
-        public let pageSize: Int
+        package let pageSize: Int
         /// Pages in use in the data file, free ones included.
-        public let pagesUsed: Int
+        package let pagesUsed: Int
         /// Pages on LMDB's free list: reusable by later writes, so the file does not grow for them.
-        public let freePages: Int
+        package let freePages: Int
         /// The size of `data.mdb`, in bytes.
-        public let fileBytes: Int
+        package let fileBytes: Int
         /// The size of `lock.mdb` (the reader table), in bytes.
-        public let lockFileBytes: Int
+        package let lockFileBytes: Int
         /// How many pages the map holds.
-        public var mapPages: Int { mapBytes / pageSize }
+        package var mapPages: Int { mapBytes / pageSize }
         /// The bytes of the pages in use.
-        public var usedBytes: Int { pagesUsed * pageSize }
+        package var usedBytes: Int { pagesUsed * pageSize }
     }
 
     /// LMDB's reader slots: one per thread or pooled transaction of every process that has read.
-    public struct Readers: Sendable, Equatable {
+    package struct Readers: Sendable, Equatable {
         /// Slots held by a process.
-        public let inUse: Int
+        package let inUse: Int
         /// Slots reading a snapshot now (an old snapshot keeps the pages it sees from being reused).
-        public let reading: Int
+        package let reading: Int
         /// The most slots there are; a process that finds them all taken cannot read.
-        public let max: Int
+        package let max: Int
         /// Slots of processes that no longer exist, found now.
-        public let stale: Int
+        package let stale: Int
         /// Slots of dead processes this process freed when it opened the replica.
-        public let staleFreedAtOpen: Int
+        package let staleFreedAtOpen: Int
         /// The processes holding slots, and the snapshot (transaction id) each reads, if any.
-        public let slots: [Slot]
+        package let slots: [Slot]
 
         /// One reader slot.
-        public struct Slot: Sendable, Equatable {
+        package struct Slot: Sendable, Equatable {
             /// The process holding it.
-            public let processID: Int32
+            package let processID: Int32
             /// The snapshot it reads, or nil when it is idle.
-            public let transactionID: Int?
+            package let transactionID: Int?
             /// Whether the process still exists.
-            public let processIsAlive: Bool
+            package let processIsAlive: Bool
         }
     }
 
     /// The size of one suite.
-    public struct SuiteUsage: Sendable, Equatable {
+    package struct SuiteUsage: Sendable, Equatable {
         /// The suite's name.
-        public let name: String
+        package let name: String
         /// Its records, tombstones included.
-        public let records: Int
+        package let records: Int
         /// Its tombstones (deleted keys kept so deletes sync).
-        public let tombstones: Int
+        package let tombstones: Int
         /// The bytes of its records' keys and values as stored.
-        public let bytes: Int
+        package let bytes: Int
     }
 
     /// Entries, tree depth and pages of one of the replica's databases.
-    public struct DatabaseUsage: Sendable, Equatable {
+    package struct DatabaseUsage: Sendable, Equatable {
         /// The database's name (`records`, `journal`, `meta`, `peers`, `conflicts`, `marks`, or LMDB's free list).
-        public let name: String
+        package let name: String
         /// Its entries.
-        public let entries: Int
+        package let entries: Int
         /// The depth of its B-tree.
-        public let depth: Int
+        package let depth: Int
         /// The pages it takes.
-        public let pages: Int
+        package let pages: Int
     }
 
     /// The replica's directory.
-    public let directory: String
+    package let directory: String
     /// The replica's identity.
-    public let replicaID: ReplicaID
+    package let replicaID: ReplicaID
     /// The memory map and the data file.
-    public let map: Map
+    package let map: Map
     /// The reader slots.
-    public let readers: Readers
+    package let readers: Readers
     /// How many suites hold records.
-    public let suites: Int
+    package let suites: Int
     /// The largest suites by bytes, largest first (as many as asked for).
-    public let largestSuites: [SuiteUsage]
+    package let largestSuites: [SuiteUsage]
     /// Records of every suite, tombstones included.
-    public let records: Int
+    package let records: Int
     /// Tombstones of every suite.
-    public let tombstones: Int
+    package let tombstones: Int
     /// Live entries in the change journal: one per record, its latest change.
-    public let journalEntries: Int
+    package let journalEntries: Int
     /// Entries of the change journal that a later change (or a collected tombstone) superseded: passed
     /// over by every reader, and removed in bulk once there are more of them than records (at least
     /// 4,096), after the commit that made them that many.
-    public let supersededJournalEntries: Int
+    package let supersededJournalEntries: Int
     /// The depth of the records' B-tree: the pages a lookup reads.
-    public let recordsDepth: Int
+    package let recordsDepth: Int
     /// Every database of the replica, and LMDB's free list.
-    public let databases: [DatabaseUsage]
+    package let databases: [DatabaseUsage]
 }
 
 extension Store {
@@ -122,7 +122,7 @@ extension Store {
     /// - Parameter largestSuites: How many suites to list, largest first. The default is 10.
     /// - Returns: The figures, all taken from one read snapshot (reader slots just after it).
     /// - Throws: ``ConcordError`` `.damaged` when a record does not decode, or a storage error.
-    public func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
+    package func statistics(largestSuites: Int = 10) throws -> StoreStatistics {
         let layout = core.layout
         let named = [layout.records, layout.journal, layout.meta, layout.peers, layout.conflicts, layout.marks]
         let (env, suites, journal) = try core.snapshot { s in

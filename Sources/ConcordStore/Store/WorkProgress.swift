@@ -35,7 +35,7 @@ public struct WorkProgress: Sendable, Hashable {
 }
 
 /// A handler of `WorkProgress` updates, as the long operations take it.
-public typealias ProgressHandler = @Sendable (WorkProgress) -> Void
+package typealias ProgressHandler = @Sendable (WorkProgress) -> Void
 
 /// Reports one phase's progress to a handler: at most one update per `interval` (and per
 /// `step` units), the first and the completing one always, `done` never going back.

@@ -417,7 +417,7 @@ public struct Suite: Sendable {
     }
 
     /// The policies declared for keys and key prefixes of this suite.
-    public func policyDeclarations() throws -> [PolicyDeclaration] {
+    package func policyDeclarations() throws -> [PolicyDeclaration] {
         try store.policyDeclarations(suite: name)
     }
 

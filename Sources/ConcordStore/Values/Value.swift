@@ -40,7 +40,7 @@ public enum Value: Hashable, Sendable {
     public var typeName: String { kind.rawValue }
 
     /// The kind of this value.
-    public var kind: ValueKind {
+    package var kind: ValueKind {
         switch self {
         case .string: .string
         case .int: .int
@@ -58,7 +58,7 @@ public enum Value: Hashable, Sendable {
 }
 
 /// The kinds of value a suite can hold; the raw values are the names the CLI and errors use.
-public enum ValueKind: String, Sendable, CaseIterable {
+package enum ValueKind: String, Sendable, CaseIterable {
     /// The kind of `Value.string`.
     case string
     /// The kind of `Value.int`.

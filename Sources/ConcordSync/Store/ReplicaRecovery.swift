@@ -6,26 +6,26 @@ import Foundation
 /// let report = try ReplicaRecovery.rebuild("/var/lib/app/settings")
 /// print(report.recordsRecovered, "records kept; the damaged files are in", report.damagedCopy)
 /// ```
-public struct RecoveryReport: Sendable, Equatable {
+package struct RecoveryReport: Sendable, Equatable {
     /// The replica's directory, which now holds the rebuilt replica.
-    public let directory: String
+    package let directory: String
     /// Where the damaged replica's directory was moved, untouched.
-    public let damagedCopy: String
+    package let damagedCopy: String
     /// The damaged replica's id (nil when its metadata could not be read): retired, never used again.
-    public let retiredReplicaID: ReplicaID?
+    package let retiredReplicaID: ReplicaID?
     /// The rebuilt replica's new id.
-    public let replicaID: ReplicaID
+    package let replicaID: ReplicaID
     /// Records the rebuilt replica holds (values and tombstones, with their versions).
-    public let recordsRecovered: Int
+    package let recordsRecovered: Int
     /// Of them, records found only in the journal (their row was on a damaged page).
-    public let recoveredFromJournal: Int
+    package let recoveredFromJournal: Int
     /// Keys whose row and journal entry both decode but disagree: neither can be trusted, so neither
     /// was kept (a peer holds them, or they are lost).
-    public let disagreeing: Int
+    package let disagreeing: Int
     /// Rows and journal entries on sound pages that do not decode (damaged bytes inside a value).
-    public let undecodable: Int
+    package let undecodable: Int
     /// The damage the salvage stepped around: one line per damaged page or pointer.
-    public let damage: [String]
+    package let damage: [String]
 }
 
 /// Rebuilds a damaged replica from what can still be read, so it can get the rest from its peers by
@@ -46,7 +46,7 @@ public struct RecoveryReport: Sendable, Equatable {
 /// let report = try ReplicaRecovery.rebuild("/var/lib/app/settings")
 /// try Synchronizer().sync(try Store(path: report.directory), try Store(path: "/mnt/backup-peer"))
 /// ```
-public enum ReplicaRecovery {
+package enum ReplicaRecovery {
     /// Rebuilds the replica at `directory` in place (the damaged one is moved to `damagedCopy`).
     ///
     /// - Parameters:
@@ -58,7 +58,7 @@ public enum ReplicaRecovery {
     ///   when a process has the replica open (stop it first), or when the damaged data file cannot be
     ///   read; `ConcordError` when the rebuilt replica cannot be written or does not pass `check` (the
     ///   damaged directory is then left where it was).
-    public static func rebuild(_ directory: String, evenIfSound: Bool = false) throws -> RecoveryReport {
+    package static func rebuild(_ directory: String, evenIfSound: Bool = false) throws -> RecoveryReport {
         let path = URL(fileURLWithPath: directory).standardizedFileURL.path
         guard FileManager.default.fileExists(atPath: path + "/data.mdb") else {
             throw ConcordError.io(path: path, reason: "no store here (no data.mdb in the directory)")

@@ -9,16 +9,16 @@ import Foundation
 /// ```
 public struct TombstoneCollectionReport: Sendable, Equatable {
     /// A tombstone: the key a delete (or reset) removed, or whose value expired, and when.
-    public struct Tombstone: Hashable, Sendable {
+    package struct Tombstone: Hashable, Sendable {
         /// The suite of the deleted key.
-        public let suite: String
+        package let suite: String
         /// The deleted key.
-        public let key: String
+        package let key: String
         /// When it was deleted (its version's time) or its value expired, in milliseconds since 1970.
         package let deletedMilliseconds: UInt64
 
         /// When it was deleted (its version's time) or its value expired.
-        public var deleted: Date { Date(milliseconds: deletedMilliseconds) }
+        package var deleted: Date { Date(milliseconds: deletedMilliseconds) }
     }
 
     /// Tombstones looked at.
@@ -30,7 +30,7 @@ public struct TombstoneCollectionReport: Sendable, Equatable {
     /// Kept because a known peer has not merged past them yet.
     public let keptForPeers: Int
     /// The tombstones dropped, in key order.
-    public let removed: [Tombstone]
+    package let removed: [Tombstone]
     /// For each peer holding tombstones back: how many of the tombstones old enough to go it has not
     /// merged yet. A peer that will never sync again holds them until it is forgotten (`forgetPeer`).
     public let heldBackByPeer: [ReplicaID: Int]

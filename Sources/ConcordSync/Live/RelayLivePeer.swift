@@ -32,14 +32,8 @@ package final class RelayLivePeer: LiveSyncPeer {
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: relay.helloA.replica) }
 
-    package func syncOnce() throws -> LiveSyncRound {
-        let report = try relay.round()
-        var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: [])
-        round.remoteConflicts = report.aToB.conflicts + report.bToA.conflicts
-        round.historyResync = report.historyResync
-        round.replicas = [relay.helloA.replica, relay.helloB.replica]
-        round.entriesSent = report.aToB.entries - report.aToB.alreadyMerged + report.bToA.entries - report.bToA.alreadyMerged
-        return round
+    package func syncOnce() throws -> SyncReport {
+        try relay.round()
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

@@ -1,7 +1,7 @@
 /// Two remote replicas kept in sync through this process as a live-sync "peer": each round is a
 /// relay round (`SyncRelay`), and either server's own commits, which it announces, wake the loop.
-/// "Pushed" counts records changed on B, "pulled" those changed on A; conflicts are found on the
-/// far sides (each is in that replica's conflict log) and only counted.
+/// A round's `aToB` is A's changes as B acknowledged merging them, `bToA` B's as A did; conflicts are
+/// found on the far sides (each is in that replica's conflict log) and only counted (`remoteConflicts`).
 ///
 /// <!-- assume:
 /// let first = try RemoteAddress.parse("alice@desktop:settings"), second = try RemoteAddress.parse("alice@server:settings")

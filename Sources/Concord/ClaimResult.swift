@@ -1,5 +1,5 @@
 /// The outcome of a claim as its write transaction saw it: the lease granted, or the choice that
-/// was current instead (`Exclusive.claim(_:ifCurrent:)` returns the lease, or nil).
+/// was current instead (``Exclusive/claim(_:ifCurrent:)`` returns the lease, or nil).
 package enum ClaimResult<Choice: StorableValue & Hashable>: Hashable, Sendable {
     /// The choice is now the claimed one, held by this process under this lease.
     case claimed(Lease<Choice>)

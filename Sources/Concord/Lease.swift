@@ -14,7 +14,7 @@ import Foundation
 public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, StorableValue {
     /// What is chosen.
     public let choice: Choice
-    /// Who holds it; nil for a choice stored without a holder (with `Suite.set`): held until it is
+    /// Who holds it; nil for a choice stored without a holder (with ``Suite/set``): held until it is
     /// moved or released.
     package let holder: LeaseHolder?
     /// When it expires (milliseconds since 1970); nil: it never does (its holder may still die).

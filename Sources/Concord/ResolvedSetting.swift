@@ -2,7 +2,7 @@
 enum SettingSource: Hashable, Sendable, CustomStringConvertible {
     /// A scope's own override (`depth` 0 is the scope asked, 1 its parent, …).
     case scope(depth: Int)
-    /// The root's argument layer (command-line arguments, `SettingsScope.override(_:text:)`).
+    /// The root's argument layer (command-line arguments, ``SettingsScope/override(_:text:)``).
     case argument
     /// A value stored in the named suite.
     case suite(String)
@@ -22,7 +22,7 @@ enum SettingSource: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A setting's value and the layer it came from: what `SettingsScope.resolve(_:)` finds
+/// A setting's value and the layer it came from: what ``SettingsScope/resolve(_:)`` finds
 /// (``SettingsScope/explain(_:)`` tells it).
 struct ResolvedSetting<Value: Sendable>: Sendable {
     /// The resolved value.

@@ -7,7 +7,7 @@
 /// }
 /// ```
 ///
-/// Without a scope, it reads from `SettingsScope.current` at the moment it is read, so an
+/// Without a scope, it reads from ``SettingsScope/current`` at the moment it is read, so an
 /// `UpdateHost` given a scope (or `SettingsScope.$current.withValue`) decides what it sees.
 /// Reads are tracked by `withObservationTracking`: a change in any layer that answered is notified.
 @propertyWrapper
@@ -15,7 +15,7 @@ public struct Setting<Value: Sendable>: StoreProperty {
     private let keyPath: KeyPath<SettingValues, Value> & Sendable
     private let scope: SettingsScope?
 
-    /// A property reading the setting at `keyPath` from `scope` (or `SettingsScope.current`).
+    /// A property reading the setting at `keyPath` from `scope` (or ``SettingsScope/current``).
     public init(_ keyPath: KeyPath<SettingValues, Value> & Sendable, in scope: SettingsScope? = nil) {
         self.keyPath = keyPath
         self.scope = scope

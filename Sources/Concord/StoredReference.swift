@@ -13,7 +13,7 @@ import Synchronization
 /// It is `Observable`: code that read it inside `withObservationTracking` is told when the key
 /// changes — written through this reference, another reference, another process, or a sync.
 /// The notification comes after the change is committed, so `onChange` can already read the new value.
-/// Every write goes through the suite's one write path, `Suite.write(_:declaring:_:)`.
+/// Every write goes through the suite's one write path, ``Suite/write(_:declaring:_:)``.
 @usableFromInline
 final class StoredReference<T: StorableValue>: Observable, Sendable {
     /// The suite holding the key.
@@ -206,7 +206,7 @@ final class StoredReference<T: StorableValue>: Observable, Sendable {
     /// registered default, or `defaultValue`). It runs inside the write transaction, so it must not
     /// call the store (that throws ``ConcordError`` `.reentrantCall`), and it runs again from the start only
     /// when the store's memory map had to grow during the transaction or another write sharing its
-    /// group commit failed (never on conflict: writers take turns; see `Suite.update`), so it should
+    /// group commit failed (never on conflict: writers take turns; see ``Suite/update``), so it should
     /// only compute from its argument.
     /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
     /// added and removed members), so concurrent updates on other replicas combine with it.
@@ -229,7 +229,7 @@ final class StoredReference<T: StorableValue>: Observable, Sendable {
         }.result
     }
 
-    /// Writes the key through the suite's one write path (`Suite.write(_:declaring:_:)`), telling
+    /// Writes the key through the suite's one write path (``Suite/write(_:declaring:_:)``), telling
     /// this reference's observers after the commit, when something was written. Concord's errors are
     /// kept as `lastError` and thrown naming the operation, suite and key; any other (what a closure
     /// threw) is thrown as it is.

@@ -1,5 +1,5 @@
 /// Typed keys from async code: the writes of `Suite+Key` run on the store's own threads, so an
-/// `await` never holds a thread of Swift's cooperative pool (see `Suite.set(_:forKey:)`'s async form).
+/// `await` never holds a thread of Swift's cooperative pool (see ``Suite/set(_:forKey:)``'s async form).
 ///
 /// ```swift
 /// let launchCount = Key("launchCount", default: 0)

@@ -51,7 +51,7 @@ public final class UpdateHost<Content: Sendable>: Sendable {
         var cycles = 0
     }
 
-    /// A host of `content`; `render` runs with `SettingsScope.current` set to `scope` when given.
+    /// A host of `content`; `render` runs with ``SettingsScope/current`` set to `scope` when given.
     ///
     /// - Parameters:
     ///   - content: What to render: its `StoreProperty` values are updated before each render.

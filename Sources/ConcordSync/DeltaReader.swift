@@ -36,7 +36,7 @@ package struct Delta: Sendable {
 /// The read is one snapshot of the source: its entries after the target's cursor, its last seq and
 /// its cursors, so the batch is consistent even while other processes write. Its cost grows with the
 /// number of entries after the cursor, not with the size of the store. With a history mark (see
-/// `Store.currentMark`), the batch ends at or before the mark's seq and carries the mark: the target
+/// ``Store/currentMark``), the batch ends at or before the mark's seq and carries the mark: the target
 /// binds its cursor to it. A sender reads a delta first, then takes its mark (`Delta.bound(to:)`),
 /// and later parts of the same delta with that mark.
 ///
@@ -48,7 +48,7 @@ package struct Delta: Sendable {
 /// migration may have moved a record the target wrote to another key: those are always sent (merging
 /// them again changes nothing).
 ///
-/// Entries of keys declared device-local here (`Suite.setDeviceLocal`) are left out of every batch
+/// Entries of keys declared device-local here (``Suite/setDeviceLocal(_:forKey:)``) are left out of every batch
 /// and every count: they never leave the replica (the batch's range still covers them).
 ///
 /// Entries the gate (`RecordGate`) refuses — a record stored before its rules, such as a key holding

@@ -1,6 +1,6 @@
 import LMDB
 
-/// A replica seen through one read-only snapshot (`Store.read`). Valid only inside that closure.
+/// A replica seen through one read-only snapshot (``Store/read``). Valid only inside that closure.
 package final class ReplicaSnapshot: ReplicaRows {
     package let txn: Transaction
     package let layout: StoreLayout

@@ -11,7 +11,7 @@ public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
     case otherProcess
     /// Merged by a sync from the named peer replica.
     case sync(peer: ReplicaID)
-    /// Nobody wrote it: the key's value expired (`Suite.set(_:forKey:expiresAt:)`). Such a change
+    /// Nobody wrote it: the key's value expired (``Suite/set(_:forKey:expiresAt:)-3f0x``). Such a change
     /// commits nothing, so its `seq` is that of the record that expired.
     case expired
 

@@ -1,7 +1,7 @@
 /// How concurrent changes of one key merge when replicas sync.
 ///
 /// `lww` (the default) keeps the last write. The others combine concurrent changes instead of
-/// choosing one: a key's policy is declared once (`Suite.declare(_:forKey:)`, `Key(…, policy:)`,
+/// choosing one: a key's policy is declared once (``Suite/declare(_:forKey:)``, `Key(…, policy:)`,
 /// `sync-tool policy`), is stored and synced like any other data, and every record says in its own
 /// bytes how it merges, so a replica that never saw the declaration still merges it the same way.
 ///

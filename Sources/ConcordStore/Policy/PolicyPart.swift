@@ -1,5 +1,5 @@
 /// What one replica (or the last whole-value write, the base) contributes to a counter, a set or a
-/// max/min key's value: the parts `Suite.explain(_:)` lists.
+/// max/min key's value: the parts ``Suite/explain(_:)`` lists.
 package struct PolicyPart: Hashable, Sendable {
     /// The replica that contributed it (for the base: the replica that wrote it).
     package let replica: ReplicaID

@@ -1,4 +1,4 @@
-/// The human names replicas give themselves (`Store.setName(_:)`, `sync-tool name DIR NAME`): one
+/// The human names replicas give themselves (``Store/setName(_:)-5yr2m``, `sync-tool name DIR NAME`): one
 /// record per replica in the reserved suite, key `replica-name:<replica id>`, a last-writer-wins string.
 /// Being an ordinary record, a name syncs by every transport (directories, bundles, `serve`, the hub)
 /// with no path of its own.

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The schema each suite was opened with in this process (`Store.suite(_:schema:)`), per replica:
+/// The schema each suite was opened with in this process (``Store/suite(_:schema:)``), per replica:
 /// local writes check it against the schema version the replica stores (a newer stored version
 /// refuses them), and merges of the suite apply its migrations to what they bring in.
 package final class RegisteredSchemas: Sendable {

@@ -44,11 +44,11 @@ public struct ConcordError: Error, Sendable, Hashable, CustomStringConvertible {
         /// An argument out of its range or form (a partition count, an account name or label, a
         /// connection string, a remote address).
         case invalidArgument
-        /// `Suite.restore(_:conflict:)` was given a number outside the key's beaten writes.
+        /// ``Suite/restore(_:conflict:)-1buax`` was given a number outside the key's beaten writes.
         case noSuchConflict
         /// Both sides of a sync are one replica (the same directory, or a copy of a store directory).
         case sameReplica
-        /// `Store.rebuild(_:)` was asked to rebuild a replica that reads back whole.
+        /// `ReplicaRecovery.rebuild(_:)` was asked to rebuild a replica that reads back whole.
         case nothingToRecover
 
         // The replica.

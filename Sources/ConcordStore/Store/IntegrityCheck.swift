@@ -1,6 +1,6 @@
 import LMDB
 
-/// What `Store.check()` found.
+/// What ``Store/check()`` found.
 public struct IntegrityReport: Sendable, Equatable {
     /// How many records were decoded and checked against their journal entries.
     public let recordsChecked: Int

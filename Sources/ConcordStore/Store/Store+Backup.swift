@@ -1,6 +1,6 @@
 import Foundation
 
-/// What `Store.backup(to:compact:onProgress:)` wrote and verified.
+/// What ``Store/backup(to:compact:onProgress:)`` wrote and verified.
 ///
 /// ```swift
 /// let report = try store.backup(to: "/var/backups/settings-2026-12-01")

@@ -1,6 +1,6 @@
 extension Store {
     /// Gives this replica a human name, shown beside its id wherever Concord reports replicas
-    /// (`Suite.explain`, `sync-tool why`, `conflicts`, `info`). The name is a record of the reserved
+    /// (``Suite/explain(_:)``, `sync-tool why`, `conflicts`, `info`). The name is a record of the reserved
     /// suite, so it syncs to every peer like any other change; `nil` removes it.
     ///
     /// ```swift

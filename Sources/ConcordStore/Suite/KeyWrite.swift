@@ -1,5 +1,5 @@
 /// What one write of a key does, decided inside its write transaction from what the key holds
-/// (see `Suite.write(_:declaring:_:)`).
+/// (see ``Suite/write(_:declaring:_:)``).
 package enum KeyWrite: Sendable {
     /// Nothing: the key stays as it is.
     case keep

@@ -1,7 +1,7 @@
 import LMDB
 
 /// Reads, without a transaction and without reference-counting traffic, the two numbers a cache
-/// of a stored value must check on every read: `Store.commitStamp` (changes with every commit by
+/// of a stored value must check on every read: ``Store/commitStamp`` (changes with every commit by
 /// any process) and the registered-defaults generation (changes whenever this process registers
 /// defaults). The wrappers' per-key cache checks both.
 ///
@@ -24,7 +24,7 @@ package struct StampReader: Sendable {
         self.defaults = store.core.defaults
     }
 
-    /// The same number as `Store.commitStamp`.
+    /// The same number as ``Store/commitStamp``.
     @usableFromInline
     package func commitStamp() -> Int { commits.read() }
 

@@ -1,5 +1,5 @@
 /// A stored value together with the snapshot it was read from, so a caller can cache it
-/// against `Store.commitStamp` without opening a transaction on every read.
+/// against ``Store/commitStamp`` without opening a transaction on every read.
 package struct SnapshotRead: Sendable, Equatable {
     /// The stored value (registered defaults not included), or `nil` when nothing or a tombstone is stored.
     package let value: Value?

@@ -429,7 +429,7 @@ public struct Suite: Sendable {
     }
 }
 
-/// Sets and removes collected for `Suite.batch`, checked before anything is written.
+/// Sets and removes collected for ``Suite/batch(_:)-6dx66``, checked before anything is written.
 ///
 /// ```swift
 /// try suite.batch { b in try b.set("dark", forKey: "theme"); try b.remove("legacy") }

@@ -10,7 +10,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// A plain value may carry an expiry (`Suite.set(_:forKey:expiresAt:)`): from then on it reads as
+/// A plain value may carry an expiry (``Suite/set(_:forKey:expiresAt:)-3f0x``): from then on it reads as
 /// absent, on every replica that holds it, while it still merges by its version like any other record.
 public struct Record: Hashable, Sendable {
     /// The version that wrote this record (for a policy record: its latest write, the greatest

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a key reads as it does, in one answer (`Suite.explain(_:)`, `sync-tool why`): the value read
+/// Why a key reads as it does, in one answer (``Suite/explain(_:)``, `sync-tool why`): the value read
 /// and the layer it came from, the stored record's version as a time and the replica that wrote it,
 /// how that record arrived here, the merge policy and each replica's part of a counter or set, and
 /// the concurrent writes the record beat (the conflict log's losers for the key, newest first).
@@ -15,15 +15,15 @@ import Foundation
 public struct Explanation: Hashable, Sendable {
     /// The layer a read's value came from, in the order reads look.
     public enum Layer: Hashable, Sendable, CustomStringConvertible {
-        /// A settings scope's own override (`depth` 0 is the scope asked); see `SettingsScope.explain(_:)`.
+        /// A settings scope's own override (`depth` 0 is the scope asked); see ``SettingsScope/explain(_:)``.
         case scopeOverride(depth: Int)
-        /// A settings scope's argument layer (command-line arguments, `SettingsScope.override(_:text:)`).
+        /// A settings scope's argument layer (command-line arguments, ``SettingsScope/override(_:text:)``).
         case argument
         /// The record stored in the suite.
         case stored
-        /// A default registered in this process (`Suite.register(defaults:)`), never stored or synced.
+        /// A default registered in this process (``Suite/register(defaults:)``), never stored or synced.
         case registeredDefault
-        /// A setting key's `defaultValue` (only `SettingsScope.explain(_:)` reports it).
+        /// A setting key's `defaultValue` (only ``SettingsScope/explain(_:)`` reports it).
         case settingDefault
         /// Nothing: no stored value (none, or a deletion) and no default.
         case nothing
@@ -78,7 +78,7 @@ public struct Explanation: Hashable, Sendable {
 
     /// A concurrent write the stored record beat in a merge, from the conflict log.
     public struct BeatenWrite: Hashable, Sendable {
-        /// Its number, 1 for the newest: what `Suite.restore(_:conflict:)` and `sync-tool restore --conflict` take.
+        /// Its number, 1 for the newest: what ``Suite/restore(_:conflict:)-1buax`` and `sync-tool restore --conflict` take.
         public let number: Int
         /// The losing value; nil when the losing write was a deletion.
         public let value: Value?
@@ -114,13 +114,13 @@ public struct Explanation: Hashable, Sendable {
     public let arrival: Arrival?
     /// Whether the stored record's value has expired, so it reads as absent (`record?.expires` says when).
     public let expired: Bool
-    /// Whether the key is declared device-local (`Suite.setDeviceLocal`): its records never leave this replica.
+    /// Whether the key is declared device-local (``Suite/setDeviceLocal(_:forKey:)``): its records never leave this replica.
     public let isDeviceLocal: Bool
     /// The merge policy a write of the key follows now (its declaration, else its record's, else lww).
     public let policy: MergePolicy
     /// Each replica's part of a counter, set, max or min key (empty for lww), base first.
     public let parts: [Part]
-    /// The writes the key's records beat, newest first (the conflict log; `Store.clearConflicts` empties it).
+    /// The writes the key's records beat, newest first (the conflict log; ``Store/clearConflicts(suite:)`` empties it).
     public let beaten: [BeatenWrite]
 
     /// The same explanation with another value and layer (a settings scope's override answered).

@@ -1,4 +1,4 @@
-/// A replica as reports show it: its id, and the name it gave itself (`Store.setName(_:)`) when that
+/// A replica as reports show it: its id, and the name it gave itself (``Store/setName(_:)-5yr2m``) when that
 /// name has reached the replica reporting.
 ///
 /// ```swift

@@ -122,7 +122,7 @@ extension Suite {
 }
 
 extension Conflict {
-    /// The order beaten writes are numbered in (`Suite.explain`, `restore`, `sync-tool conflicts`):
+    /// The order beaten writes are numbered in (``Suite/explain(_:)``, `restore`, `sync-tool conflicts`):
     /// the newer losing version first, then the later found.
     package static func newerLoser(_ a: Conflict, _ b: Conflict) -> Bool {
         a.loser.record.version != b.loser.record.version

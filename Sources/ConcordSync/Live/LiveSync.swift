@@ -137,7 +137,7 @@ public final class LiveSync: Sendable {
     }
 
     /// Returns once the peer has acknowledged every change the store committed before the call (see
-    /// `Store.waitUntilAcknowledged(by:timeout:)`); before the first session reached the peer, it
+    /// ``Store/waitUntilAcknowledged(by:timeout:)``); before the first session reached the peer, it
     /// waits for that too.
     ///
     /// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
@@ -256,7 +256,7 @@ public final class LiveSync: Sendable {
     }
 }
 
-/// Where a `LiveSync` stands, as `LiveSync.state` and `LiveSync.states()` report it.
+/// Where a `LiveSync` stands, as ``LiveSync/state`` and ``LiveSync/states()`` report it.
 ///
 /// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
 /// ```swift

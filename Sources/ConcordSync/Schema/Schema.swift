@@ -1,5 +1,5 @@
 /// A suite's schema: its version, and the migrations that bring values written by older versions
-/// of the program to it. Open the suite with it (`Store.suite(_:schema:)`):
+/// of the program to it. Open the suite with it (``Store/suite(_:schema:)``):
 ///
 /// - each migration runs once per replica, in one write transaction with the new version number,
 ///   as ordinary writes that sync;
@@ -105,7 +105,7 @@ public struct MigrationStep: Sendable {
         MigrationStep(action: .drop(key))
     }
 
-    /// Declares the merge policy of `key` (see `Suite.declare(_:forKey:)`); the key keeps its value.
+    /// Declares the merge policy of `key` (see ``Suite/declare(_:forKey:)``); the key keeps its value.
     public static func policy(_ policy: MergePolicy, forKey key: String) -> MigrationStep {
         MigrationStep(action: .declare(policy, key: key, isPrefix: false))
     }

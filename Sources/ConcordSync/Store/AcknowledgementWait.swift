@@ -1,6 +1,6 @@
 import Synchronization
 
-/// One wait of `Store.waitUntilAcknowledged`: woken by every commit to the replica (a sync's cursor
+/// One wait of ``Store/waitUntilAcknowledged``: woken by every commit to the replica (a sync's cursor
 /// moves included, from any process), it checks each peer until all have acknowledged the changes
 /// up to `through`, or the time is up.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where one peer stands with this replica: "is it synced yet?" (`Store.peerStatus()`, `sync-tool status`).
+/// Where one peer stands with this replica: "is it synced yet?" (``Store/peerStatus()``, `sync-tool status`).
 ///
 /// ```swift
 /// for peer in try store.peerStatus() {
@@ -10,7 +10,7 @@ import Foundation
 public struct PeerStatus: Hashable, Sendable {
     /// The peer replica (a hub account is a peer too, by its replica id).
     public let peer: ReplicaID
-    /// The name the peer gave itself (`Store.setName`), as this replica has it — for a hub account's
+    /// The name the peer gave itself (``Store/setName(_:)-5yr2m``), as this replica has it — for a hub account's
     /// replica, "hub ACCOUNT" — or nil when none arrived.
     public let name: String?
     /// When a sync with it last moved a cursor (a change went either way, or was acknowledged); nil when never.

@@ -40,7 +40,7 @@ package struct RecoveryReport: Sendable, Equatable {
 /// everything (what the damage lost comes back) and receives everything (what only this replica
 /// held reaches it), and merging is idempotent, so nothing either side holds is lost. The damaged
 /// directory is moved aside, untouched; its id is retired (peers keep their cursors on it until they
-/// forget it with `Store.forgetPeer`, holding tombstones for it meanwhile).
+/// forget it with ``Store/forgetPeer``, holding tombstones for it meanwhile).
 ///
 /// ```swift
 /// let report = try ReplicaRecovery.rebuild("/var/lib/app/settings")

@@ -47,7 +47,7 @@ extract ConcordHub
 # The public surface: each module's public types, listed in the architecture document, and a bound on
 # their count that only goes down (api-surface fails above it, and below it until it is lowered).
 # SURFACE_WRITE=1 (`make surface`) rewrites the list first.
-surface_bounds=("$graphs=89,1" ".build/symbol-graphs/ConcordHub=9,0" ".build/symbol-graphs/ConcordTesting=3,0")
+surface_bounds=("$graphs=80,1" ".build/symbol-graphs/ConcordHub=9,0" ".build/symbol-graphs/ConcordTesting=3,0")
 # The check must be able to fail: one bound lower, or one type missing from the list, is refused.
 surface_doc=$(mktemp)
 cp docs/ARCHITECTURE.md "$surface_doc"
@@ -59,7 +59,7 @@ if "$bin/api-surface" --document "$surface_doc" "${lowered[@]}" > "$self_check" 
   echo "docs: api-surface did not refuse a surface one type over its bound"
   exit 1
 fi
-sed -i 's/`Store`, //' "$surface_doc"
+sed -i 's/`Store`, \{0,1\}//' "$surface_doc"
 if "$bin/api-surface" --document "$surface_doc" "${surface_bounds[@]}" > "$self_check" 2>&1 || ! grep -q 'is not the symbol graphs' "$self_check"; then
   cat "$self_check"; rm -f "$surface_doc"
   echo "docs: api-surface did not refuse a list that lacks a type"

@@ -15,15 +15,15 @@
 /// let count = try suite.get(launchCount)                // throws instead of reporting errors
 /// ```
 ///
-/// The value type decides how values are stored (see `StorableValue`), the same way whoever reads or
+/// The value type decides how values are stored (see ``StorableValue``), the same way whoever reads or
 /// writes the key: `suite.get`, `@Stored`, another process or the CLI. A key with a `policy` declares
-/// it (see `MergePolicy`) in the replica with its first write, and the declaration syncs.
-public struct Key<Value: StorableValue>: Sendable {
+/// it (see ``MergePolicy``) in the replica with its first write, and the declaration syncs.
+public struct Key<T: StorableValue>: Sendable {
     /// The key's name in its suite (1–256 bytes of UTF-8; checked when the key is used).
     public let name: String
     /// What reads return when nothing is stored and no default is registered.
-    public let defaultValue: Value
-    /// The suite `@Stored(key)` uses, if the key is bound to one.
+    public let defaultValue: T
+    /// The suite `@Stored(key)` (``Stored/init(_:)``) uses, if the key is bound to one.
     public let suite: Suite?
     /// The merge policy a write through the key declares, if any (nil: whatever is declared, else lww).
     public let policy: MergePolicy?
@@ -41,7 +41,7 @@ public struct Key<Value: StorableValue>: Sendable {
     ///   - defaultValue: What reads return when nothing is stored and no default is registered.
     ///   - suite: The suite `@Stored(key)` uses, if the key is bound to one.
     ///   - policy: The merge policy the key's first write declares (nil: whatever is declared, else lww).
-    public init(_ name: String, default defaultValue: Value, suite: Suite? = nil, policy: MergePolicy? = nil) {
+    public init(_ name: String, default defaultValue: T, suite: Suite? = nil, policy: MergePolicy? = nil) {
         self.name = name
         self.defaultValue = defaultValue
         self.suite = suite
@@ -59,7 +59,7 @@ public struct Key<Value: StorableValue>: Sendable {
     }
 }
 
-extension Key where Value: ExpressibleByNilLiteral {
+extension Key where T: ExpressibleByNilLiteral {
     /// An optional key: reads return `nil` when nothing is stored.
     ///
     /// ```swift

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Who holds an exclusive choice, and until when: what `ExclusiveChoice` stores under its key.
+/// Who holds an exclusive choice, and until when: what ``Exclusive`` stores under its key.
 ///
 /// A lease names its holder — the replica, a random token per process, the process's pid and start
 /// time — and, when the choice was given a lease duration, when it expires. It no longer counts
@@ -14,16 +14,19 @@ import Foundation
 public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, StorableValue {
     /// What is chosen.
     public let choice: Choice
-    /// Who holds it; nil for a choice stored without a holder (before leases, or with `Suite.set`):
-    /// held until it is moved or released.
-    public let holder: LeaseHolder?
+    /// Who holds it; nil for a choice stored without a holder (with `Suite.set`): held until it is
+    /// moved or released.
+    package let holder: LeaseHolder?
     /// When it expires (milliseconds since 1970); nil: it never does (its holder may still die).
-    public let expiresMilliseconds: UInt64?
-    /// The version of the write that granted it, when known (a claim, a renewal, `currentLease`).
+    package let expiresMilliseconds: UInt64?
+    /// The version of the write that granted it, when known (a claim, a renewal, ``Exclusive/currentLease``).
     public internal(set) var version: Version?
 
-    /// When it expires; nil: it never does.
+    /// When it expires; nil: it never does (its holder may still die).
     public var expires: Date? { expiresMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+
+    /// The pid of the holding process on its replica's machine; nil for a choice stored without a holder.
+    public var holderPID: Int32? { holder?.pid }
 
     /// Whether this process holds it.
     public var isHeldByThisProcess: Bool { holder?.isThisProcess ?? false }
@@ -93,15 +96,15 @@ public struct Lease<Choice: StorableValue & Hashable>: Hashable, Sendable, Stora
 }
 
 /// The process holding a lease: its replica, a random token of the process, its pid and start time.
-public struct LeaseHolder: Hashable, Sendable, CustomStringConvertible {
+package struct LeaseHolder: Hashable, Sendable, CustomStringConvertible {
     /// The replica whose process claimed it.
-    public let replica: ReplicaID
+    package let replica: ReplicaID
     /// A random token of the process (32 hex digits).
-    public let token: String
+    package let token: String
     /// The process id of the holder on its replica's machine.
-    public let pid: Int32
+    package let pid: Int32
     /// The process's start time (clock ticks since boot): tells a reused pid from the holder.
-    public let start: UInt64
+    package let start: UInt64
 
     /// This process, as the holder of leases on `replica`.
     static func thisProcess(on replica: ReplicaID) -> LeaseHolder {
@@ -111,7 +114,7 @@ public struct LeaseHolder: Hashable, Sendable, CustomStringConvertible {
     static let processToken: String = ReplicaCore.processToken.map { String($0, radix: 16).leftPadded(2) }.joined()
 
     /// Whether this process is the holder.
-    public var isThisProcess: Bool { token == Self.processToken }
+    package var isThisProcess: Bool { token == Self.processToken }
 
-    public var description: String { "pid \(pid) (\(token.prefix(8))) of \(replica)" }
+    package var description: String { "pid \(pid) (\(token.prefix(8))) of \(replica)" }
 }

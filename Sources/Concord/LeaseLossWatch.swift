@@ -9,7 +9,7 @@ import Synchronization
 /// as the release alone), so a lease this process grants is also handed to its watches directly,
 /// after the commit: the watch knows what was held even when it never observed it.
 final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
-    private let choice: ExclusiveChoice<Choice>
+    private let choice: Exclusive<Choice>
     private let handler: @Sendable (Lease<Choice>) -> Void
     private struct State {
         var held: Lease<Choice>?
@@ -20,12 +20,12 @@ final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
     }
     private let state = Mutex(State())
 
-    private init(_ choice: ExclusiveChoice<Choice>, _ handler: @escaping @Sendable (Lease<Choice>) -> Void) {
+    private init(_ choice: Exclusive<Choice>, _ handler: @escaping @Sendable (Lease<Choice>) -> Void) {
         self.choice = choice
         self.handler = handler
     }
 
-    static func start(_ choice: ExclusiveChoice<Choice>, _ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
+    static func start(_ choice: Exclusive<Choice>, _ handler: @escaping @Sendable (Lease<Choice>) -> Void) throws -> ObservationToken {
         let watch = LeaseLossWatch(choice, handler)
         watch.check()
         let token = try choice.reference.suite.changes(for: choice.reference.key).start { [watch] _ in watch.check() }
@@ -39,7 +39,7 @@ final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
     }
 
     /// Tells this process's watches of `choice`'s key that it now holds `lease` (called after the commit).
-    static func granted(_ lease: Lease<Choice>, by choice: ExclusiveChoice<Choice>) {
+    static func granted(_ lease: Lease<Choice>, by choice: Exclusive<Choice>) {
         for watch in LeaseWatches.watches(for: LeaseWatches.identity(choice.reference)) {
             (watch as? LeaseLossWatch<Choice>)?.hold(lease)
         }

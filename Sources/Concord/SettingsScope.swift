@@ -4,38 +4,39 @@ import Synchronization
 /// Where layered settings are resolved — the analog of the environment a SwiftUI view reads.
 ///
 /// A root scope has an ordered chain of layers, like UserDefaults' search list:
-/// 1. the in-memory override layer (`SettingOverrides`, e.g. from command-line arguments),
+/// 1. its argument layer: text from command-line arguments (`--theme dark`) or ``override(_:text:)``,
 /// 2. each suite in order (an app suite over a shared group suite): a stored value,
 /// 3. each suite's registered default, in the same order,
-/// 4. the key's `defaultValue`.
+/// 4. the key's ``SettingKey/defaultValue``.
 ///
-/// A child scope overrides values for everything that reads through it, on top of all of
-/// that, without writing anything to the store; children of children stack.
+/// Its own typed overrides (``override(_:with:)``) win over all of that, and a child scope
+/// (``child(_:)``) overrides values for everything that reads through it, on top, without writing
+/// anything to the store; children of children stack.
 ///
 /// <!-- assume:
 /// let args = Array(CommandLine.arguments.dropFirst())
 /// let app = try store.suite("app"), group = try store.suite("group.example.app")
 /// -->
 /// ```swift
-/// let root = SettingsScope(overrides: SettingOverrides(arguments: args), suites: [app, group])
+/// let root = SettingsScope(suites: [app, group], arguments: args)
 /// root.values.theme                                // resolved through the layers
 /// let preview = root.child { $0.theme = .dark }    // .dark for everything beneath it
 /// @Setting(\.theme, in: preview) var theme         // .dark
 /// ```
 ///
-/// Scopes are observable: reading a setting inside `withObservationTracking` (or an `UpdateHost`)
-/// is told when any layer that took part in resolving it changes — an override, a scope's own
+/// Scopes are observable: reading a setting inside `withObservationTracking` (or an ``UpdateHost``)
+/// is told when any layer that took part in resolving it changes — an argument, a scope's own
 /// override, a suite's stored value (from any process or a sync), or a default registered
-/// through `Suite.register(default:for:)`/`registerNotifying(defaults:)`.
+/// through ``Suite/register(default:for:)`` or ``Suite/register(defaults:)``.
 /// A stored value of the wrong type does not hide the layers beneath it; it is reported once
-/// through `UnhandledErrors` and skipped.
+/// through ``UnhandledErrors`` and skipped, and so is an argument that does not read as the setting's type.
 public final class SettingsScope: Observable, Sendable {
     /// The scope this one overrides, if it is a child.
     public let parent: SettingsScope?
-    /// The in-memory override layer (shared by a root and all its children).
-    public let overrides: SettingOverrides
     /// The suites searched, in order (shared by a root and all its children).
     public let suites: [Suite]
+    /// The argument layer (shared by a root and all its children).
+    let arguments: ArgumentOverrides
 
     private let local: Mutex<[ObjectIdentifier: any Sendable]>
     private let registrar = ObservationRegistrar()
@@ -49,10 +50,18 @@ public final class SettingsScope: Observable, Sendable {
     /// ```
     @TaskLocal public static var current = SettingsScope(suites: [])
 
-    /// A root scope over `suites` (searched in order) under `overrides`.
-    public init(overrides: SettingOverrides = SettingOverrides(), suites: [Suite]) {
+    /// A root scope over `suites` (searched in order) under the settings `arguments` name:
+    /// `--name value`, `-name value` and `--name=value` each override the setting `name`, read as the
+    /// setting's type when it is resolved (as a string, else as JSON: `18`, `true`, `[1,2]`). Arguments
+    /// of other forms are ignored.
+    ///
+    /// ```swift
+    /// // myapp --theme dark -fontSize 18
+    /// let root = SettingsScope(suites: [suite], arguments: Array(CommandLine.arguments.dropFirst()))
+    /// ```
+    public init(suites: [Suite], arguments: [String] = []) {
         self.parent = nil
-        self.overrides = overrides
+        self.arguments = ArgumentOverrides(arguments: arguments)
         self.suites = suites
         self.local = Mutex([:])
         self.references = ReferenceCache()
@@ -60,7 +69,7 @@ public final class SettingsScope: Observable, Sendable {
 
     private init(parent: SettingsScope, local: [ObjectIdentifier: any Sendable]) {
         self.parent = parent
-        self.overrides = parent.overrides
+        self.arguments = parent.arguments
         self.suites = parent.suites
         self.local = Mutex(local)
         self.references = parent.references
@@ -104,8 +113,30 @@ public final class SettingsScope: Observable, Sendable {
         changeLocal { local in for id in probe.assigned.keys { local[id] = nil } }
     }
 
+    /// Overrides the setting named `name` in the argument layer (shared by the root and all its
+    /// children) with `text`, read as the setting's type when it is resolved — as an argument
+    /// `--name text` does.
+    ///
+    /// ```swift
+    /// scope.override("fontSize", text: "18")
+    /// ```
+    public func override(_ name: String, text: String) {
+        arguments.set(text: text, forName: name)
+    }
+
+    /// Removes the argument layer's override of the setting named `name`.
+    public func removeOverride(_ name: String) {
+        arguments.remove(name: name)
+    }
+
+    /// Removes this scope's own overrides, and on a root scope its argument layer too.
+    public func removeAllOverrides() {
+        changeLocal { $0 = [:] }
+        if parent == nil { arguments.removeAll() }
+    }
+
     /// The value of `key` and the layer it came from.
-    public func resolve<K: SettingKey>(_ key: K.Type) -> ResolvedSetting<K.Value> {
+    func resolve<K: SettingKey>(_ key: K.Type) -> ResolvedSetting<K.Value> {
         let id = ObjectIdentifier(key)
         var depth = 0
         var scope: SettingsScope? = self
@@ -117,8 +148,8 @@ public final class SettingsScope: Observable, Sendable {
             depth += 1
             scope = current.parent
         }
-        if let value = overrides.value(for: key) {
-            return ResolvedSetting(value: value, source: .override)
+        if let value = arguments.value(for: key) {
+            return ResolvedSetting(value: value, source: .argument)
         }
         var lookups: [(String, StoredLookup<K.Value>)] = []
         for suite in suites {
@@ -133,7 +164,7 @@ public final class SettingsScope: Observable, Sendable {
     }
 
     /// Calls `handler` with the new resolved value whenever it changes, whichever layer changed,
-    /// until the returned host is stopped or released. Runs on the host's own queue.
+    /// until the returned host is stopped or released (``UpdateHost/stop()``). Runs on the host's own queue.
     ///
     /// ```swift
     /// let watching = scope.observe(\.theme) { theme in apply(theme) }

@@ -22,29 +22,36 @@
 /// given here — also after a delete or a suite reset. A change made by this process, another
 /// process or a sync is what the next read returns; reads are cached against the store's commit
 /// stamp, so an unchanged read opens no transaction. Observation works: a read inside
-/// `withObservationTracking` (or an `UpdateHost`) is told when the key changes.
+/// `withObservationTracking` (or an ``UpdateHost``) is told when the key changes.
 ///
 /// Setting cannot throw: a failed write leaves the stored value as it was, is kept as
-/// `$name.lastError` and goes to `UnhandledErrors`. Use `try $name.set(_:)` to get the error.
+/// ``StoredProjection/lastError`` and goes to ``UnhandledErrors``. Use `try $name.set(_:)`
+/// (``StoredProjection/set(_:)-4f4kj``) to get the error. Every write goes through the suite's one write path.
 @propertyWrapper
-public struct Stored<Value: StorableValue>: StoreProperty {
+public struct Stored<T: StorableValue>: StoreProperty {
     /// The key: its name and default value.
-    public let key: Key<Value>
+    public let key: Key<T>
     /// The shared per-key reference that caches and observes the value.
-    public let reference: StoredReference<Value>
+    @usableFromInline let reference: StoredReference<T>
 
     /// A property backed by `key` in `suite`.
     ///
     /// ```swift
     /// @Stored(Key("launchCount", default: 0), in: suite) var launchCount
     /// ```
-    public init(_ key: Key<Value>, in suite: Suite) {
+    public init(_ key: Key<T>, in suite: Suite) {
         self.key = key
         self.reference = .shared(suite: suite, key: key.name)
     }
 
-    /// A property backed by `key`, which must be bound to a suite (`Key(..., suite:)` or `key.bound(to:)`).
-    public init(_ key: Key<Value>) {
+    /// A property backed by `key`, which must be bound to a suite (``Key/init(_:default:suite:policy:)``
+    /// or ``Key/bound(to:)``).
+    ///
+    /// <!-- assume: let username = Key("username", default: "Guest").bound(to: suite) -->
+    /// ```swift
+    /// @Stored(username) var name
+    /// ```
+    public init(_ key: Key<T>) {
         guard let suite = key.suite else {
             preconditionFailure(
                 "@Stored(key): the key \"\(key.name)\" is not bound to a suite; write @Stored(key, in: suite) or bind it with key.bound(to: suite)")
@@ -65,25 +72,26 @@ public struct Stored<Value: StorableValue>: StoreProperty {
     ///   - name: The key's name in the suite.
     ///   - suite: The suite that holds the value.
     ///   - policy: The merge policy the first write declares (nil: whatever is declared, else lww).
-    public init(wrappedValue: Value, _ name: String, in suite: Suite, policy: MergePolicy? = nil) {
+    public init(wrappedValue: T, _ name: String, in suite: Suite, policy: MergePolicy? = nil) {
         self.init(Key(name, default: wrappedValue, policy: policy), in: suite)
     }
 
     /// The stored value, else the registered default, else the key's default. Setting writes through.
-    public var wrappedValue: Value {
+    public var wrappedValue: T {
         @inlinable get { reference.value(default: key.defaultValue) }
-        nonmutating set {
-            do { try reference.set(newValue, declaring: key.policy) } catch { reference.reportUnthrown(error) }
-        }
+        nonmutating set { projectedValue.value = newValue }
     }
 
-    /// `$name`: a binding, the change stream, `reset()`, `isSet`, throwing `set`, atomic `update`.
-    public var projectedValue: StoredProjection<Value> {
+    /// `$name`: the value to read and write (``StoredProjection/value``), the change stream,
+    /// ``StoredProjection/reset()-16pqm``, ``StoredProjection/isSet``, a throwing ``StoredProjection/set(_:)-4f4kj``
+    /// and an atomic ``StoredProjection/update(_:)-90sxr``. Pass it on where code should read and write
+    /// the value without knowing where it lives.
+    public var projectedValue: StoredProjection<T> {
         StoredProjection(key: key, reference: reference)
     }
 }
 
-extension Stored where Value: ExpressibleByNilLiteral {
+extension Stored where T: ExpressibleByNilLiteral {
     /// An optional property backed by `name` in `suite`: `nil` means not set (setting `nil` removes the key).
     ///
     /// ```swift

@@ -6,10 +6,10 @@
 ///     print(change.value, change.isSet ? "stored" : "default", change.origin)
 /// }
 /// ```
-public struct StoredChange<Value: StorableValue>: Sendable {
+public struct StoredChange<T: StorableValue>: Sendable {
     /// What a read of the key returns after the change: the stored value, or the registered
     /// default, or the key's default after a delete or reset.
-    public let value: Value
+    public let value: T
     /// Whether a value is stored after the change (`false` after a delete or a reset).
     public let isSet: Bool
     /// Who made the change: this process, another process, or a sync from a peer.
@@ -20,7 +20,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
     public let error: ConcordError?
 
     /// A change whose value the caller read from it (an exclusive choice's lease).
-    init(_ change: Change, value: Value) {
+    init(_ change: Change, value: T) {
         origin = change.origin
         seq = change.seq
         isSet = change.value != nil
@@ -28,7 +28,7 @@ public struct StoredChange<Value: StorableValue>: Sendable {
         error = nil
     }
 
-    init(_ change: Change, default defaultValue: Value, registeredDefaults: Bool = true) {
+    init(_ change: Change, default defaultValue: T, registeredDefaults: Bool = true) {
         origin = change.origin
         seq = change.seq
         isSet = change.value != nil
@@ -38,11 +38,11 @@ public struct StoredChange<Value: StorableValue>: Sendable {
             return
         }
         do {
-            value = try Value(storedValue: stored)
+            value = try T(storedValue: stored)
             error = nil
         } catch {
             value = defaultValue
-            self.error = ConcordError.reading(error, stored: stored, as: Value.self).during("read", suite: change.suite, key: change.key)
+            self.error = ConcordError.reading(error, stored: stored, as: T.self).during("read", suite: change.suite, key: change.key)
         }
     }
 }

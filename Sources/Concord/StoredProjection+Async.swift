@@ -16,7 +16,7 @@ extension StoredProjection {
     /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func set(_ value: Value) async throws -> Version? {
+    public func set(_ value: T) async throws -> Version? {
         let reference = self.reference
         let policy = key.policy
         return try await reference.suite.store.thread.run { try reference.set(value, declaring: policy) }
@@ -38,7 +38,7 @@ extension StoredProjection {
 
     /// Reads, changes and writes the value in one write transaction, without blocking the
     /// cooperative pool. `body` runs inside the transaction, off the pool (again from the start if
-    /// the memory map had to grow or another write of its group commit failed; see `Suite.update`).
+    /// the memory map had to grow or another write of its group commit failed).
     ///
     /// ```swift
     /// try await profile.$launchCount.update { $0 += 1 }
@@ -48,7 +48,7 @@ extension StoredProjection {
     /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func update<R: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
+    public func update<R: Sendable>(_ body: @escaping @Sendable (inout T) throws -> R) async throws -> R {
         let reference = self.reference
         let key = self.key
         return try await reference.suite.store.thread.run { try reference.update(default: key.defaultValue, declaring: key.policy, body) }

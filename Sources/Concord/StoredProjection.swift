@@ -1,22 +1,27 @@
-/// What `$name` of a `@Stored` property gives: a binding, the change stream, `reset()`, whether
-/// the value is set or defaulted, a throwing `set`, and an atomic read-modify-write.
+/// What `$name` of a ``Stored`` property gives: the value to read and write, the change stream,
+/// ``reset()-16pqm``, whether the value is set, a throwing ``set(_:)-4f4kj``, and an atomic read-modify-write.
+/// Hand it to code that should read and write the value without knowing where it lives.
 ///
 /// ```swift
 /// @Stored("launchCount", in: suite) var launchCount = 0
 ///
 /// try $launchCount.update { $0 += 1 }        // atomic across processes
-/// if $launchCount.isDefaulted { showOnboarding() }
+/// if !$launchCount.isSet { showOnboarding() }
 /// try $launchCount.reset()
-/// let binding = $launchCount.binding          // get/set pair for other code
+///
+/// func bump(_ count: StoredProjection<Int>) { count.value += 1 }
+/// bump($launchCount)
 /// ```
-public struct StoredProjection<Value: StorableValue>: Sendable {
+public struct StoredProjection<T: StorableValue>: Sendable {
     /// The property's key: its name and default value.
-    public let key: Key<Value>
+    public let key: Key<T>
     /// The shared per-key reference behind the property.
-    public let reference: StoredReference<Value>
+    let reference: StoredReference<T>
 
-    /// The value a read returns now.
-    public func get() -> Value { reference.value(default: key.defaultValue) }
+    init(key: Key<T>, reference: StoredReference<T>) {
+        self.key = key
+        self.reference = reference
+    }
 
     /// Stores `value` durably — the throwing form of the wrapper's setter.
     ///
@@ -28,48 +33,42 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
     @discardableResult
-    public func set(_ value: Value) throws -> Version? { try reference.set(value, declaring: key.policy) }
+    public func set(_ value: T) throws -> Version? { try reference.set(value, declaring: key.policy) }
 
-    /// The value, readable and writable (writes report errors like the wrapper's setter does).
-    public var value: Value {
-        get { get() }
+    /// The value a read returns now: the stored value, else the registered default, else the key's
+    /// default. Setting writes through, and a failed write is handled as the wrapper's setter
+    /// handles it (kept as ``lastError`` and reported to ``UnhandledErrors``).
+    ///
+    /// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
+    /// ```swift
+    /// let name = $username
+    /// name.value = name.value.capitalized
+    /// ```
+    public var value: T {
+        get { reference.value(default: key.defaultValue) }
         nonmutating set {
             do { try reference.set(newValue, declaring: key.policy) } catch { reference.reportUnthrown(error) }
         }
     }
 
-    /// A get/set pair for this key.
-    public var binding: StoreBinding<Value> {
-        let reference = self.reference
-        let defaultValue = key.defaultValue
-        let policy = key.policy
-        return StoreBinding(
-            get: { reference.value(default: defaultValue) },
-            set: { newValue in
-                do { try reference.set(newValue, declaring: policy) } catch { reference.reportUnthrown(error) }
-            })
-    }
-
     /// Removes the stored value, so reads return the default again (the removal syncs).
+    ///
+    /// ```swift
+    /// try profile.$username.reset()
+    /// ```
     ///
     /// - Returns: The tombstone's version, or `nil` when nothing was stored.
     /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
     @discardableResult
     public func reset() throws -> Version? { try reference.remove() }
 
-    /// Whether a value is stored (registered defaults do not count).
+    /// Whether a value is stored (registered defaults do not count); `false`: reads return a default.
     public var isSet: Bool { reference.isSet }
-
-    /// Whether reads return a default (nothing is stored).
-    public var isDefaulted: Bool { !isSet }
-
-    /// Where the value a read returns comes from.
-    public func lookup() -> StoredLookup<Value> { reference.lookup() }
 
     /// Reads, changes and writes the value in one write transaction (atomic across processes).
     /// `body` runs once, unless the store's memory map had to grow during the transaction or another
-    /// write sharing its group commit failed: then it runs again from the start (see `Suite.update`).
-    /// It must not touch the store itself.
+    /// write sharing its group commit failed: then it runs again from the start. It must not touch
+    /// the store itself.
     ///
     /// ```swift
     /// try profile.$launchCount.update { $0 += 1 }
@@ -80,7 +79,7 @@ public struct StoredProjection<Value: StorableValue>: Sendable {
     /// - Throws: ``ConcordError`` when the value cannot be read or written, or what `body` throws;
     ///   nothing is changed then.
     @discardableResult
-    public func update<R>(_ body: (inout Value) throws -> R) throws -> R {
+    public func update<R>(_ body: (inout T) throws -> R) throws -> R {
         try reference.update(default: key.defaultValue, declaring: key.policy, body)
     }
 

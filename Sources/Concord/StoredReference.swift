@@ -13,28 +13,24 @@ import Synchronization
 /// It is `Observable`: code that read it inside `withObservationTracking` is told when the key
 /// changes — written through this reference, another reference, another process, or a sync.
 /// The notification comes after the change is committed, so `onChange` can already read the new value.
-///
-/// ```swift
-/// let reference = StoredReference<String>.shared(suite: suite, key: "username")
-/// withObservationTracking { _ = reference.value(default: "Guest") } onChange: { print("username changed") }
-/// try reference.set("Ada")
-/// ```
-public final class StoredReference<Value: StorableValue>: Observable, Sendable {
+/// Every write goes through the suite's one write path, `Suite.write(_:declaring:_:)`.
+@usableFromInline
+final class StoredReference<T: StorableValue>: Observable, Sendable {
     /// The suite holding the key.
-    public let suite: Suite
+    let suite: Suite
     /// The key's name in the suite.
-    public let key: String
+    let key: String
 
     @usableFromInline let stamps: StampReader
     @usableFromInline let registrar = ObservationRegistrar()
     /// Made once: a key path into a generic class is costly to instantiate on every read.
-    @usableFromInline let observedKeyPath: KeyPath<StoredReference<Value>, Int> & Sendable
+    @usableFromInline let observedKeyPath: KeyPath<StoredReference<T>, Int> & Sendable
     @usableFromInline let state = Mutex(State())
     private let subscription = Mutex<ObservationToken?>(nil)
 
     /// What the suite holds for the key.
     @usableFromInline enum Slot: Sendable {
-        case value(Value)
+        case value(T)
         case absent
         case failed(ConcordError)
     }
@@ -48,7 +44,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         /// The registered-defaults generation `registered` was looked up at; `Int.min` when nothing is cached.
         @usableFromInline var defaultsGeneration = Int.min
         /// What the registered-default layer answers (`.registeredDefault`, `.absent` or `.failed`).
-        @usableFromInline var registered: StoredLookup<Value> = .absent
+        @usableFromInline var registered: StoredLookup<T> = .absent
         /// Observers were told about every change up to this journal seq.
         var notifiedSeq: UInt64 = 0
         /// Writes through this reference that have not returned yet; while there are any, the
@@ -62,7 +58,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         @usableFromInline init() {}
 
         /// The cached answer, if it is still current.
-        @inlinable func cached(snapshot current: Int, generation: Int, clock: StampReader) -> StoredLookup<Value>? {
+        @inlinable func cached(snapshot current: Int, generation: Int, clock: StampReader) -> StoredLookup<T>? {
             guard snapshot == current, storedExpiry == .max || clock.wallClock() < storedExpiry else { return nil }
             switch stored {
             case .value(let value): return .stored(value)
@@ -73,8 +69,8 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     }
 
     /// The reference for `key` of `suite`, shared process-wide by everything that reads or writes
-    /// the key as a `Value`.
-    public static func shared(suite: Suite, key: String) -> StoredReference {
+    /// the key as a `T`.
+    static func shared(suite: Suite, key: String) -> StoredReference {
         StoredReferenceRegistry.reference(suite: suite, key: key)
     }
 
@@ -82,7 +78,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         self.suite = suite
         self.key = key
         self.stamps = suite.store.stampReader
-        self.observedKeyPath = \StoredReference<Value>.anchor
+        self.observedKeyPath = \StoredReference<T>.anchor
         do {
             let token = try suite.changes(for: key).start(
                 onError: { [weak self] error in
@@ -105,7 +101,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// Opens no transaction while nothing was committed (by any process) and no default was
     /// registered (in this process) since the cached answer was read.
     @inlinable
-    public func lookup() -> StoredLookup<Value> {
+    func lookup() -> StoredLookup<T> {
         registrar.access(self, keyPath: observedKeyPath)
         let commit = stamps.commitStamp()
         let generation = stamps.registeredDefaultsGeneration()
@@ -116,19 +112,19 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// The stored value, else the registered default, else `defaultValue`.
     /// A value of the wrong type reads as `defaultValue` and is reported once (see `UnhandledErrors`).
     @inlinable
-    public func value(default defaultValue: Value) -> Value {
+    func value(default defaultValue: T) -> T {
         lookup().value(or: defaultValue)
     }
 
     /// Whether a value is stored for the key (registered defaults do not count).
     @inlinable
-    public var isSet: Bool { lookup().isStored }
+    var isSet: Bool { lookup().isStored }
 
     /// The last error reading, writing or observing this key met, if any.
-    public var lastError: ConcordError? { state.withLock { $0.lastError } }
+    var lastError: ConcordError? { state.withLock { $0.lastError } }
 
     /// Reads the key in a transaction (and its registered default, when nothing is stored) and caches the answer.
-    @usableFromInline func refresh(generation: Int) -> StoredLookup<Value> {
+    @usableFromInline func refresh(generation: Int) -> StoredLookup<T> {
         let read: SnapshotRead
         do { read = try suite.snapshotRead(forKey: key) } catch {
             let failure = ConcordError.wrapping(error).during("read", suite: suite.name, key: key)
@@ -142,7 +138,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         }
         let slot: Slot
         if let stored = read.value {
-            do { slot = .value(try Value(storedValue: stored)) } catch { slot = .failed(readFailure(error, stored: stored)) }
+            do { slot = .value(try T(storedValue: stored)) } catch { slot = .failed(readFailure(error, stored: stored)) }
         } else {
             slot = .absent
         }
@@ -164,9 +160,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
         case .absent: break
         }
 
-        let registered: StoredLookup<Value>
+        let registered: StoredLookup<T>
         if let raw = suite.registeredDefault(forKey: key) {
-            do { registered = .registeredDefault(try Value(storedValue: raw)) } catch { registered = .failed(readFailure(error, stored: raw)) }
+            do { registered = .registeredDefault(try T(storedValue: raw)) } catch { registered = .failed(readFailure(error, stored: raw)) }
         } else {
             registered = .absent
         }
@@ -190,9 +186,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     ///
     /// - Returns: The version written, or `nil` when nothing was.
     @discardableResult
-    public func set(_ value: Value, declaring policy: MergePolicy? = nil) throws -> Version? {
-        let stored: Concord.Value?
-        do { stored = try value.storedValue() } catch { throw recordThrown("write", ConcordError.storing(error, as: Value.self, key: key)) }
+    func set(_ value: T, declaring policy: MergePolicy? = nil) throws -> Version? {
+        let stored: Value?
+        do { stored = try value.storedValue() } catch { throw recordThrown("write", ConcordError.storing(error, as: T.self, key: key)) }
         return try write(stored == nil ? "remove" : "write", declaring: policy) { _ in (stored.map { .set($0, expiry: nil) } ?? .remove, ()) }
             .version
     }
@@ -201,7 +197,7 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     ///
     /// - Returns: The tombstone's version, or `nil` when the key held no value.
     @discardableResult
-    public func remove() throws -> Version? {
+    func remove() throws -> Version? {
         try write("remove") { _ in (.remove, ()) }.version
     }
 
@@ -215,20 +211,16 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
     /// Under a merge policy the change is what syncs (a counter's difference as an increment, a set's
     /// added and removed members), so concurrent updates on other replicas combine with it.
     ///
-    /// <!-- assume: let reference = StoredReference<Int>.shared(suite: suite, key: "launchCount") -->
-    /// ```swift
-    /// let count = try reference.update(default: 0) { n in n += 1; return n }
-    /// ```
     @discardableResult
-    public func update<R>(default defaultValue: Value, declaring policy: MergePolicy? = nil, _ body: (inout Value) throws -> R) throws -> R {
+    func update<R>(default defaultValue: T, declaring policy: MergePolicy? = nil, _ body: (inout T) throws -> R) throws -> R {
         let suite = self.suite
         let key = self.key
         return try write("write", declaring: policy) { k in
-            var current: Value
+            var current: T
             if let stored = try k.value() {
-                current = try Value(storedValue: stored)
+                current = try T(storedValue: stored)
             } else if let raw = suite.registeredDefault(forKey: key) {
-                current = try Value(storedValue: raw)
+                current = try T(storedValue: raw)
             } else {
                 current = defaultValue
             }
@@ -309,9 +301,9 @@ public final class StoredReference<Value: StorableValue>: Observable, Sendable {
 
     // MARK: - Errors
 
-    /// A stored value that does not convert to a `Value`, as the error a read reports.
-    private func readFailure(_ error: any Error, stored: Concord.Value) -> ConcordError {
-        ConcordError.reading(error, stored: stored, as: Value.self).during("read", suite: suite.name, key: key)
+    /// A stored value that does not convert to a `T`, as the error a read reports.
+    private func readFailure(_ error: any Error, stored: Value) -> ConcordError {
+        ConcordError.reading(error, stored: stored, as: T.self).during("read", suite: suite.name, key: key)
     }
 
     /// `error` as a call through this reference throws it: Concord's named at the key and kept as

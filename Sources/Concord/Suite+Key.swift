@@ -1,13 +1,13 @@
 /// Typed keys on suites: `suite[key]` reads and writes, checked by the compiler.
 extension Suite {
     /// The value of `key`: stored, else registered default, else the key's default.
-    /// Setting writes through; a failed write changes nothing and goes to `UnhandledErrors`.
+    /// Setting writes through; a failed write changes nothing and goes to ``UnhandledErrors``.
     ///
     /// ```swift
     /// let launchCount = Key("launchCount", default: 0)
     /// suite[launchCount] += 1
     /// ```
-    public subscript<Value>(key: Key<Value>) -> Value {
+    public subscript<T>(key: Key<T>) -> T {
         get { reference(for: key).value(default: key.defaultValue) }
         nonmutating set {
             let reference = reference(for: key)
@@ -24,7 +24,7 @@ extension Suite {
     /// - Parameter key: The key to read.
     /// - Returns: The stored value, else the registered default, else the key's default.
     /// - Throws: ``ConcordError`` when the stored value has another type or cannot be read.
-    public func get<Value>(_ key: Key<Value>) throws -> Value {
+    public func get<T>(_ key: Key<T>) throws -> T {
         switch reference(for: key).lookup() {
         case .stored(let value), .registeredDefault(let value): return value
         case .absent: return key.defaultValue
@@ -45,7 +45,7 @@ extension Suite {
     /// - Returns: The version written, or `nil` when nothing was (as `set(_:forKey:)`).
     /// - Throws: ``ConcordError`` naming the key, with the store's error underneath; nothing is changed.
     @discardableResult
-    public func set<Value>(_ value: Value, for key: Key<Value>) throws -> Version? {
+    public func set<T>(_ value: T, for key: Key<T>) throws -> Version? {
         try reference(for: key).set(value, declaring: key.policy)
     }
 
@@ -55,12 +55,12 @@ extension Suite {
     /// - Returns: The tombstone's version, or `nil` when the key held no value.
     /// - Throws: ``ConcordError`` when the store cannot be written; nothing is changed.
     @discardableResult
-    public func remove<Value>(_ key: Key<Value>) throws -> Version? {
+    public func remove<T>(_ key: Key<T>) throws -> Version? {
         try reference(for: key).remove()
     }
 
     /// Whether a value is stored for `key` (registered defaults do not count).
-    public func contains<Value>(_ key: Key<Value>) -> Bool {
+    public func contains<T>(_ key: Key<T>) -> Bool {
         reference(for: key).isSet
     }
 
@@ -80,7 +80,7 @@ extension Suite {
     /// - Returns: What `body` returns.
     /// - Throws: ``ConcordError`` when the value cannot be read or written, or what `body` throws; nothing is changed then.
     @discardableResult
-    public func update<Value, R>(_ key: Key<Value>, _ body: (inout Value) throws -> R) throws -> R {
+    public func update<T, R>(_ key: Key<T>, _ body: (inout T) throws -> R) throws -> R {
         try reference(for: key).update(default: key.defaultValue, declaring: key.policy, body)
     }
 
@@ -90,14 +90,14 @@ extension Suite {
     /// ```swift
     /// try suite.register(default: Theme.dark, for: Key("theme", default: Theme.system))
     /// ```
-    public func register<Value>(default value: Value, for key: Key<Value>) throws {
+    public func register<T>(default value: T, for key: Key<T>) throws {
         do { try register(defaults: [key.name: value]) } catch {
-            throw ConcordError.storing(error, as: Value.self, key: key.name).during("write", suite: name, key: key.name)
+            throw ConcordError.storing(error, as: T.self, key: key.name).during("write", suite: name, key: key.name)
         }
     }
 
     /// The shared reference behind `key` in this suite.
-    public func reference<Value>(for key: Key<Value>) -> StoredReference<Value> {
+    func reference<T>(for key: Key<T>) -> StoredReference<T> {
         StoredReference.shared(suite: self, key: key.name)
     }
 }

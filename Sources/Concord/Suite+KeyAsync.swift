@@ -20,7 +20,7 @@ extension Suite {
     /// - Returns: The version written, or `nil` when nothing was.
     /// - Throws: A ``ConcordError`` (nothing is written); `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func set<Value>(_ value: Value, for key: Key<Value>) async throws -> Version? {
+    public func set<T>(_ value: T, for key: Key<T>) async throws -> Version? {
         try await store.thread.run { [self] in try set(value, for: key) }
     }
 
@@ -35,7 +35,7 @@ extension Suite {
     /// - Returns: The tombstone's version, or `nil` when the key held no value.
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func remove<Value>(_ key: Key<Value>) async throws -> Version? {
+    public func remove<T>(_ key: Key<T>) async throws -> Version? {
         try await store.thread.run { [self] in try remove(key) }
     }
 
@@ -53,7 +53,7 @@ extension Suite {
     /// - Returns: What `body` returned (in the run that committed).
     /// - Throws: A ``ConcordError``; `CancellationError` when cancelled before the write started.
     @discardableResult
-    public func update<Value, R: Sendable>(_ key: Key<Value>, _ body: @escaping @Sendable (inout Value) throws -> R) async throws -> R {
+    public func update<T, R: Sendable>(_ key: Key<T>, _ body: @escaping @Sendable (inout T) throws -> R) async throws -> R {
         try await store.thread.run { [self] in try update(key, body) }
     }
 }

@@ -9,9 +9,9 @@ extension Suite {
     ///
     /// - Returns: An observation whose first element is the current value (buffering `.latest`); a
     ///   stored value of another type ends it with ``ConcordError`` `.typeMismatch`.
-    public func values<Value>(of key: Key<Value>) -> ValueObservation<Value> {
+    public func values<T>(of key: Key<T>) -> ValueObservation<T> {
         let defaultValue = key.defaultValue
-        return values(of: key.name, as: Value.self).map { $0 ?? defaultValue }
+        return values(of: key.name, as: T.self).map { $0 ?? defaultValue }
     }
 }
 
@@ -21,7 +21,7 @@ extension StoredProjection {
     /// ```swift
     /// for try await name in profile.$username.values { print("Hello, \(name)") }
     /// ```
-    public var values: ValueObservation<Value> { reference.suite.values(of: key) }
+    public var values: ValueObservation<T> { reference.suite.values(of: key) }
 
     /// Every change of the key committed after observation starts, as a typed value (writes in quick
     /// succession may arrive as one change with the latest value). A stored value of another type
@@ -31,7 +31,7 @@ extension StoredProjection {
     /// for try await change in profile.$username.changes { print(change.value, change.origin) }
     /// let token = try profile.$username.changes.start(on: MainActor.shared) { change in label.text = change.value }
     /// ```
-    public var changes: ValueObservation<StoredChange<Value>> {
+    public var changes: ValueObservation<StoredChange<T>> {
         let defaultValue = key.defaultValue
         return reference.suite.changes(for: reference.key).map { StoredChange($0, default: defaultValue) }
     }

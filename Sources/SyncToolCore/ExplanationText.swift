@@ -85,7 +85,7 @@ enum ExplanationText {
     static func layer(_ layer: Explanation.Layer) -> String {
         switch layer {
         case .scopeOverride: "scope_override"
-        case .override: "override"
+        case .argument: "argument"
         case .stored: "stored"
         case .registeredDefault: "registered_default"
         case .settingDefault: "setting_default"

@@ -148,14 +148,14 @@ private final class GreetingPreferences {
             static let name = "theme"
         }
         let group = try store.suite("group")
-        let root = SettingsScope(overrides: SettingOverrides(arguments: ["--theme", "light"]), suites: [suite, group])
+        let root = SettingsScope(suites: [suite, group], arguments: ["--theme", "light"])
         #expect(root.values[ThemeKey.self] == .light)
         let preview = root.child { $0[ThemeKey.self] = .dark }
         #expect(try preview.values[ThemeKey.self] == .dark && (try suite.get("theme", as: String.self)) == "dark")
 
         enum Pane: String, StorableValue { case editor, sidebar }
-        let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(30))
-        if try focus.claim(.editor, ifCurrent: nil).succeeded {
+        let focus = Exclusive<Pane>("focus", in: suite, lease: .seconds(30))
+        if try focus.claim(.editor, ifCurrent: nil) != nil {
             try focus.release(.editor)
         }
         #expect(focus.current == nil)

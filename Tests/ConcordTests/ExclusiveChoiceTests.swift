@@ -7,14 +7,14 @@ import Testing
     @Test func claimIsACompareAndSet() throws {
         let box = try Sandbox()
         defer { box.remove() }
-        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        let focus = Exclusive<Pane>("focus", in: box.suite)
         #expect(focus.current == nil)
-        #expect(try focus.claim(.editor, ifCurrent: nil).succeeded)
+        #expect(try focus.claim(.editor, ifCurrent: nil) != nil)
         #expect(focus.current == .editor)
-        #expect(try focus.claim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
-        #expect(try focus.claim(.sidebar, ifCurrent: .search) == .refused(current: .editor))
+        #expect(try focus.attemptClaim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
+        #expect(try focus.attemptClaim(.sidebar, ifCurrent: .search) == .refused(current: .editor))
         #expect(focus.current == .editor)
-        #expect(try focus.claim(.sidebar, ifCurrent: .editor).succeeded)
+        #expect(try focus.claim(.sidebar, ifCurrent: .editor) != nil)
         #expect(focus.current == .sidebar)
         let stored = try #require(try box.suite.get("focus", as: Lease<Pane>.self), "stored as a lease")
         #expect(stored.choice == .sidebar && stored.isHeldByThisProcess && stored.expires == nil)
@@ -30,12 +30,12 @@ import Testing
     @Test func aRefusedClaimWritesNothing() throws {
         let box = try Sandbox()
         defer { box.remove() }
-        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        let focus = Exclusive<Pane>("focus", in: box.suite)
         try focus.claim(.editor, ifCurrent: nil)
         let record = try box.suite.record(forKey: "focus")
         let stamp = box.store.commitStamp
-        #expect(try focus.claim(.search, ifCurrent: nil) == .refused(current: .editor))
-        #expect(try focus.claim(.editor, ifCurrent: .editor).succeeded, "claiming what this process already holds succeeds")
+        #expect(try focus.attemptClaim(.search, ifCurrent: nil) == .refused(current: .editor))
+        #expect(try focus.claim(.editor, ifCurrent: .editor) != nil, "claiming what this process already holds succeeds")
         #expect(try !focus.release(.search))
         #expect(box.store.commitStamp == stamp)
         #expect(try box.suite.record(forKey: "focus") == record)
@@ -80,9 +80,9 @@ import Testing
         let box = try Sandbox()
         defer { box.remove() }
         try box.suite.register(defaults: ["lease": "ghost"])
-        let lease = ExclusiveChoice<String>("lease", in: box.suite)
+        let lease = Exclusive<String>("lease", in: box.suite)
         #expect(lease.current == nil)
-        #expect(try lease.claim("me", ifCurrent: nil).succeeded)
+        #expect(try lease.claim("me", ifCurrent: nil) != nil)
         #expect(lease.current == "me")
     }
 
@@ -90,7 +90,7 @@ import Testing
         let box = try Sandbox()
         defer { box.remove() }
         try box.suite.set(7, forKey: "focus")
-        let focus = ExclusiveChoice<Pane>("focus", in: box.suite)
+        let focus = Exclusive<Pane>("focus", in: box.suite)
         #expect(focus.current == nil)
         let error = #expect(throws: ConcordError.self) { try focus.claim(.editor, ifCurrent: nil) }
         #expect(error?.code == .typeMismatch && error?.key == "focus" && error?.operation == "write")
@@ -137,7 +137,7 @@ import Testing
             }
             // The racers have exited, so their leases no longer count; the stored lease still names the winner.
             #expect(try box.suite.get("lease-\(round)", as: Lease<String>.self)?.choice == winner)
-            #expect(ExclusiveChoice<String>("lease-\(round)", in: box.suite).current == nil, "a holder whose process is gone holds nothing")
+            #expect(Exclusive<String>("lease-\(round)", in: box.suite).current == nil, "a holder whose process is gone holds nothing")
         }
         #expect(winsPerRacer.values.reduce(0, +) == rounds)
     }

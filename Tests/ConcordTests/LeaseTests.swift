@@ -18,11 +18,11 @@ import Testing
         defer { tmp.remove() }
         let clock = ManualClock()
         let suite = try Self.store(tmp.path("r"), clock: clock).suite("app")
-        let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(10))
-        let claimed = try #require(try focus.claim(.editor, ifCurrent: nil).lease)
+        let focus = Exclusive<Pane>("focus", in: suite, lease: .seconds(10))
+        let claimed = try #require(try focus.claim(.editor, ifCurrent: nil))
         #expect(claimed.expiresMilliseconds == clock.milliseconds + 10_000 && claimed.isHeldByThisProcess)
         #expect(claimed.version == (try suite.record(forKey: "focus"))?.version)
-        #expect(try focus.claim(.search, ifCurrent: nil) == .refused(current: .editor))
+        #expect(try focus.attemptClaim(.search, ifCurrent: nil) == .refused(current: .editor))
         clock.advance(9_999)
         #expect(focus.current == .editor)
         let renewed = try #require(try focus.renew())
@@ -33,7 +33,7 @@ import Testing
         #expect(focus.current == nil && focus.currentLease == nil, "expired: a silent holder holds nothing")
         #expect(try focus.renew() == nil, "a renewal after the expiry is refused: the holder lost the choice")
         #expect(try !focus.release(.editor), "nothing to release")
-        #expect(try focus.claim(.search, ifCurrent: nil).succeeded, "the next claim succeeds")
+        #expect(try focus.claim(.search, ifCurrent: nil) != nil, "the next claim succeeds")
     }
 
     @Test func aLeaseWhoseProcessIsGoneOrWhosePidWasReusedHoldsNothing() throws {
@@ -48,9 +48,9 @@ import Testing
             "holder": .string(String(repeating: "ab", count: 16)), "pid": .int(Int(me)), "start": .int(1)
         ])
         try suite.set(reused, forKey: "focus")
-        let focus = ExclusiveChoice<Pane>("focus", in: suite)
+        let focus = Exclusive<Pane>("focus", in: suite)
         #expect(focus.current == nil, "a reused pid is not the holder")
-        #expect(try focus.claim(.search, ifCurrent: nil).succeeded)
+        #expect(try focus.claim(.search, ifCurrent: nil) != nil)
         // The same lease from another replica is judged by its expiry alone (pids mean nothing there).
         try suite.set(
             Value.dictionary([
@@ -67,12 +67,12 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
-        let focus = ExclusiveChoice<String>("focus", in: suite, lease: .seconds(60))
+        let focus = Exclusive<String>("focus", in: suite, lease: .seconds(60))
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "editor", "60000", "10000", "100"])
         try #require(holder.waitForLine { $0 == "claimed" }, "the holder did not claim: \(holder.errorOutput)")
         #expect(focus.current == "editor")
         #expect(focus.currentLease?.holder?.pid == holder.pid)
-        #expect(try focus.claim("search", ifCurrent: nil) == .refused(current: "editor"), "a live holder keeps it")
+        #expect(try focus.attemptClaim("search", ifCurrent: nil) == .refused(current: "editor"), "a live holder keeps it")
         let moves = Collector<String?>()
         let token = try focus.changes.start { moves.append($0.value) }
         defer { token.cancel() }
@@ -97,7 +97,7 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
-        let focus = ExclusiveChoice<String>("focus", in: suite, lease: .seconds(3))
+        let focus = Exclusive<String>("focus", in: suite, lease: .seconds(3))
         let moves = Collector<String?>()
         let token = try focus.changes.start { moves.append($0.value) }
         defer { token.cancel() }
@@ -109,13 +109,13 @@ import Testing
         try #require(holder.waitForLine { $0 == "claimed" }, "the holder did not claim: \(holder.errorOutput)")
         for n in 1...5 {
             try #require(holder.waitForLine { $0 == "renewed \(n)" }, "renewal \(n): \(holder.output)")
-            #expect(try focus.claim("search", ifCurrent: nil) == .refused(current: "editor"), "renewal \(n): a renewing holder keeps it")
+            #expect(try focus.attemptClaim("search", ifCurrent: nil) == .refused(current: "editor"), "renewal \(n): a renewing holder keeps it")
         }
         try #require(holder.waitForLine { $0 == "stalled" })
         var claimed = false
         let deadline = Date().addingTimeInterval(20)
         while !claimed && Date() < deadline {
-            claimed = try focus.claim("search", ifCurrent: nil).succeeded
+            claimed = try focus.claim("search", ifCurrent: nil) != nil
             if !claimed { usleep(50_000) }
         }
         #expect(claimed, "the silent holder's lease expired and the next claim succeeded")
@@ -140,11 +140,11 @@ import Testing
             _ = holder.wait()
         }
         try #require(holder.waitForLine { $0 == "claimed" }, "\(holder.errorOutput)")
-        let onB = ExclusiveChoice<String>("focus", in: try b.suite("app"), lease: .seconds(60))
+        let onB = Exclusive<String>("focus", in: try b.suite("app"), lease: .seconds(60))
         waitForWallClock(after: try #require(try a.suite("app").record(forKey: "focus")?.version.milliseconds)) // so B's claim is the later
-        #expect(try onB.claim("search", ifCurrent: nil).succeeded, "replica B grants it too: it has not seen A's claim")
+        #expect(try onB.claim("search", ifCurrent: nil) != nil, "replica B grants it too: it has not seen A's claim")
         try Synchronizer().sync(a, b)
-        let onA = ExclusiveChoice<String>("focus", in: try a.suite("app"))
+        let onA = Exclusive<String>("focus", in: try a.suite("app"))
         #expect(onA.current == "search" && onB.current == "search", "the later claim holds it in both replicas")
         #expect(holder.waitForLine { $0 == "lost editor" }, "the holder on A was told: \(holder.output)")
         #expect(holder.waitForLine { $0 == "renew refused" }, "and its renewal is refused")
@@ -155,7 +155,7 @@ import Testing
         defer { tmp.remove() }
         let dir = tmp.path("r")
         let suite = try Self.store(dir).suite("app")
-        let focus = ExclusiveChoice<String>("focus", in: suite)
+        let focus = Exclusive<String>("focus", in: suite)
         let holder = try ChildProcess("concord-test-helper", ["lease-holder", dir, "app", "focus", "editor", "60000", "10000", "100"])
         defer {
             holder.kill()

@@ -284,10 +284,10 @@ import Testing
         enum Pane: String, StorableValue { case editor, sidebar }
         let lost = Collector<String>()
 
-        let focus = ExclusiveChoice<Pane>("focus", in: app, lease: .seconds(30))
-        if try focus.claim(.editor, ifCurrent: nil).succeeded { // exactly one racing process wins
+        let focus = Exclusive<Pane>("focus", in: app, lease: .seconds(30))
+        if try focus.claim(.editor, ifCurrent: nil) != nil { // exactly one racing process wins
             let watch = try focus.observeLoss { lease in lost.append("lost \(lease.choice)") } // taken, expired, or replaced by a sync
-            #expect(try focus.claim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
+            #expect(try focus.attemptClaim(.sidebar, ifCurrent: nil) == .refused(current: .editor))
             try focus.renew() // more often than every 30 s while it works
             try focus.release(.editor)
             #expect(lost.wait(for: 1) && lost.values == ["lost editor"])

@@ -1,8 +1,9 @@
-import Concord
 import Foundation
 import Observation
 import TestSupport
 import Testing
+
+@testable import Concord
 
 struct ThemeKey: SettingKey {
     static let defaultValue = Theme.system
@@ -42,20 +43,18 @@ extension SettingValues {
     }
 }
 
-/// Two suites of one replica (an app suite over a shared group suite) under an override layer.
+/// Two suites of one replica (an app suite over a shared group suite) under a root scope's argument layer.
 struct LayeredSandbox {
     let box: Sandbox
     let app: Suite
     let group: Suite
-    let overrides: SettingOverrides
     let root: SettingsScope
 
-    init(overrides: SettingOverrides = SettingOverrides()) throws {
+    init(arguments: [String] = []) throws {
         box = try Sandbox("settings")
         app = box.suite
         group = try box.store.suite(box.suite.name + ".group")
-        self.overrides = overrides
-        root = SettingsScope(overrides: overrides, suites: [app, group])
+        root = SettingsScope(suites: [app, group], arguments: arguments)
     }
 }
 
@@ -76,7 +75,7 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         #expect(ThemeKey.name == "theme")
     }
 
-    @Test func resolutionOrderIsOverrideSuitesRegisteredDefaultsDefaultValue() throws {
+    @Test func resolutionOrderIsScopeArgumentsSuitesRegisteredDefaultsDefaultValue() throws {
         let l = try LayeredSandbox()
         defer { l.box.remove() }
         func source() -> SettingSource { l.root.resolve(ThemeKey.self).source }
@@ -99,11 +98,16 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         #expect(l.root.values.theme == .dark)
         #expect(source() == .suite(l.app.name), "the app suite is searched before the group suite")
 
-        l.overrides.set(.system, for: ThemeKey.self)
+        l.root.override("theme", text: "system")
         #expect(l.root.values.theme == .system)
-        #expect(source() == .override)
+        #expect(source() == .argument)
 
-        l.overrides.remove(ThemeKey.self)
+        l.root.override(\.theme, with: .light)
+        #expect(l.root.values.theme == .light)
+        #expect(source() == .scope(depth: 0), "the root's own typed override beats its argument layer")
+
+        l.root.removeAllOverrides()
+        #expect(source() == .suite(l.app.name), "removing a root's overrides removes its arguments too")
         try l.app.remove("theme")
         #expect(source() == .suite(l.group.name))
         try l.group.reset()
@@ -126,8 +130,8 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         #expect(l.root.values.theme == .system)
         #expect(try l.app.snapshot() == ["fontSize": .int(14)], "overrides are never written")
 
-        l.overrides.set(.light, for: ThemeKey.self)
-        #expect(preview.values.theme == .dark, "a child scope wins over the override layer")
+        l.root.override("theme", text: "light")
+        #expect(preview.values.theme == .dark, "a child scope wins over the argument layer")
         #expect(l.root.values.theme == .light)
 
         preview.override(\.fontSize, with: 16)
@@ -147,16 +151,16 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
     @Test func overridesFromArgumentsAreReadAsTheSettingsType() throws {
         let arguments = ["--theme", "dark", "-fontSize", "18", "--window={\"width\":1,\"height\":2,\"title\":\"t\"}", "--accent=", "stray"]
         #expect(
-            SettingOverrides.parse(arguments) == [
+            ArgumentOverrides.parse(arguments) == [
                 "theme": "dark", "fontSize": "18", "window": "{\"width\":1,\"height\":2,\"title\":\"t\"}", "accent": ""
             ])
-        let l = try LayeredSandbox(overrides: SettingOverrides(arguments: arguments))
+        let l = try LayeredSandbox(arguments: arguments)
         defer { l.box.remove() }
         #expect(l.root.values.theme == .dark)
         #expect(l.root.values.fontSize == 18)
         #expect(l.root.values.window == Window(width: 1, height: 2, title: "t"))
 
-        l.overrides.set(text: "huge", forName: "fontSize")
+        l.root.override("fontSize", text: "huge")
         try l.app.set(15, forKey: "fontSize")
         #expect(l.root.values.fontSize == 15, "an override that is not an Int is skipped")
         #expect(l.root.resolve(FontSizeKey.self).source == .suite(l.app.name))
@@ -194,8 +198,8 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         #expect(child.values.theme == .system)
 
         told = track { child.values.theme }
-        l.overrides.set(.light, for: ThemeKey.self)
-        #expect(told.raised == 1, "override layer")
+        l.root.override("theme", text: "light")
+        #expect(told.raised == 1, "argument layer")
         #expect(child.values.theme == .light)
 
         told = track { child.values.theme }
@@ -224,9 +228,9 @@ func track<T>(_ read: @escaping () -> T) -> Flag {
         #expect(seen.wait(for: 1))
         try l.app.set(14, forKey: "fontSize")
         #expect(seen.wait(for: 2))
-        l.overrides.set(15, for: FontSizeKey.self)
+        l.root.override("fontSize", text: "15")
         #expect(seen.wait(for: 3))
-        l.overrides.removeAll()
+        l.root.removeAllOverrides()
         #expect(seen.wait(for: 4))
         #expect(seen.values == [13, 14, 15, 14])
         watching.stop()

@@ -1,7 +1,8 @@
-import Concord
 import Foundation
 import TestSupport
 import Testing
+
+@testable import Concord
 
 /// `@Stored` and typed keys: every supported type round-trips, defaults come back, optionals
 /// tell "not set" from "empty", and errors are surfaced, never swallowed.
@@ -109,7 +110,7 @@ import Testing
         count = 1
         try box.suite.remove("username")
         #expect(username == "Guest")
-        #expect($username.isDefaulted)
+        #expect(!$username.isSet)
         #expect(count == 1)
 
         username = "Grace"
@@ -130,7 +131,7 @@ import Testing
         #expect(limit == 10)
         try box.suite.register(defaults: ["limit": 25])
         #expect(limit == 25)
-        if case .registeredDefault(25) = $limit.lookup() {} else { Issue.record("expected the registered default, got \($limit.lookup())") }
+        if case .registeredDefault(25) = $limit.reference.lookup() {} else { Issue.record("expected the registered default, got \($limit.reference.lookup())") }
         #expect(!$limit.isSet)
         limit = 30
         #expect(limit == 30)
@@ -259,7 +260,7 @@ import Testing
         #expect($name.lastError?.wraps(.typeMismatch(suite: box.suite.name, key: "name", stored: "int", requested: "String")) == true)
         #expect($theme.lastError?.wraps(.typeMismatch(suite: box.suite.name, key: "theme", stored: "String purple", requested: "Theme")) == true)
         #expect(ReportedErrors.of(suite: box.suite.name).count == 2, "each bad value is reported once, not on every read")
-        if case .failed = $name.lookup() {} else { Issue.record("lookup should report the failure") }
+        if case .failed = $name.reference.lookup() {} else { Issue.record("lookup should report the failure") }
         let readError = #expect(throws: ConcordError.self) { try box.suite.get(Key("name", default: "Guest")) }
         #expect(readError?.code == .typeMismatch && readError?.operation == "read")
         name = "Ada"
@@ -323,20 +324,21 @@ import Testing
         #expect(try box.suite.get("counter", as: Int.self) == 120)
     }
 
-    @Test func projectedBindingAndAtomicUpdate() throws {
+    @Test func theProjectionReadsAndWritesLikeABindingAndUpdatesAtomically() throws {
         let box = try Sandbox()
         defer { box.remove() }
         @Stored("count", in: box.suite) var count = 0
-        let binding = $count.binding
-        binding.wrappedValue = 5
+        let projection = $count
+        projection.value = 5
         #expect(count == 5)
-        #expect(binding.get() == 5)
-        func bump(_ value: StoreBinding<Int>) { value.wrappedValue += 1 }
-        bump(binding)
+        #expect(projection.value == 5)
+        func bump(_ value: StoredProjection<Int>) { value.value += 1 }
+        bump(projection)
         #expect(count == 6)
         try $count.update { $0 *= 2 }
         #expect(count == 12)
         $count.value = 1
-        #expect($count.get() == 1)
+        #expect($count.value == 1)
+        #expect(try box.suite.get("count", as: Int.self) == 1, "written through to the suite")
     }
 }

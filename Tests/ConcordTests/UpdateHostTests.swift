@@ -51,7 +51,7 @@ struct RenderError: Error {}
         #expect(renders.wait(for: 3))
         #expect(renders.values.last == "Ada/light")
 
-        l.overrides.set(.dark, for: ThemeKey.self)
+        l.root.override("theme", text: "dark")
         #expect(renders.wait(for: 4))
         #expect(renders.values.last == "Ada/dark")
 
@@ -132,8 +132,8 @@ struct RenderError: Error {}
         #expect(shown.wait(for: 2))
         #expect(shown.values.last == "hi from elsewhere")
 
-        // Writing through the wrapper (or its binding) saves it and re-renders.
-        view.$document.set("typed here")
+        // Writing through the wrapper (or its projected value) saves it and re-renders.
+        view.$document.wrappedValue = "typed here"
         #expect(try box.suite.get("chat", as: String.self) == "typed here")
         #expect(view.document == "typed here")
         #expect(shown.wait(for: 3))

@@ -15,9 +15,9 @@ struct ExtractionError: Error, CustomStringConvertible {
 /// A block may be preceded, on the lines right before its fence, by an HTML comment that DocC does not
 /// render, holding the code the block assumes (declarations it uses without showing them):
 ///
-///     /// <!-- assume: let focus = ExclusiveChoice<Pane>("focus", in: suite) -->
+///     /// <!-- assume: let focus = Exclusive<Pane>("focus", in: suite) -->
 ///     /// ```swift
-///     /// if try focus.claim(.editor, ifCurrent: nil).succeeded { startEditing() }
+///     /// if try focus.claim(.editor, ifCurrent: nil) != nil { startEditing() }
 ///     /// ```
 enum BlockExtractor {
     /// The folders whose public declarations a user of a library product sees (ConcordStore and

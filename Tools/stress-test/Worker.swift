@@ -106,8 +106,8 @@ struct Worker {
     private func claimAndRelease(store: Store, log: OperationLogWriter, random: inout SeededRandom, started: UInt64) throws {
         let key = "focus-\(replica)"
         func latency(since start: UInt64) -> String { String(format: "%.1f", Double(DispatchTime.now().uptimeNanoseconds - start) / 1000) }
-        let focus = ExclusiveChoice<Int>(key, in: try store.suite(Self.choiceSuite), lease: .milliseconds(Self.leaseMilliseconds))
-        guard let lease = try focus.claim(worker, ifCurrent: nil).lease, let version = lease.version, let until = lease.expiresMilliseconds else {
+        let focus = Exclusive<Int>(key, in: try store.suite(Self.choiceSuite), lease: .milliseconds(Self.leaseMilliseconds))
+        guard let lease = try focus.claim(worker, ifCurrent: nil), let version = lease.version, let until = lease.expiresMilliseconds else {
             log.log(["claim-lost", key, latency(since: started)])
             return
         }

@@ -14,10 +14,10 @@ enum LeaseRoles {
         switch role {
         case "lease-holder":
             let suite = try Store(path: args[0]).suite(args[1])
-            let focus = ExclusiveChoice<String>(args[2], in: suite, lease: .milliseconds(Int(args[4])!))
+            let focus = Exclusive<String>(args[2], in: suite, lease: .milliseconds(Int(args[4])!))
             let watch = try focus.observeLoss { lease in say("lost \(lease.choice)") }
             defer { watch.cancel() }
-            switch try focus.claim(args[3], ifCurrent: nil) {
+            switch try focus.attemptClaim(args[3], ifCurrent: nil) {
             case .claimed: say("claimed")
             case .refused(let current):
                 say("refused \(current ?? "-")")
@@ -32,8 +32,8 @@ enum LeaseRoles {
             return 0
         case "lease-claim":
             let suite = try Store(path: args[0]).suite(args[1])
-            let focus = ExclusiveChoice<String>(args[2], in: suite, lease: .milliseconds(Int(args[4])!))
-            switch try focus.claim(args[3], ifCurrent: nil) {
+            let focus = Exclusive<String>(args[2], in: suite, lease: .milliseconds(Int(args[4])!))
+            switch try focus.attemptClaim(args[3], ifCurrent: nil) {
             case .claimed: say("claimed")
             case .refused(let current): say("refused \(current ?? "-")")
             }

@@ -88,8 +88,8 @@ private final class ClaimRacer: Sendable {
         }
         for r in pending ?? [] {
             do {
-                let lease = ExclusiveChoice<String>("lease-\(r)", in: suite)
-                switch try lease.claim(name, ifCurrent: nil) {
+                let lease = Exclusive<String>("lease-\(r)", in: suite)
+                switch try lease.attemptClaim(name, ifCurrent: nil) {
                 case .claimed: say("round \(r) won")
                 case .refused(let holder): say("round \(r) lost \(holder ?? "-")")
                 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A Swift type a suite can store: how it maps to the `Value` the store holds, and back.
 /// The mapping is chosen by the type alone, so every way of reading and writing a key — `suite.get`
-/// and `suite.set`, `Key`, `@Stored`, `@Setting`, `ExclusiveChoice`, the CLI — stores it the same way.
+/// and `suite.set`, `Key`, `@Stored`, `@Setting`, `@Exclusive`, the CLI — stores it the same way.
 ///
 /// Store-native types conform already: `String`, `Int`, `Double`, `Float`, `Bool`, `Data`, `Date`,
 /// `URL`, `UUID`, and arrays of storable values and dictionaries of them keyed by a `StorableDictionaryKey`

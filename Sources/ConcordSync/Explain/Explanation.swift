@@ -17,8 +17,8 @@ public struct Explanation: Hashable, Sendable {
     public enum Layer: Hashable, Sendable, CustomStringConvertible {
         /// A settings scope's own override (`depth` 0 is the scope asked); see `SettingsScope.explain(_:)`.
         case scopeOverride(depth: Int)
-        /// The in-memory override layer (`SettingOverrides`, e.g. from command-line arguments).
-        case override
+        /// A settings scope's argument layer (command-line arguments, `SettingsScope.override(_:text:)`).
+        case argument
         /// The record stored in the suite.
         case stored
         /// A default registered in this process (`Suite.register(defaults:)`), never stored or synced.
@@ -31,7 +31,7 @@ public struct Explanation: Hashable, Sendable {
         public var description: String {
             switch self {
             case .scopeOverride(let depth): "a scope's override (\(depth) up)"
-            case .override: "the override layer"
+            case .argument: "an argument"
             case .stored: "the stored record"
             case .registeredDefault: "a default registered in this process"
             case .settingDefault: "the setting's default value"

@@ -2,7 +2,7 @@ import Concord
 import Synchronization
 
 /// An example of a custom store-backed property wrapper, built only on the public API
-/// (`StoreProperty`, `@Stored`, `StoreBinding`, `ConcordError`): it keeps a document's text in a
+/// (`StoreProperty`, `@Stored`, `ConcordError`): it keeps a document's text in a
 /// suite, like the `Document` wrapper of the DynamicProperty article keeps it in a file.
 ///
 /// ```swift
@@ -13,7 +13,7 @@ import Synchronization
 /// let host = UpdateHost(Editor()) { editor in show(editor.document) }
 /// host.start()
 /// editor.document = "Hello"            // saved durably; failures go to the handler
-/// edit(text: editor.$document)         // a StoreBinding<String>
+/// edit(text: editor.$document)         // the StoredDocument: read and write its wrappedValue
 /// ```
 ///
 /// Like SwiftUI's `@State`, the text a render sees stays what it was when the host last called
@@ -49,11 +49,8 @@ public struct StoredDocument: StoreProperty {
         }
     }
 
-    /// A binding to the text, for editors.
-    public var projectedValue: StoreBinding<String> {
-        let document = self
-        return StoreBinding(get: { document.wrappedValue }, set: { document.wrappedValue = $0 })
-    }
+    /// The document itself, for editors: they read and write its `wrappedValue`.
+    public var projectedValue: StoredDocument { self }
 
     /// Takes the stored text (read inside the host's tracking, so a change re-renders).
     public func update() {

@@ -67,7 +67,7 @@ public struct Greeting: Sendable {
 }
 
 /// An exclusive choice of a pane.
-public let focus = ExclusiveChoice<Pane>("focus", in: suite, lease: .seconds(30))
+public let focus = Exclusive<Pane>("focus", in: suite, lease: .seconds(30))
 
 // Stand-ins for the app's own code the examples call.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles every ```swift block of the `///` doc comments in Sources and of the DocC articles against
+# Compiles every ```swift block of the `///` doc comments in Sources, of the DocC articles and of the README against
 # the built modules, in one compile (doc-examples), and fails naming the file:line of each block that
 # does not compile. What a block uses without declaring comes from Tools/doc-examples/Context or from
 # the `<!-- assume: … -->` comment on the lines before its fence (DocC does not render it).
@@ -43,4 +43,4 @@ if [ "$status" -ne 1 ] || ! grep -q "Stray.swift:1: this <!-- assume: … --> co
   exit 1
 fi
 
-check .build/doc-examples Sources
+check .build/doc-examples Sources README.md

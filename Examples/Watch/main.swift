@@ -44,8 +44,8 @@ do {
         store: watch, directory: CommandLine.arguments[1],
         onEvent: { event in
             switch event {
-            case .synced(let round) where round.pushed + round.pulled > 0:
-                say(role, "synced: \(round.pulled) change(s) to the watch, \(round.pushed) to the phone")
+            case .synced(let round) where !round.isInSync:
+                say(role, "synced: \(round.bToA.recordsChanged) change(s) to the watch, \(round.aToB.recordsChanged) to the phone")
             case .disconnected(let error, _):
                 say(role, "sync failed, retrying: \(error)")
             default:

@@ -182,6 +182,8 @@ package struct BatchApplier: Sendable {
         let source = batch.source
         var report = ApplyReport(source: source, target: target)
         report.entries = batch.entries.count
+        report.batches = 1
+        report.sourceSeqRead = batch.toSeq
         for scope in batch.selection.scopes
         where mode == .ignoringCursor || !(mode == .resync && batch.fromSeq == 0) && cursors.received(from: source, scope: scope) < batch.fromSeq {
             report.cursorAdvanced = false

@@ -1,34 +1,40 @@
-/// What a bidirectional sync did (or, for a dry run, would do).
+/// What a sync did both ways (or, for a dry run, would do): A's changes merged into B, and B's into A.
+/// Every transport returns one — two directories, a remote over ssh, two remotes relayed, each round
+/// of a ``LiveSync``, and a hub (A the device, B the hub) — with one ``ApplyReport`` per direction.
 ///
 /// ```swift
 /// let report = try Synchronizer().sync(laptop, phone)
-/// print(report.aToB.recordsChanged, report.bToA.recordsChanged, report.conflicts.count)
+/// print(report.aToB.recordsChanged, report.bToA.recordsChanged, report.conflictCount)
 /// ```
 public struct SyncReport: Sendable, Equatable {
     /// A's changes merged into B.
-    public let aToB: ApplyReport
+    public var aToB: ApplyReport
     /// B's changes merged into A.
-    public let bToA: ApplyReport
-    /// Journal entries read from both replicas (the cost of finding the changes).
-    public let journalEntriesRead: Int
+    public var bToA: ApplyReport
     /// True when nothing was written.
-    public let dryRun: Bool
+    public var dryRun: Bool
     /// Set when the replicas resent everything both ways: one was found restored from an earlier state
     /// (or their cursors could not be proven). Nil for a delta.
     public var historyResync: HistoryResync?
 
-    /// A report of the two merges of a sync.
-    public init(aToB: ApplyReport, bToA: ApplyReport, journalEntriesRead: Int, dryRun: Bool) {
+    /// A report of the two directions of a sync.
+    package init(aToB: ApplyReport, bToA: ApplyReport, dryRun: Bool) {
         self.aToB = aToB
         self.bToA = bToA
-        self.journalEntriesRead = journalEntriesRead
         self.dryRun = dryRun
     }
+
+    /// Journal entries read on both replicas (the cost of finding the changes).
+    public var journalEntriesRead: Int { aToB.journalEntriesRead + bToA.journalEntriesRead }
+
+    /// Entries sent both ways that the receiving side had not merged already.
+    public var newEntries: Int { aToB.newEntries + bToA.newEntries }
 
     /// Records changed on both sides.
     public var recordsChanged: Int { aToB.recordsChanged + bToA.recordsChanged }
 
-    /// The concurrent writes found, each once (both replicas log the same conflict when both see it).
+    /// The concurrent writes found here, each once (two replicas opened here both log the same conflict
+    /// when both see it).
     public var conflicts: [Conflict] {
         var seen = Set<[String]>()
         var out: [Conflict] = []
@@ -38,6 +44,10 @@ public struct SyncReport: Sendable, Equatable {
         }
         return out
     }
+
+    /// Every concurrent write the sync met: ``SyncReport/conflicts`` and those counted on the far side
+    /// of a session (in the far replica's conflict log).
+    public var conflictCount: Int { conflicts.count + aToB.remoteConflicts + bToA.remoteConflicts }
 
     /// Versions merged from further ahead of the receiver's wall clock than the allowed drift.
     public var skewedVersions: Int { aToB.skewedVersions + bToA.skewedVersions }

@@ -28,17 +28,17 @@ extension Synchronizer {
     /// Merges into `target` the changes of `source` it lacks, without blocking the cooperative pool.
     ///
     /// ```swift
-    /// let (report, _) = try await Synchronizer().pull(from: phone, into: watch)
+    /// let report = try await Synchronizer().pull(from: phone, into: watch)
     /// ```
     ///
     /// - Parameters:
     ///   - source: The replica to read changes from (it is not written).
     ///   - target: The replica to merge them into (its store's threads run the pull).
     ///   - dryRun: When true, nothing is written.
-    /// - Returns: What the merge changed, and how many journal entries were read.
+    /// - Returns: What the merge changed, as `pull(from:into:dryRun:)` reports it.
     /// - Throws: What `pull(from:into:dryRun:)` throws; `CancellationError` when cancelled before it started.
     @discardableResult
-    public func pull(from source: Store, into target: Store, dryRun: Bool = false) async throws -> (report: ApplyReport, journalEntriesRead: Int) {
+    public func pull(from source: Store, into target: Store, dryRun: Bool = false) async throws -> ApplyReport {
         try await target.thread.run { [self] in try pull(from: source, into: target, dryRun: dryRun) }
     }
 }

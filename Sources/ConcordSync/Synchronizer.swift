@@ -93,6 +93,7 @@ public struct Synchronizer: Sendable {
         (intoB.meter, intoA.meter, intoA.progressBase) = (meter, meter, fromA.batch.entries.count)
         var aToB = dryRun ? try intoB.plan(fromA.batch, mode: resync ? .resync : .delta) : try intoB.apply(fromA.batch, mode: resync ? .resync : .delta)
         aToB.refused = fromA.leftOut
+        aToB.journalEntriesRead = fromA.journalEntriesRead
         // B has now merged A through the end of A's batch, as B's mark after the merge holds it: A
         // records that with B's batch.
         let merged = PeerKnowledge(
@@ -114,6 +115,7 @@ public struct Synchronizer: Sendable {
         var bToA =
             dryRun ? try intoA.plan(batchB, mode: resync ? .resync : .delta) : try intoA.apply(batchB, acknowledged: merged, mode: resync ? .resync : .delta)
         bToA.refused = fromB.leftOut
+        bToA.journalEntriesRead = fromB.journalEntriesRead
         if !dryRun, bToA.cursorAdvanced, let after = bToA.markAfter {
             // A has merged B through B's batch, as A's mark after the merge holds it. B learns it now when
             // its cursor on A still waits for that proof (a first sync, or after a resync); otherwise the
@@ -131,7 +133,7 @@ public struct Synchronizer: Sendable {
             }
         }
         meter.finish()
-        var report = SyncReport(aToB: aToB, bToA: bToA, journalEntriesRead: fromA.journalEntriesRead + fromB.journalEntriesRead, dryRun: dryRun)
+        var report = SyncReport(aToB: aToB, bToA: bToA, dryRun: dryRun)
         report.historyResync = history
         return report
     }
@@ -139,18 +141,19 @@ public struct Synchronizer: Sendable {
     /// Merges into `target` the changes of `source` it lacks (one direction only).
     ///
     /// ```swift
-    /// let (report, _) = try Synchronizer().pull(from: phone, into: watch)
+    /// let report = try Synchronizer().pull(from: phone, into: watch)
     /// ```
     ///
     /// - Parameters:
     ///   - source: The replica to read changes from (it is not written).
     ///   - target: The replica to merge them into.
     ///   - dryRun: When true, nothing is written.
-    /// - Returns: What the merge changed, and how many journal entries were read to find the changes.
+    /// - Returns: What the merge changed, and how many journal entries were read to find the changes
+    ///   (``ApplyReport/journalEntriesRead``).
     /// - Throws: ``ConcordError`` `.sameReplica` when both are one replica; `ConcordError` when a replica
     ///   cannot be read or written (the merge is whole or not at all).
     @discardableResult
-    public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> (report: ApplyReport, journalEntriesRead: Int) {
+    public func pull(from source: Store, into target: Store, dryRun: Bool = false) throws -> ApplyReport {
         guard source.replicaID != target.replicaID else { throw ConcordError.sameReplica(source.replicaID, source.directory) }
         // Each side checks the other's claims about it: the source's cursors on a restored target
         // would leave out the writes the target lost.
@@ -173,9 +176,10 @@ public struct Synchronizer: Sendable {
         var report = dryRun ? try applier.plan(delta.batch, mode: resync ? .resync : .delta) : try applier.apply(delta.batch, mode: resync ? .resync : .delta)
         applier.meter?.finish()
         report.refused = delta.leftOut
+        report.journalEntriesRead = delta.journalEntriesRead
         report.historyResync = HistoryResync(
             checkSource.causes(me: source.replicaID, peer: target.replicaID) + checkTarget.causes(me: target.replicaID, peer: source.replicaID))
-        return (report, delta.journalEntriesRead)
+        return report
     }
 
     /// The meter of a sync's "read" phase (nil without `onProgress`): the seqs from each side's start to

@@ -23,15 +23,7 @@ package final class Transaction {
 
     /// The value stored under `key`, or `nil` when there is none (`MDB_NOTFOUND`).
     package func get(_ db: Database, _ key: [UInt8]) throws -> [UInt8]? {
-        try checkOpen()
-        return try key.withUnsafeBytes { keyBytes -> [UInt8]? in
-            var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            var v = MDB_val()
-            let rc = C.get(handle, db.dbi, &k, &v)
-            if rc == MDB_NOTFOUND { return nil }
-            guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_get in \(db.name)") }
-            return try ValueBounds.copy(v, within: bounds, what: "a value in \(db.name)")
-        }
+        try get(db, key, valuePrefix: Int.max)
     }
 
     /// At most the first `valuePrefix` bytes of the value under `key` (a header, without copying a

@@ -119,7 +119,7 @@ struct HubWatchCommandTests {
             if !arrived { usleep(20_000) }
         }
         #expect(arrived, "\(live.errorOutput)")
-        #expect(live.waitForLine(timeout: 30) { $0.contains("\"records_changed\":1") })
+        #expect(live.waitForLine(timeout: 30) { $0.contains("\"records_changed_a\":1") }, "the round that pulled it: \(live.output)")
         // The watched directory's own change goes up without another command.
         #expect(try run("sync-tool", ["set", watched, "prefs", "font", "14"]).status == 0)
         var pushed = false

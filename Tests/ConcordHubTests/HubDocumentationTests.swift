@@ -17,7 +17,7 @@ struct HubDocumentationTests {
 
         let hub = try Hub(alice.url)
         let report = try HubSynchronizer().sync(store, hub) // push in one SQL transaction, then pull
-        #expect(report.pushed == 1 && report.conflicts.isEmpty)
+        #expect(report.aToB.newEntries == 1 && report.conflicts.isEmpty)
 
         let url = alice.url
         let live = try LiveSync(store: laptop) {

@@ -85,7 +85,7 @@ struct HubHostileRowTests {
         #expect(!line.contains("newer"), "garbage is damage, not a newer Concord's: \(line)")
         let json = try run("sync-tool", ["sync", fx.path("tablet"), alice.url, "--json"])
         #expect(json.status == 3 && json.stdout.contains("\"rows_refused\":9"), "\(json.stdout)")
-        let problems = try HubSynchronizer().sync(try fx.store("watch"), try Hub(alice.url)).pulled.refused.map(\.refusal)
+        let problems = try HubSynchronizer().sync(try fx.store("watch"), try Hub(alice.url)).bToA.refused.map(\.refusal)
         #expect(problems == [.suiteName, .suiteName, .suiteName, .suiteName, .valueSize, .version, .undecodable, .undecodable, .undecodable])
 
         let store = try fx.store("phone")

@@ -41,7 +41,7 @@ struct HubIsolationTests {
         // Alice's devices sync and see none of it.
         let alicesPhone = try fx.store("alice-phone")
         let report = try HubSynchronizer().sync(alicesPhone, try Hub(alice.url))
-        #expect(report.pulled.entries == 0)
+        #expect(report.bToA.entries == 0)
         #expect(try alicesPhone.suiteNames().isEmpty)
     }
 

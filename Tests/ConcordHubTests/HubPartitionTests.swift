@@ -129,13 +129,13 @@ struct HubPartitionTests {
         #expect(try admin.execute("SELECT to_regclass('concord_hub.records_previous') IS NULL").bool(0, 0))
 
         // Devices go on where they were: the laptop pulls nothing again, then a delta of one change.
-        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url)).pulled.entries == 0)
+        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url)).bToA.entries == 0)
         try phone.suite("prefs").set("after", forKey: "k0")
         try phone.suite("app").increment("launches")
         let push = try HubSynchronizer().sync(phone, try Hub(alice.url))
-        #expect(push.hubRowsChanged == 2)
+        #expect(push.aToB.recordsChanged == 2)
         let pull = try HubSynchronizer().sync(laptop, try Hub(alice.url))
-        #expect(pull.pulled.recordsChanged == 2 && !pull.resync)
+        #expect(pull.bToA.recordsChanged == 2 && !pull.bToA.horizonResync)
         #expect(try contents(laptop) == contents(phone))
         #expect(try laptop.suite("app").get("launches", as: Int.self) == 3)
 
@@ -156,6 +156,6 @@ struct HubPartitionTests {
         let rows = try dump(admin)
         #expect(try run("sync-tool", ["hub", "init", fx.adminURL, "--partitions", "3"]).status == 0)
         #expect(try partitions("records", admin) == 3 && dump(admin) == rows)
-        #expect(try HubSynchronizer().sync(bobs, try Hub(bob.url)).pulled.entries == 0)
+        #expect(try HubSynchronizer().sync(bobs, try Hub(bob.url)).bToA.entries == 0)
     }
 }

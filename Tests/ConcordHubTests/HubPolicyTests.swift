@@ -69,7 +69,7 @@ struct HubPolicyTests {
         try a.suite("app").increment("n")
         try sync.sync(b, hubB)
         let pushed = try sync.sync(a, hubA)
-        #expect(pushed.pushConflicts.count == 1, "a's push met b's concurrent set")
+        #expect(pushed.aToB.conflicts.count == 1, "a's push met b's concurrent set")
         try sync.sync(b, hubB)
         #expect(try a.suite("app").get("n", as: Int.self) == 21)
         #expect(try b.suite("app").get("n", as: Int.self) == 21)

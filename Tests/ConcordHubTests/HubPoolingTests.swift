@@ -73,7 +73,7 @@ struct HubPoolingTests {
         #expect(result.stderr.contains("transaction mode") && result.stderr.contains("session mode"), "\(result.stderr)")
         // One-shot syncs through the same pooler work.
         try store.suite("prefs").set(1, forKey: "x")
-        #expect(try HubSynchronizer().sync(store, try Hub(url)).hubRowsChanged == 1)
+        #expect(try HubSynchronizer().sync(store, try Hub(url)).aToB.recordsChanged == 1)
     }
 
     @Test("live sync through session mode: announcements arrive, a change reaches the other device live")

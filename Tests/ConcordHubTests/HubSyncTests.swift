@@ -17,9 +17,9 @@ struct HubSyncTests {
 
         let sync = HubSynchronizer()
         let first = try sync.sync(phone, try Hub(alice.url))
-        #expect(first.pushed == 1 && first.hubRowsChanged == 1)
+        #expect(first.aToB.newEntries == 1 && first.aToB.recordsChanged == 1)
         let second = try sync.sync(laptop, try Hub(alice.url))
-        #expect(second.hubRowsChanged == 1 && second.pulled.recordsChanged == 1)
+        #expect(second.aToB.recordsChanged == 1 && second.bToA.recordsChanged == 1)
         try sync.sync(phone, try Hub(alice.url))
         #expect(try contents(phone) == contents(laptop))
         #expect(try laptop.suite("prefs").get("theme", as: String.self) == "dark")
@@ -27,14 +27,14 @@ struct HubSyncTests {
         try laptop.suite("prefs").remove("theme")
         try sync.sync(laptop, try Hub(alice.url))
         let back = try sync.sync(phone, try Hub(alice.url))
-        #expect(back.pulled.recordsChanged == 1)
+        #expect(back.bToA.recordsChanged == 1)
         #expect(try phone.suite("prefs").get("theme", as: String.self) == nil)
         #expect(try contents(phone) == contents(laptop))
 
         // In sync: a dry run on either device finds nothing to do, and a sync moves nothing.
         #expect(try sync.sync(phone, try Hub(alice.url), dryRun: true).isInSync)
         let again = try sync.sync(laptop, try Hub(alice.url))
-        #expect(again.pushed == 0 && again.pulled.entries == 0)
+        #expect(again.aToB.newEntries == 0 && again.bToA.entries == 0)
     }
 
     @Test(
@@ -54,8 +54,8 @@ struct HubSyncTests {
         try phone.suite("app").set("/phone", forKey: "local.path")
         try phone.suite("app").set("abc", forKey: "token", expiresAfter: .seconds(3600))
         let pushed = try HubSynchronizer().sync(phone, try Hub(alice.url))
-        #expect(pushed.pushed == 2, "the declaration and the token: \(pushed)")
-        #expect(pushed.pulled.deviceLocalIgnored == 1, "the laptop's value of the key, on the hub, is ignored by the phone")
+        #expect(pushed.aToB.newEntries == 2, "the declaration and the token: \(pushed)")
+        #expect(pushed.bToA.deviceLocalIgnored == 1, "the laptop's value of the key, on the hub, is ignored by the phone")
         try HubSynchronizer().sync(laptop, try Hub(alice.url))
         #expect(try phone.suite("app").get("local.path", as: String.self) == "/phone")
         #expect(try laptop.suite("app").get("local.path", as: String.self) == "/laptop")
@@ -68,7 +68,7 @@ struct HubSyncTests {
 
         // The laptop now knows: its new value stays; nothing is pending on either device.
         try laptop.suite("app").set("/laptop2", forKey: "local.path")
-        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url), dryRun: true).pushed == 0)
+        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url), dryRun: true).aToB.newEntries == 0)
         let status = try laptop.peerStatus()
         #expect(status.count == 1 && status[0].name == "hub \(alice.name)" && status[0].unacknowledged == 0, "\(status)")
 
@@ -112,7 +112,7 @@ struct HubSyncTests {
         #expect(a == b)
         // The device that met the other's write on the hub logged the loss once; the other device,
         // whose record the hub had merged already, logs nothing (as in peer sync, where they meet).
-        #expect(r.pushConflicts.count == 1)
+        #expect(r.aToB.conflicts.count == 1)
         let logged = try phone.conflicts() + laptop.conflicts()
         #expect(logged.count == 1)
         let conflict = try #require(logged.first)
@@ -129,7 +129,7 @@ struct HubSyncTests {
         try phone.suite("prefs").set("dark", forKey: "theme")
         try phone.suite("ui").set(2, forKey: "columns")
         let prefsOnly = HubSynchronizer(selection: try SyncSelection(suites: ["prefs"]))
-        #expect(try prefsOnly.sync(phone, try Hub(alice.url)).pushed == 1)
+        #expect(try prefsOnly.sync(phone, try Hub(alice.url)).aToB.newEntries == 1)
         try prefsOnly.sync(laptop, try Hub(alice.url))
         #expect(try laptop.suiteNames() == ["prefs"])
         try HubSynchronizer().sync(phone, try Hub(alice.url))
@@ -148,7 +148,7 @@ struct HubSyncTests {
         try laptop.suite("prefs").set(12, forKey: "size")
         let before = try contents(laptop)
         let plan = try HubSynchronizer().sync(laptop, try Hub(alice.url), dryRun: true)
-        #expect(plan.dryRun && plan.pushed == 1 && plan.hubRowsChanged == 1 && plan.pulled.recordsChanged == 1 && !plan.isInSync)
+        #expect(plan.dryRun && plan.aToB.newEntries == 1 && plan.aToB.recordsChanged == 1 && plan.bToA.recordsChanged == 1 && !plan.isInSync)
         #expect(try contents(laptop) == before)
         #expect(try HubAdmin(fx.adminURL).stats().rows == 1)
     }

@@ -50,7 +50,7 @@ struct HubTLSTests {
         // localhost is in the certificate too.
         let byName =
             "postgresql://\(alice.name):\(alice.password)@localhost:\(server.port)/\(fx.database)?sslmode=verify-full&sslrootcert=\(certificates.caCertificate)"
-        #expect(try HubSynchronizer().sync(try fx.store("tablet"), try Hub(byName)).pulled.recordsChanged == 1)
+        #expect(try HubSynchronizer().sync(try fx.store("tablet"), try Hub(byName)).bToA.recordsChanged == 1)
 
         let keywords =
             "host=127.0.0.1 port=\(server.port) user=\(alice.name) dbname=\(fx.database) sslmode=verify-full sslrootcert='\(certificates.caCertificate)'"

@@ -28,7 +28,7 @@ struct HubTombstoneTests {
         // The tablet wrote while away; it comes back behind the horizon.
         try old.suite("prefs").set("from the tablet", forKey: "d")
         let report = try HubSynchronizer().sync(old, try Hub(alice.url))
-        #expect(report.resync)
+        #expect(report.bToA.horizonResync)
         #expect(try old.suite("prefs").get("b", as: String.self) == nil, "the collected delete reaches the tablet")
         #expect(try old.suite("prefs").get("c", as: String.self) == "new c")
         try HubSynchronizer().sync(phone, try Hub(alice.url))
@@ -37,7 +37,7 @@ struct HubTombstoneTests {
         let live = { (s: Store) in try contents(s).filter { !$0.value.isTombstone } }
         #expect(try live(phone) == live(old))
         // Past the horizon now: the next sync is a delta again.
-        #expect(try !HubSynchronizer().sync(old, try Hub(alice.url)).resync)
+        #expect(try !HubSynchronizer().sync(old, try Hub(alice.url)).bToA.horizonResync)
     }
 
     @Test("collection keeps tombstones younger than the retention, and devices up to date get no resync")
@@ -52,6 +52,6 @@ struct HubTombstoneTests {
         #expect(try admin.collectTombstones(retentionMilliseconds: 3_600_000) == 0)
         #expect(try admin.stats().tombstones == 1)
         #expect(try admin.collectTombstones(retentionMilliseconds: 0) == 1)
-        #expect(try !HubSynchronizer().sync(phone, try Hub(alice.url)).resync, "the phone had merged past the horizon")
+        #expect(try !HubSynchronizer().sync(phone, try Hub(alice.url)).bToA.horizonResync, "the phone had merged past the horizon")
     }
 }

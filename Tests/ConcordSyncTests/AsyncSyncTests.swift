@@ -15,7 +15,7 @@ import Testing
         #expect(try phone.suite("prefs").get("fontSize", as: Int.self) == 14)
         try await phone.suite("prefs").set("light", forKey: "theme")
         let pulled = try await Synchronizer().pull(from: phone, into: watch)
-        #expect(pulled.report.entries == 1)
+        #expect(pulled.entries == 1)
         #expect(try watch.suite("prefs").get("theme", as: String.self) == "light")
         await #expect { try await Synchronizer().sync(phone, phone) } throws: { code($0) == .sameReplica }
     }

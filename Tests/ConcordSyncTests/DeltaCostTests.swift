@@ -29,7 +29,8 @@ import Testing
         for i in 0..<40 { try small.suite("prefs").set(i * 2, forKey: "new-\(i)") } // rewrites: still one live entry per key
         for i in 0..<40 { try small.suite("ui").set(i, forKey: "k\(i)") }
         // 60 + 40 keys changed: 100 journal entries after the cursor (the rewrites superseded the first writes, which a read passes over).
-        let (report, read) = try Synchronizer().pull(from: small, into: big)
+        let report = try Synchronizer().pull(from: small, into: big)
+        let read = report.journalEntriesRead
         #expect(read == 100, "journal entries read from the small replica")
         #expect(report.entries == 100)
         #expect(report.recordsRead == 100, "records looked up in the big replica")

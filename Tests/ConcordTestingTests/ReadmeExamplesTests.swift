@@ -4,7 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's testing and operations examples, as code that must compile and behave as it says.
+/// The in-depth article's testing and operations examples (Concord.docc/InDepth.md, whose blocks
+/// doc-examples compiles), run: each behaves as the article says.
 @Suite struct ReadmeOperationsAndTestingExamplesTests {
     /// "Your code" in the README's test.
     func saveDraft(_ text: String, in suite: Suite) async throws {

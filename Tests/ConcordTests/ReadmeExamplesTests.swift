@@ -3,7 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's tour of the store and of sync, as code that must compile and behave as it says.
+/// The tour of the store and of sync (the in-depth article, Concord.docc/InDepth.md, whose blocks
+/// doc-examples compiles), run: each behaves as the article says.
 @Suite struct ReadmeExamplesTests {
     enum Theme: String, StorableValue { case light, dark }
     @MainActor final class MainActorLog { var values: [Value?] = [] }

@@ -274,7 +274,7 @@ struct MillionKeyRemoteSyncTests {
         #expect(result.status == 0, "\(result.stderr)")
         let report = try RemoteFixture.json(result)
         #expect(report["sent_a_to_b"] as? Int == 1_000_000)
-        #expect(report["batches_sent"] as? Int == 50)
+        #expect(report["batches_a_to_b"] as? Int == 50)
         let b = try Store(path: fx.path("b"))
         #expect(try b.suite("prefs").keys().count == 1_000_000)
         #expect(try b.suite("prefs").get("k999999", as: String.self) == "value 999999")

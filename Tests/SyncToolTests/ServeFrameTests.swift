@@ -145,8 +145,8 @@ struct ServeFrameTests {
         let round = try session.round()
         channel.close()
         #expect(session.peer.readOnly)
-        #expect(round.sent.batches == 0)
-        #expect(round.received.recordsChanged == 1)
+        #expect(round.aToB.batches == 0)
+        #expect(round.bToA.recordsChanged == 1)
         #expect(try local.suite("prefs").get("motto", as: String.self) == "served")
         #expect(try targetKeys() == ["motto"])
     }

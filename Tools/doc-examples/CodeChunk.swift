@@ -8,17 +8,19 @@ struct CodeChunk {
         /// A type, a protocol or an extension: `conforms` when it declares a conformance (an extension
         /// that does cannot be `fileprivate`).
         case typeDeclaration(keyword: String, attributes: [String], conforms: Bool)
+        /// A `@Test` function (Swift Testing accepts it only at file scope).
+        case testFunction
         case other
     }
 
     let lines: [SourceLine]
     let kind: Kind
 
-    /// Whether Swift refuses it inside a function body: an import, an extension, a protocol, or a type
-    /// with an attached extension macro (`@Observable`) or `@main`.
+    /// Whether Swift refuses it inside a function body: an import, an extension, a protocol, a type
+    /// with an attached extension macro (`@Observable`) or `@main`, or a `@Test` function.
     var needsFileScope: Bool {
         switch kind {
-        case .importDeclaration: return true
+        case .importDeclaration, .testFunction: return true
         case .typeDeclaration(let keyword, let attributes, _):
             return keyword == "extension" || keyword == "protocol" || attributes.contains("Observable") || attributes.contains("main")
         case .other: return false
@@ -67,6 +69,7 @@ struct CodeChunk {
             while let first = words.first, modifiers.contains(first) { words.removeFirst() }
             guard let keyword = words.first else { return .other }
             if keyword == "import" { return .importDeclaration }
+            if keyword == "func" && attributes.contains("Test") { return .testFunction }
             guard typeKeywords.contains(keyword) else { return .other }
             let header = text.prefix(while: { $0 != "{" })
             let conforms = keyword == "extension" && header.contains(":")

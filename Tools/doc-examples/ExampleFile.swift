@@ -5,8 +5,9 @@ import Foundation
 /// The code runs in a throwing function, `async` when the code awaits, so a fragment may `try` and
 /// `await`; an article's blocks nest, each in a local function at the end of the one before it, so a
 /// block uses what the earlier ones declared and may declare the same names again. A block that declares something Swift allows only
-/// at file scope (an extension, a protocol, an `@Observable` class, an import) has its types and
-/// extensions placed there instead, each `fileprivate` unless it says otherwise. `#sourceLocation`
+/// at file scope (an extension, a protocol, an `@Observable` class, an import, a `@Test` function) has
+/// its types, extensions and test functions placed there instead, each type and extension
+/// `fileprivate` unless it says otherwise. `#sourceLocation`
 /// directives make the compiler name the lines of the comment or article, not of this file.
 struct ExampleFile {
     let blocks: [ExampleBlock]
@@ -51,6 +52,8 @@ struct ExampleFile {
                     }
                 case .typeDeclaration where hoisting:
                     fileScope.append(chunk.madeFilePrivate())
+                case .testFunction:
+                    fileScope.append(chunk.lines)
                 default:
                     code += chunk.lines
                 }

@@ -5,7 +5,8 @@ import Foundation
 //
 //     doc-examples --modules BIN/Modules --context DIR --work DIR [--swiftc PATH] [-I DIR]... [-Xcc ARG]... PATH...
 //
-// PATH is a folder (searched for `*.swift` files and the `*.md` articles of `*.docc` catalogs) or a file;
+// PATH is a folder (searched for `*.swift` files and the `*.md` articles of `*.docc` catalogs) or a file
+// (a Markdown file outside a catalog, such as the README, compiles as an article does);
 // the module of a file is the folder under `Sources` it is in. Each block compiles as the body of an
 // async throwing function (see ExampleFile): the public declarations of the library products (and the
 // articles) with the imports a user has, anything else with `@testable` imports. Names a block uses

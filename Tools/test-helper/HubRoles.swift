@@ -58,7 +58,7 @@ enum HubRoles {
         case "hub-sync":
             let store = try Store(path: args[0])
             let report = try HubSynchronizer(pageSize: args.count > 2 ? Int(args[2])! : 1000).sync(store, try Hub(args[1]))
-            say("synced \(report.pushed) \(report.pulled.recordsChanged)")
+            say("synced \(report.aToB.newEntries) \(report.bToA.recordsChanged)")
             return 0
         default:
             return nil

@@ -14,7 +14,7 @@ enum SyncRoles {
         switch role {
         case "pull", "pull-then-hang":
             let (source, target) = (try Store(path: args[0]), try Store(path: args[1]))
-            let (report, _) = try Synchronizer().pull(from: source, into: target)
+            let report = try Synchronizer().pull(from: source, into: target)
             say("pulled \(report.recordsChanged)")
             if role == "pull-then-hang" { sleep(1000) }
             return 0

@@ -10,7 +10,7 @@ import Concord
 /// ```swift
 /// let hub = try Hub("postgresql://alice@db.example.com/settings")   // password from ~/.pgpass or PGPASSWORD
 /// let report = try HubSynchronizer().sync(store, hub)
-/// print(report.pushed, "pushed,", report.pulled.recordsChanged, "pulled")
+/// print(report.aToB.newEntries, "pushed,", report.bToA.recordsChanged, "pulled")
 /// ```
 public final class Hub {
     /// Where the hub is; printing it never shows the password.

@@ -50,6 +50,15 @@ struct HubPull {
         var resync = false
         /// The account's last seq in the pull's snapshot: every change up to it is merged now.
         var last: UInt64 = 0
+
+        /// The pull as a sync direction: its pages are its batches.
+        var directionReport: ApplyReport {
+            var out = report
+            out.batches = pages
+            out.horizonResync = resync
+            out.sourceSeqRead = last
+            return out
+        }
     }
 
     /// The gate the rows pass: this store's.

@@ -1,46 +1,5 @@
 import Concord
 
-/// What one sync of a device with its hub account did (or, for a dry run, would do).
-///
-/// ```swift
-/// let report = try HubSynchronizer().sync(store, hub)
-/// print("pushed \(report.pushed) (\(report.hubRowsChanged) won), pulled \(report.pulled.recordsChanged)")
-/// ```
-public struct HubSyncReport: Sendable, Equatable {
-    /// Changes sent to the hub (the device's journal entries after the hub's cursor on it).
-    public var pushed = 0
-    /// Hub rows they changed (a pushed record won, or the key was new to the hub).
-    public var hubRowsChanged = 0
-    /// Concurrent writes the push met on the hub (each loser is in the device's conflict log).
-    public var pushConflicts: [Conflict] = []
-    /// What merging the hub's changes into the device did, all pages together; conflicts are in the
-    /// device's log, and the rows the gate refused (left out, the sound rows merged) in `pulled.refused`.
-    public var pulled: ApplyReport
-    /// Records of the device left out of the push because the gate refuses them (stored before its
-    /// rules, such as a key holding U+0000): the hub would refuse them, or could not hold them.
-    public var pushLeftOut: [ConcordError] = []
-    /// Pages pulled (each merged in one write transaction).
-    public var pages = 0
-    /// True when the device's cursor was behind the hub's tombstone horizon, so it got a full resync.
-    public var resync = false
-    /// Journal entries read on the device to find what to push.
-    public var journalEntriesRead = 0
-    /// Set when the device and the hub resent everything: one of them was found restored from an
-    /// earlier state (a hub from a dump or a standby that missed commits, a device from a backup), or
-    /// their cursors could not be proven. Nil for a delta.
-    public var historyResync: HistoryResync?
-    /// True when nothing was written, on either side.
-    public var dryRun = false
-    /// The account's last seq the pull read up to (every change up to it is merged here).
-    package var hubLastSeq: UInt64 = 0
-
-    /// Every concurrent write this sync met, pushing and pulling.
-    public var conflicts: [Conflict] { pushConflicts + pulled.conflicts }
-
-    /// True when neither side had a record the other lacked.
-    public var isInSync: Bool { hubRowsChanged == 0 && pulled.recordsChanged == 0 }
-}
-
 /// Syncs a device's store with its account on a hub: pushes the device's changes the hub has not
 /// merged (one SQL transaction), then pulls the account's changes after the device's cursor (pages,
 /// each one local write transaction). A sync cut anywhere leaves each side with whole steps applied
@@ -80,7 +39,9 @@ public struct HubSynchronizer: Sendable {
         self.maxClockDriftMilliseconds = maxClockDriftMilliseconds
     }
 
-    /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere.
+    /// Pushes then pulls; with `dryRun`, computes the same counts and writes nothing anywhere. The
+    /// report's A is the device and B the hub: ``SyncReport/aToB`` is the push (its conflicts are in
+    /// the device's log), ``SyncReport/bToA`` the pull (its batches are the pages pulled).
     ///
     /// First the device checks the hub's cursors on it against its own history marks, and its cursors
     /// on the hub against the hub's marks (see the architecture document, "Trust and time"). A hub
@@ -90,30 +51,31 @@ public struct HubSynchronizer: Sendable {
     ///
     /// ```swift
     /// let report = try HubSynchronizer().sync(store, hub)
-    /// print(report.pushed, "pushed,", report.pulled.recordsChanged, "pulled")
+    /// print(report.aToB.newEntries, "pushed,", report.bToA.recordsChanged, "pulled")
     /// ```
     ///
     /// - Parameters:
     ///   - store: The device's replica.
     ///   - hub: The hub session of the device's account.
     ///   - dryRun: When true, nothing is written to the store or the hub.
-    /// - Returns: What was pushed and pulled, the pages read, conflicts, whether a full resync ran.
+    /// - Returns: What was pushed and pulled, the pages read, conflicts, whether a full resync ran
+    ///   (``ApplyReport/horizonResync``).
     /// - Throws: `ConcordError` when the hub fails or cannot be reached (a push is all or nothing; pulled
     ///   pages already merged stay merged, and the next sync goes on from there), `ConcordError` when
     ///   the replica cannot be written.
     @discardableResult
-    public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+    public func sync(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> SyncReport {
         guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
-        var report: HubSyncReport
+        let pushed: ApplyReport
         let pulled: HubPull.Outcome
         if start.deviceRestored && !start.hubRestored {
             // The device went back: first what it lacks (its own lost pushes come too, the hub's cursor on
             // it being reset), so its full push then cannot bring back keys deleted meanwhile.
             pulled = try pullStep(store, hub, start, dryRun: dryRun)
-            report = try pushStep(store, hub, start, dryRun: dryRun)
+            pushed = try pushStep(store, hub, start, dryRun: dryRun)
         } else {
-            report = try pushStep(store, hub, start, dryRun: dryRun)
+            pushed = try pushStep(store, hub, start, dryRun: dryRun)
             pulled = try pullStep(store, hub, start, dryRun: dryRun)
         }
         if !dryRun {
@@ -121,17 +83,19 @@ public struct HubSynchronizer: Sendable {
             // The hub names no replica of its own: the device notes, for itself alone, which peer is its hub.
             try store.write { w in try w.noteHubPeer(hub.replicaID, account: hub.account) }
         }
-        report.pulled = pulled.report
-        report.pages = pulled.pages
-        report.resync = pulled.resync
+        var report = SyncReport(aToB: pushed, bToA: pulled.directionReport, dryRun: dryRun)
         report.historyResync = start.historyResync
-        report.hubLastSeq = pulled.last
         return report
     }
 
     /// Sends the hub the device's changes it lacks (one direction).
+    ///
+    /// ```swift
+    /// let pushed = try HubSynchronizer().push(store, hub)
+    /// print(pushed.newEntries, "pushed,", pushed.recordsChanged, "hub rows changed")
+    /// ```
     @discardableResult
-    public func push(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+    public func push(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> ApplyReport {
         guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
         var report = try pushStep(store, hub, start, dryRun: dryRun)
@@ -140,18 +104,19 @@ public struct HubSynchronizer: Sendable {
     }
 
     /// Merges into the device the account's changes it lacks (one direction).
+    ///
+    /// ```swift
+    /// let pulled = try HubSynchronizer().pull(store, hub)
+    /// print(pulled.recordsChanged, "records changed in", pulled.batches, "pages")
+    /// ```
     @discardableResult
-    public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> HubSyncReport {
+    public func pull(_ store: Store, _ hub: Hub, dryRun: Bool = false) throws -> ApplyReport {
         guard store.replicaID != hub.replicaID else { throw ConcordError.sameReplica(store.replicaID, store.directory) }
         let start = try begin(store, hub, dryRun: dryRun)
         let outcome = try pullStep(store, hub, start, dryRun: dryRun)
         if !dryRun { try finish(store, hub, start, outcome) }
-        var report = HubSyncReport(pulled: outcome.report)
-        report.pages = outcome.pages
-        report.resync = outcome.resync
-        report.dryRun = dryRun
+        var report = outcome.directionReport
         report.historyResync = start.historyResync
-        report.hubLastSeq = outcome.last
         return report
     }
 
@@ -199,24 +164,25 @@ public struct HubSynchronizer: Sendable {
     }
 
     /// The push: everything when either side went back in time, else the delta after the hub's proven cursor.
-    private func pushStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> HubSyncReport {
+    private func pushStep(_ store: Store, _ hub: Hub, _ start: Start, dryRun: Bool) throws -> ApplyReport {
         let full = start.deviceRestored || start.hubRestored
         let knowledge = full ? PeerKnowledge.none : start.device.claims.proven
         let rows = try store.peerCursors().cursors.filter { $0.peer == hub.replicaID }
         let read = try DeltaReader.readReporting(
             from: store, for: hub.replicaID, alreadyMerged: knowledge, selection: selection, leaveOutEchoes: !full, onProgress: onProgress)
         let delta = read.bound(to: dryRun ? nil : try store.currentMark(givingTo: hub.replicaID, scopes: selection.scopes))
-        var report = HubSyncReport(pulled: ApplyReport(source: hub.replicaID, target: store.replicaID))
+        var report = ApplyReport(source: store.replicaID, target: hub.replicaID)
         let meter = ProgressMeter(onProgress, phase: "push", total: delta.batch.entries.count, unit: "changes")
         meter.update(0)
-        report.dryRun = dryRun
-        report.pushed = delta.batch.entries.count
+        report.entries = delta.batch.entries.count
+        report.batches = 1
+        report.sourceSeqRead = delta.batch.toSeq
         report.journalEntriesRead = delta.journalEntriesRead
-        report.pushLeftOut = delta.leftOut
+        report.refused = delta.leftOut
         // Replace the hub's cursor when it claims nothing (unbound, or reset): the push starts at 0.
         let unbound = selection.scopes.contains { scope in !start.onDevice.knowledge.items.contains { $0.scope == scope && $0.mark != nil } }
         if dryRun {
-            report.hubRowsChanged = try HubPush.plan(delta.batch, to: hub)
+            report.recordsChanged = try HubPush.plan(delta.batch, to: hub)
         } else if !delta.batch.entries.isEmpty || !delta.leftOut.isEmpty || delta.journalEntriesRead >= Self.cursorLag || full || unbound {
             // Changes to send (or left out: the hub's cursor moves past them, so they are reported once), a
             // device the hub has not met (it registers), or a cursor to bind. Entries the hub sent (re-journaled
@@ -237,8 +203,8 @@ public struct HubSynchronizer: Sendable {
                 if error.code == .overQuota, !rows.isEmpty { try store.write { w in try w.restorePeerCursors(rows) } }
                 throw error
             }
-            report.hubRowsChanged = outcome.rowsChanged
-            report.pushConflicts = conflicts
+            report.recordsChanged = outcome.rowsChanged
+            report.conflicts = conflicts
         }
         meter.finish()
         return report

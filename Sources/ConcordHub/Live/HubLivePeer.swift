@@ -22,8 +22,6 @@ package final class HubLivePeer: LiveSyncPeer {
     package let hub: Hub
     /// How each round syncs (the suites, the page size).
     package let synchronizer: HubSynchronizer
-    /// Called with every round's full report (the loop's events carry a summary).
-    private let onReport: (HubSyncReport) -> Void
     /// The server process that LISTENs, when a pooler stands between this connection and the server.
     private let pooledListener: Int64?
     /// The account's last seq the latest round pulled up to: announcements up to it bring nothing new.
@@ -34,12 +32,10 @@ package final class HubLivePeer: LiveSyncPeer {
     /// - Throws: What `Hub.init(_:account:)` throws, ``ConcordError`` `.transactionPooling` through a pooler in
     ///   transaction mode, or `ConcordError` when LISTEN fails.
     package init(
-        store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
-        onReport: @escaping (HubSyncReport) -> Void = { _ in }
+        store: Store, url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer()
     ) throws {
         self.store = store
         self.synchronizer = synchronizer
-        self.onReport = onReport
         let hub = try Hub(url, account: account)
         self.hub = hub
         // The channel is "concord_" and hex digits (checked when the account was read): no user data in the statement.
@@ -72,7 +68,7 @@ package final class HubLivePeer: LiveSyncPeer {
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: hub.replicaID) }
 
-    package func syncOnce() throws -> LiveSyncRound {
+    package func syncOnce() throws -> SyncReport {
         if let pooledListener {
             let now = try ConcordError.fromPostgres { try hub.db.execute("SELECT pg_backend_pid()").int64(0, 0) }
             guard now == pooledListener else { throw ConcordError.transactionPooling(endpoint: hub.endpoint) }
@@ -80,13 +76,8 @@ package final class HubLivePeer: LiveSyncPeer {
         let report = try synchronizer.sync(store, hub)
         // Replaced, not raised: within one history the pulled seq only grows, and a hub that went back in
         // time hands out seqs below it again, which must wake this device.
-        pulledUpTo = report.hubLastSeq
-        onReport(report)
-        var round = LiveSyncRound(pushed: report.hubRowsChanged, pulled: report.pulled.recordsChanged, conflicts: report.pulled.conflicts)
-        round.historyResync = report.historyResync
-        round.replicas = [store.replicaID, hub.replicaID]
-        round.entriesSent = report.pushed + report.pulled.entries - report.pulled.alreadyMerged
-        return round
+        pulledUpTo = report.bToA.sourceSeqRead
+        return report
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

@@ -19,12 +19,17 @@ extension ReplicaRows {
     /// The record stored for `key` in `suite` and its journal seq (tombstones included).
     package func storedRecord(suite: String, key: String) throws -> StoredRecord? {
         guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: key)) else { return nil }
-        do {
-            let row = try StoredRow.decode(bytes)
-            return StoredRecord(record: row.record, seq: row.seq)
-        } catch {
-            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
-        }
+        let row = try rowReader(suite: suite, key: key).row(bytes)
+        return StoredRecord(record: row.record, seq: row.seq)
+    }
+
+    /// The reader of `key`'s row in `suite` (`RowReader`).
+    package func rowReader(suite: String, key: String) -> RowReader { RowReader(suite: suite, key: key, path: path) }
+
+    /// The value a read of `key` in `suite` finds at `now` (nil for none, a tombstone or an expired value).
+    package func value(suite: String, key: String, at now: UInt64) throws -> Value? {
+        guard let record = try record(suite: suite, key: key) else { return nil }
+        return try rowReader(suite: suite, key: key).value(of: record, now: { now })
     }
 
     /// The record stored for `key` in `suite`, if any (tombstones included).
@@ -119,11 +124,7 @@ extension ReplicaRows {
             guard let (s, k) = StoreLayout.splitRecordKey(key) else {
                 throw ConcordError.damaged(path: path, reason: "a record key that is not suite\\0key")
             }
-            let row: StoredRow
-            do { row = try StoredRow.decode(value) } catch {
-                throw ConcordError.damaged(path: path, reason: "the record of \(s)/\(k) does not decode: \(error)")
-            }
-            return try body(s, k, row)
+            return try body(s, k, try rowReader(suite: s, key: k).row(value))
         }
     }
 
@@ -135,11 +136,7 @@ extension ReplicaRows {
             guard let (_, k) = StoreLayout.splitRecordKey(key) else {
                 throw ConcordError.damaged(path: path, reason: "a record key that is not suite\\0key")
             }
-            let row: StoredRow
-            do { row = try StoredRow.decode(value) } catch {
-                throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
-            }
-            return try body(k, row)
+            return try body(k, try rowReader(suite: suite, key: k).row(value))
         }
     }
 }

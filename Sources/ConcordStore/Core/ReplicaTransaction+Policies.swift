@@ -31,7 +31,8 @@ extension ReplicaTransaction {
                 reason: "an add-wins set cannot be incremented; add or remove members instead")
         }
         if policy == .lww, existing?.isPolicy != true {
-            let current = try existing.flatMap { try record(of: $0, suite: suite, key: key).value(at: wallClockMilliseconds) }
+            let now = wallClockMilliseconds
+            let current = try existing.flatMap { try rowReader(suite: suite, key: key).value(of: record(of: $0, suite: suite, key: key), now: { now }) }
             let (total, _) = try sum(current)
             try writePlain(suite: suite, key: key, valueBytes: try encodeChecked(.int(total), key: key), existing: existing)
             return total

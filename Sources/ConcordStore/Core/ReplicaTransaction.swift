@@ -134,10 +134,7 @@ package final class ReplicaTransaction: ReplicaRows {
 
     /// The stored value of `key` as a read finds it now (nil for none, a tombstone or an expired value), decoded.
     package func value(suite: String, key: String) throws -> Value? {
-        guard let record = try record(suite: suite, key: key) else { return nil }
-        do { return try record.value(at: wallClockMilliseconds) } catch {
-            throw ConcordError.damaged(path: path, reason: "the value of \(suite)/\(key) does not decode: \(error)")
-        }
+        try value(suite: suite, key: key, at: wallClockMilliseconds)
     }
 
     /// Refuses a local write to the reserved suite, or to a suite this replica holds at a newer
@@ -229,7 +226,7 @@ package final class ReplicaTransaction: ReplicaRows {
                 }
             }
         } catch let error as ValueDecodingError {
-            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw rowReader(suite: suite, key: key).undecodable(error)
         }
         policyState.policy = policy
         if try body(&policyState, version) { changed = true }
@@ -357,14 +354,12 @@ package final class ReplicaTransaction: ReplicaRows {
             return ExistingRow(
                 seq: seq, hlc: header.hlc, isTombstone: header.isTombstone, isPolicy: header.isPolicy, expiry: header.expiryMilliseconds, bytes: bytes)
         } catch {
-            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+            throw rowReader(suite: suite, key: key).undecodable(error)
         }
     }
 
     func record(of row: ExistingRow, suite: String, key: String) throws -> Record {
-        do { return try StoredRow.decode(row.bytes).record } catch {
-            throw ConcordError.damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
-        }
+        try rowReader(suite: suite, key: key).row(row.bytes).record
     }
 
     /// Stores `record` under `recordKey` as a new change and appends its journal entry; keeps the

@@ -66,10 +66,8 @@ extension Suite {
     /// What a read of `key` returns now as a `T`, and the journal seq the read reflects.
     private func currentValue<T: StorableValue>(of key: String, as type: T.Type) throws -> (T?, seq: UInt64) {
         let (record, seq) = try core.snapshot { s in (try s.record(suite: name, key: key), s.lastSeq) }
-        let stored: Value?
-        do { stored = try record?.value(at: core.options.wallClock()) } catch {
-            throw ConcordError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
-        }
+        let options = core.options
+        let stored = try record.flatMap { try rowReader(key).value(of: $0, now: options.wallClock) }
         guard let value = stored ?? registeredDefault(forKey: key) else { return (nil, seq) }
         return (try convert(value, key: key) as T, seq)
     }

@@ -320,6 +320,15 @@ extension ConcordError {
         ConcordError(.damaged, "the store at \(path) is damaged: \(reason)", path: path)
     }
 
+    /// A record of `key` in `suite` whose stored bytes do not decode (damaged, or a value tag no
+    /// release wrote): of code `.damaged`, naming the suite and key (see `RowReader`).
+    package static func undecodableRecord(suite: String, key: String, path: String, _ error: any Error) -> ConcordError {
+        var out = damaged(path: path, reason: "the record of \(suite)/\(key) does not decode: \(error)")
+        out.suite = suite
+        out.key = key
+        return out
+    }
+
     /// An unsafe directory.
     package static func insecure(path: String, reason: String) -> ConcordError {
         ConcordError(.insecure, "refusing to use \(path): \(reason)", path: path)

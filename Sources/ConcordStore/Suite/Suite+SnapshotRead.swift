@@ -15,17 +15,10 @@ extension Suite {
     /// Reads the stored value of `key` (registered defaults not included) and the commit stamp
     /// of the snapshot it came from, in one read transaction.
     package func snapshotRead(forKey key: String) throws -> SnapshotRead {
-        try Names.validateKey(key, inSuite: name)
-        let recordKey = StoreLayout.recordKey(suite: name, key: key)
-        let (bytes, snapshot) = try core.read { txn in (try txn.get(core.layout.records, recordKey), txn.snapshotID) }
+        let (bytes, snapshot) = try storedRow(forKey: key)
         guard let bytes else { return SnapshotRead(value: nil, snapshot: snapshot) }
-        do {
-            let record = try StoredRow.decode(bytes).record
-            guard let expiry = record.expiresAtMilliseconds else { return SnapshotRead(value: try record.value(), snapshot: snapshot) }
-            let now = store.options.wallClock()
-            return SnapshotRead(value: try record.value(at: now), snapshot: snapshot, expiry: now < expiry ? expiry : nil)
-        } catch {
-            throw ConcordError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
-        }
+        let options = store.options
+        let (value, expiry) = try rowReader(key).read(bytes, now: options.wallClock)
+        return SnapshotRead(value: value, snapshot: snapshot, expiry: expiry)
     }
 }

@@ -55,22 +55,9 @@ public struct Suite: Sendable {
 
     /// The stored value only, ignoring registered defaults.
     public func storedValue(forKey key: String) throws -> Value? {
-        // Decodes the value straight from the row's bytes: the record's version is not needed here.
-        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
-        var reader = ByteReader(bytes)
-        do {
-            let header = try StoredRow.readHeader(&reader).header
-            if header.isTombstone { return nil }
-            if header.isPolicy {
-                let record = try StoredRow.decode(bytes).record
-                return record.expiresAtMilliseconds == nil ? try record.value() : try record.value(at: core.options.wallClock())
-            }
-            // The clock is read only for a value that expires: most reads never look at it.
-            if let expiry = header.expiryMilliseconds, core.options.wallClock() >= expiry { return nil }
-            return try ValueCodec.decodeRest(&reader)
-        } catch {
-            throw ConcordError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
-        }
+        guard let bytes = try storedRow(forKey: key).bytes else { return nil }
+        let options = core.options
+        return try rowReader(key).read(bytes, now: options.wallClock).value
     }
 
     /// The stored record for `key`, tombstones and expired values included, with its version (and,
@@ -80,22 +67,28 @@ public struct Suite: Sendable {
     /// if let version = try suite.record(forKey: "theme")?.version { print(version) }
     /// ```
     public func record(forKey key: String) throws -> Record? {
-        guard let bytes = try storedRowBytes(forKey: key) else { return nil }
-        do { return try StoredRow.decode(bytes).record } catch {
-            throw ConcordError.damaged(path: store.directory, reason: "the record of \(name)/\(key) does not decode: \(error)")
-        }
+        guard let bytes = try storedRow(forKey: key).bytes else { return nil }
+        return try rowReader(key).row(bytes).record
     }
 
-    /// The bytes of the row stored for `key`, if any.
-    private func storedRowBytes(forKey key: String) throws -> [UInt8]? {
+    /// The bytes of the row stored for `key`, if any, and the commit stamp of the snapshot they were
+    /// read in: the one fetch of a key's row that every read of a suite makes.
+    func storedRow(forKey key: String) throws -> (bytes: [UInt8]?, snapshot: Int) {
         try Names.validateKey(key, inSuite: name)
         let recordKey = StoreLayout.recordKey(suite: name, key: key)
-        // Out through a local rather than as the read's generic result, so the first get of a fresh
+        // Out through locals rather than as the read's generic result, so the first get of a fresh
         // process does not instantiate `Optional<[UInt8]>`'s metadata.
         var bytes: [UInt8]?
-        try core.read { txn in bytes = try txn.get(core.layout.records, recordKey) }
-        return bytes
+        var snapshot = 0
+        try core.read { txn in
+            bytes = try txn.get(core.layout.records, recordKey)
+            snapshot = txn.snapshotID
+        }
+        return (bytes, snapshot)
     }
+
+    /// The reader of `key`'s row in this suite (`RowReader`).
+    func rowReader(_ key: String) -> RowReader { RowReader(suite: name, key: key, path: store.directory) }
 
     /// Whether a value is stored for `key` (registered defaults do not count; tombstones and expired
     /// values do not either).
@@ -115,9 +108,7 @@ public struct Suite: Sendable {
         var out: [String: Value] = [:]
         let now = core.options.wallClock()
         for (key, record) in try records() where !record.readsAsAbsent(at: now) {
-            do { out[key] = try record.value(at: now) } catch {
-                throw ConcordError.damaged(path: store.directory, reason: "the value of \(name)/\(key) does not decode: \(error)")
-            }
+            out[key] = try rowReader(key).value(of: record, now: { now })
         }
         return out
     }

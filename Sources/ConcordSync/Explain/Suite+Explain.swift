@@ -36,10 +36,7 @@ extension Suite {
             }
             let stored = try r.storedRecord(suite: suiteName, key: key)
             let record = stored?.record
-            let value: Value?
-            do { value = try record?.value(at: now) } catch {
-                throw ConcordError.damaged(path: r.path, reason: "the value of \(suiteName)/\(key) does not decode: \(error)")
-            }
+            let value = try record.flatMap { try r.rowReader(suite: suiteName, key: key).value(of: $0, now: { now }) }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
             var arrival: Explanation.Arrival?
             if let stored, let (source, clock) = try r.journalOrigin(seq: stored.seq) { arrival = origin(source, clock: clock) }
@@ -53,7 +50,7 @@ extension Suite {
                             replica: named(part.replica), isBase: part.isBase, value: part.value, time: Explanation.date(milliseconds: part.hlc >> 16)))
                 }
             } catch {
-                throw ConcordError.damaged(path: r.path, reason: "the record of \(suiteName)/\(key) does not decode: \(error)")
+                throw r.rowReader(suite: suiteName, key: key).undecodable(error)
             }
             let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
                 Explanation.BeatenWrite(

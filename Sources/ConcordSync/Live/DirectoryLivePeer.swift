@@ -29,15 +29,9 @@ package final class DirectoryLivePeer: LiveSyncPeer {
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: other.replicaID) }
 
-    package func syncOnce() throws -> LiveSyncRound {
+    package func syncOnce() throws -> SyncReport {
         otherCommits.drain()
-        let report = try synchronizer.sync(store, other)
-        var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: report.bToA.conflicts)
-        round.remoteConflicts = report.aToB.conflicts.count
-        round.historyResync = report.historyResync
-        round.replicas = [store.replicaID, other.replicaID]
-        round.entriesSent = report.aToB.entries - report.aToB.alreadyMerged + report.bToA.entries - report.bToA.alreadyMerged
-        return round
+        return try synchronizer.sync(store, other)
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

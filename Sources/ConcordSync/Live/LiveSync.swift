@@ -283,8 +283,8 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
     public var pendingChanges = false
     /// Why the last session failed, until a round succeeds.
     public var lastError: String?
-    /// What the last round moved, and when it ended.
-    public var lastRound: LiveSyncRound?
+    /// What the last round moved (A is this store, B the peer).
+    public var lastRound: SyncReport?
     /// When the last round ended.
     public var lastRoundDate: Date?
     /// Rounds completed since the start.
@@ -296,7 +296,7 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var parts = ["\(connection)", isInSync ? "in sync" : "not in sync"]
         if pendingChanges { parts.append("changes pending") }
-        if let lastRound { parts.append("last round: \(lastRound.pushed) pushed, \(lastRound.pulled) pulled") }
+        if let lastRound { parts.append("last round: \(lastRound.aToB.recordsChanged) pushed, \(lastRound.bToA.recordsChanged) pulled") }
         if let lastError { parts.append("last error: \(lastError)") }
         return parts.joined(separator: ", ")
     }

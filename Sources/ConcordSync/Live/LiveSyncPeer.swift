@@ -7,7 +7,7 @@
 /// ```
 package protocol LiveSyncPeer: AnyObject {
     /// One exchange: send the local changes the peer lacks, merge the peer's changes.
-    func syncOnce() throws -> LiveSyncRound
+    func syncOnce() throws -> SyncReport
     /// Blocks until the peer announces a change, `wakeDescriptor` becomes readable, or `timeout`
     /// seconds pass. Throws when the connection broke.
     func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake
@@ -32,38 +32,6 @@ package enum LiveSyncWake: Sendable, Equatable {
     case ownEcho
 }
 
-/// What one round of a live sync moved.
-///
-/// <!-- assume: let event: LiveSyncEvent = given() -->
-/// ```swift
-/// if case .synced(let round) = event { print(round.pushed, "up,", round.pulled, "down") }
-/// ```
-public struct LiveSyncRound: Sendable, Equatable {
-    /// Records the round sent to the peer.
-    public var pushed: Int
-    /// Records the round merged from the peer.
-    public var pulled: Int
-    /// Concurrent writes that lost a merge here in this round (also in the local conflict log).
-    public var conflicts: [Conflict]
-    /// Concurrent writes found on the far side (a remote's, or with two remotes both's): counted
-    /// here, listed in that replica's conflict log.
-    public var remoteConflicts = 0
-    /// Set when this round resent everything both ways: a replica was found restored from an earlier
-    /// state (or the cursors could not be proven).
-    public var historyResync: HistoryResync?
-    /// Entries the round sent both ways (those the receiving side had not merged already).
-    public var entriesSent = 0
-    /// The two replicas of the round: this store (or, with two remotes, the first) and the peer.
-    package var replicas: [ReplicaID] = []
-
-    /// A round's figures.
-    public init(pushed: Int, pulled: Int, conflicts: [Conflict]) {
-        self.pushed = pushed
-        self.pulled = pulled
-        self.conflicts = conflicts
-    }
-}
-
 /// What a live sync reports as it runs.
 ///
 /// ```swift
@@ -74,8 +42,8 @@ public struct LiveSyncRound: Sendable, Equatable {
 public enum LiveSyncEvent: Sendable {
     /// A session with the peer is open (first, or after a reconnection).
     case connected
-    /// A round finished.
-    case synced(LiveSyncRound)
+    /// A round finished: A is this store (with two remotes relayed, the first), B the peer.
+    case synced(SyncReport)
     /// The session broke or could not be opened; the loop retries after `retryAfter` seconds.
     case disconnected(error: String, retryAfter: Double)
 }

@@ -1,7 +1,7 @@
 /// Two remote replicas kept in sync through this process as a live-sync "peer": each round is a
 /// relay round (`SyncRelay`), and either server's own commits, which it announces, wake the loop.
-/// "Pushed" counts records changed on B, "pulled" those changed on A; conflicts are found on the
-/// far sides (each is in that replica's conflict log) and only counted.
+/// A round's `aToB` is A's changes as B acknowledged merging them, `bToA` B's as A did; conflicts are
+/// found on the far sides (each is in that replica's conflict log) and only counted (`remoteConflicts`).
 ///
 /// <!-- assume:
 /// let first = try RemoteAddress.parse("alice@desktop:settings"), second = try RemoteAddress.parse("alice@server:settings")
@@ -32,14 +32,8 @@ package final class RelayLivePeer: LiveSyncPeer {
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: relay.helloA.replica) }
 
-    package func syncOnce() throws -> LiveSyncRound {
-        let report = try relay.round()
-        var round = LiveSyncRound(pushed: report.aToB.recordsChanged, pulled: report.bToA.recordsChanged, conflicts: [])
-        round.remoteConflicts = report.aToB.conflicts + report.bToA.conflicts
-        round.historyResync = report.historyResync
-        round.replicas = [relay.helloA.replica, relay.helloB.replica]
-        round.entriesSent = report.aToB.entries - report.aToB.alreadyMerged + report.bToA.entries - report.bToA.alreadyMerged
-        return round
+    package func syncOnce() throws -> SyncReport {
+        try relay.round()
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

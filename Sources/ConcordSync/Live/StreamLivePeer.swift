@@ -25,14 +25,8 @@ package final class StreamLivePeer: LiveSyncPeer {
 
     package var mergeOrigin: ChangeOrigin { .sync(peer: session.peer.replica) }
 
-    package func syncOnce() throws -> LiveSyncRound {
-        let report = try session.round()
-        var round = LiveSyncRound(pushed: report.sent.recordsChanged, pulled: report.received.recordsChanged, conflicts: report.received.conflicts)
-        round.remoteConflicts = report.sent.conflicts
-        round.historyResync = report.historyResync
-        round.replicas = [store.replicaID, session.peer.replica]
-        round.entriesSent = report.sent.entries - report.sent.alreadyMerged + report.received.entries - report.received.alreadyMerged
-        return round
+    package func syncOnce() throws -> SyncReport {
+        try session.round()
     }
 
     package func waitForAnnouncement(timeout: Double, wakeDescriptor: Int32) throws -> LiveSyncWake {

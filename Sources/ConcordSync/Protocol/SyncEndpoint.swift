@@ -113,8 +113,8 @@ final class SyncEndpoint {
     /// sent while the peer merges the ones before, and each acknowledgement moves what the peer is
     /// known to hold as it arrives (in order: the peer merges batches one after another). A session
     /// cut midway leaves the peer with the whole batches it acknowledged, as with one batch at a time.
-    func sendChanges(atLeastOne: Bool) throws -> SentChanges {
-        var sent = SentChanges()
+    func sendChanges(atLeastOne: Bool) throws -> ApplyReport {
+        var sent = ApplyReport(source: store.replicaID, target: peer)
         var after: UInt64?
         let full = resyncSend
         // The first part is read before the mark is taken (a replica whose journal cannot be read writes
@@ -150,7 +150,7 @@ final class SyncEndpoint {
             sent.journalEntriesRead += delta.journalEntriesRead
             // A batch without entries still goes when it moves the peer's cursor past what a batch sent reached.
             let behind = peerHas.values.contains { $0 < delta.batch.toSeq } && delta.batch.toSeq > (inFlight.last?.toSeq ?? 0)
-            sent.leftOut += delta.leftOut
+            sent.refused += delta.leftOut
             guard !delta.batch.entries.isEmpty || behind || ((atLeastOne || full) && batchesSent == 0) else { break }
             // The batch's mark covers a seq this replica holds: announced too, as the peer checks it.
             let reach = max(delta.batch.toSeq, delta.batch.mark?.seq ?? 0)
@@ -298,58 +298,5 @@ final class SyncEndpoint {
         }
         if case .failure(let error) = frame { throw ConcordError(error.code, "the peer: " + error.message) }
         return frame
-    }
-}
-
-/// What the peer reported merging of the batches one side sent.
-///
-/// <!-- assume: let report: SyncRoundReport = given() -->
-/// ```swift
-/// print(report.sent.entries, "sent,", report.sent.recordsChanged, "changed on the peer")
-/// ```
-package struct SentChanges: Sendable, Equatable {
-    /// Batches sent.
-    package var batches = 0
-    /// Entries sent.
-    package var entries = 0
-    /// Entries the peer had merged already.
-    package var alreadyMerged = 0
-    /// Records the batches changed on the peer.
-    package var recordsChanged = 0
-    /// Concurrent writes the peer found (each is in the peer's conflict log).
-    package var conflicts = 0
-    /// Versions further ahead of the peer's clock than its allowed drift.
-    package var skewedVersions = 0
-    /// How far ahead of the peer's clock the most skewed version was, in milliseconds.
-    package var maxSkewMilliseconds: UInt64 = 0
-    /// Journal entries read on this side to build the batches.
-    package var journalEntriesRead = 0
-    /// Records this side holds from before the gate's rules, left out of the batches (see `RecordGate`).
-    package var leftOut: [ConcordError] = []
-
-    /// Nothing sent yet.
-    package init() {}
-
-    mutating func add(_ ack: SyncAck) {
-        batches += 1
-        entries += ack.entries
-        alreadyMerged += ack.alreadyMerged
-        recordsChanged += ack.recordsChanged
-        conflicts += ack.conflicts
-        skewedVersions += ack.skewedVersions
-        maxSkewMilliseconds = max(maxSkewMilliseconds, ack.maxSkewMilliseconds)
-    }
-
-    /// Adds another leg's batches (a relay forwards one side's changes in several legs).
-    mutating func add(_ other: SentChanges) {
-        batches += other.batches
-        entries += other.entries
-        alreadyMerged += other.alreadyMerged
-        recordsChanged += other.recordsChanged
-        conflicts += other.conflicts
-        skewedVersions += other.skewedVersions
-        maxSkewMilliseconds = max(maxSkewMilliseconds, other.maxSkewMilliseconds)
-        journalEntriesRead += other.journalEntriesRead
-        leftOut += other.leftOut
     }
 }

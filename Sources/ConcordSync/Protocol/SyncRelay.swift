@@ -73,8 +73,12 @@ package final class SyncRelay {
     /// which starts the other's sending leg. A server that merged something always answers with at
     /// least one batch (so the sender learns what was merged), and the round ends at the first leg
     /// without a batch, with both servers between rounds.
-    package func round() throws -> RelayRoundReport {
-        var report = RelayRoundReport(dryRun: dryRun)
+    /// Both directions are as the far side acknowledged them: their conflicts are counted
+    /// (``ApplyReport/remoteConflicts``), listed in the servers' logs.
+    package func round() throws -> SyncReport {
+        var report = SyncReport(
+            aToB: ApplyReport(source: helloA.replica, target: helloB.replica), bToA: ApplyReport(source: helloB.replica, target: helloA.replica),
+            dryRun: dryRun)
         try a.channel.send(.end) // A's round: the relay forwards nothing to it first; A sends what B lacks
         var (from, to, fromIsA) = (a, b, true)
         for leg in 1...maxLegs {
@@ -98,8 +102,8 @@ package final class SyncRelay {
     }
 
     /// Forwards `from`'s batches to `to` and each acknowledgement back, until `from` ends its leg.
-    private func forward(from: RelaySide, to: RelaySide) throws -> SentChanges {
-        var sent = SentChanges()
+    private func forward(from: RelaySide, to: RelaySide) throws -> ApplyReport {
+        var sent = ApplyReport(source: from.replica, target: to.replica)
         while true {
             switch try from.expectFrame("a batch or the end of its changes") {
             case .batch(let batch):
@@ -139,6 +143,8 @@ package final class SyncRelay {
 private final class RelaySide {
     let channel: SyncChannel
     var announced = false
+    /// The server's replica, once its hello arrived.
+    var replica = ReplicaID.zero
 
     init(_ channel: SyncChannel) { self.channel = channel }
 
@@ -149,7 +155,9 @@ private final class RelaySide {
         let answer: SyncFrame?
         do { answer = try channel.receive() } catch { throw sendError ?? error }
         switch answer {
-        case .hello(let peer): return peer
+        case .hello(let peer):
+            replica = peer.replica
+            return peer
         case .failure(let error): throw ConcordError(error.code, "the peer: " + error.message)
         case nil: throw sendError ?? channel.describeFailure("the connection closed before the peer answered")
         default: throw ConcordError.session(.malformed, "the peer's first frame is not a hello")
@@ -185,27 +193,4 @@ private final class RelaySide {
         default: throw ConcordError.session(.malformed, "a remote sent something other than an announcement between rounds")
         }
     }
-}
-
-/// What one relay round moved: A's changes as B reported merging them, and B's as A did.
-///
-/// <!-- assume: let relay: SyncRelay = given() -->
-/// ```swift
-/// let round = try relay.round()
-/// if !round.isInSync { print(round.aToB.entries, "changes sent to B") }
-/// ```
-package struct RelayRoundReport: Sendable, Equatable {
-    /// A's changes, as B reported merging them.
-    package var aToB = SentChanges()
-    /// B's changes, as A reported merging them.
-    package var bToA = SentChanges()
-    /// True when nothing was written (on either side).
-    package let dryRun: Bool
-    /// Set on the first round when the servers resent everything both ways.
-    package var historyResync: HistoryResync?
-
-    /// Records changed on both sides.
-    package var recordsChanged: Int { aToB.recordsChanged + bToA.recordsChanged }
-    /// True when neither replica had a record the other lacked.
-    package var isInSync: Bool { recordsChanged == 0 }
 }

@@ -9,7 +9,7 @@
 /// ```swift
 /// let session = try SyncSession(store: laptop, channel: connection.channel)
 /// let round = try session.round()
-/// print(round.sent.recordsChanged, "changed there,", round.received.recordsChanged, "here")
+/// print(round.aToB.recordsChanged, "changed there,", round.bToA.recordsChanged, "here")
 /// ```
 package final class SyncSession {
     package let store: Store
@@ -68,11 +68,12 @@ package final class SyncSession {
     }
 
     /// One exchange: this replica's changes to the peer (none to a read-only peer), then the peer's here.
-    package func round() throws -> SyncRoundReport {
+    /// A is this replica, B the peer: ``SyncReport/aToB`` is what the peer acknowledged merging.
+    package func round() throws -> SyncReport {
         let sent = peer.readOnly ? try endpoint.sendNothing() : try endpoint.sendChanges(atLeastOne: false)
         let received = try endpoint.receiveChanges()
         endpoint.announced = false
-        var report = SyncRoundReport(sent: sent, received: received, dryRun: peer.dryRun)
+        var report = SyncReport(aToB: sent, bToA: received, dryRun: peer.dryRun)
         if !reportedResync {
             report.historyResync = historyResync
             reportedResync = true
@@ -97,33 +98,10 @@ package final class SyncSession {
     }
 }
 
-/// What one round of a session did: this side's changes merged there, the peer's merged here.
-///
-/// <!-- assume: let report: SyncRoundReport = given() -->
-/// ```swift
-/// print(report.sent.recordsChanged, "changed there,", report.received.recordsChanged, "here")
-/// ```
-package struct SyncRoundReport: Sendable, Equatable {
-    /// This replica's changes, as the peer reported merging them.
-    package let sent: SentChanges
-    /// The peer's changes merged into this replica.
-    package let received: ApplyReport
-    /// True when nothing was written (on either side).
-    package let dryRun: Bool
-    /// Set on the first round of a session that resent everything both ways: a replica was found
-    /// restored from an earlier state (or the cursors could not be proven).
-    package var historyResync: HistoryResync?
-
-    /// Records changed on both sides.
-    package var recordsChanged: Int { sent.recordsChanged + received.recordsChanged }
-    /// True when neither replica had a record the other lacked.
-    package var isInSync: Bool { recordsChanged == 0 }
-}
-
 extension SyncEndpoint {
     /// Ends this side's part of a round without sending a batch (to a read-only peer).
-    func sendNothing() throws -> SentChanges {
+    func sendNothing() throws -> ApplyReport {
         try channel.send(.end)
-        return SentChanges()
+        return ApplyReport(source: store.replicaID, target: peer)
     }
 }

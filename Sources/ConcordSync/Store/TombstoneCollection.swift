@@ -77,10 +77,7 @@ extension Store {
                 guard let (suite, k) = StoreLayout.splitRecordKey(key) else {
                     throw ConcordError.damaged(path: w.path, reason: "a record key that is not suite\\0key")
                 }
-                let row: StoredRow
-                do { row = try StoredRow.decode(value) } catch {
-                    throw ConcordError.damaged(path: w.path, reason: "the record of \(suite)/\(k) does not decode: \(error)")
-                }
+                let row = try w.rowReader(suite: suite, key: k).row(value)
                 seen += 1
                 let deletedAt = max(row.record.version.milliseconds, expiry ?? 0)
                 guard deletedAt <= now, now - deletedAt >= retentionMilliseconds else {

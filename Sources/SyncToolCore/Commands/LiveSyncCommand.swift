@@ -10,7 +10,7 @@ import Synchronization
 /// `sync-tool sync A B --watch`: a `LiveSync` until SIGINT or SIGTERM, one line (or JSON object) per
 /// round, then a summary and exit 0. `local` is a directory and `other` a directory, a remote or a
 /// hub's URL, or both are remotes, relayed through this process (then its lines say "in B" and "in A").
-/// A hub's rounds also carry its report's figures (hub rows changed, pages, a full resync, skew).
+/// Each round is printed as `SyncReportText` prints a sync (with a hub's figures for a hub).
 struct LiveSyncCommand {
     let local: String
     let other: String
@@ -26,11 +26,16 @@ struct LiveSyncCommand {
     func run(_ io: CommandIO) throws -> ExitCode {
         do {
             let json = json
-            let (there, here) = RemoteAddress.isRemote(local) ? ("in B", "in A") : ("there", "here")
-            let names = localIsA ? ["A", "B"] : ["B", "A"]
+            let relayed = RemoteAddress.isRemote(local)
+            let (there, here) = relayed ? ("in B", "in A") : ("there", "here")
+            // A round's A is the local store (with two remotes, the first the relay opened): swapped
+            // when that is the command's B.
+            let swapped = !localIsA
+            let peer: SyncReportText.Peer =
+                relayed
+                ? .relay(a: localIsA ? local : other, b: localIsA ? other : local)
+                : HubSyncCommand.isHub(other) ? .hub : RemoteAddress.isRemote(other) ? .remote(other) : .directory
             let totals = Mutex((rounds: 0, pushed: 0, pulled: 0, conflicts: 0, disconnects: 0))
-            // A hub round's full report, set by the peer just before the loop reports the round.
-            let hubReport = Mutex<HubSyncReport?>(nil)
             let metrics = Mutex<MetricsFile?>(nil)
             let onEvent: @Sendable (LiveSyncEvent) -> Void = { event in
                 switch event {
@@ -40,38 +45,29 @@ struct LiveSyncCommand {
                     io.err("disconnected: \(error); retrying in \(String(format: "%.1f", retry)) s")
                 case .synced(let round):
                     metrics.withLock { $0 }?.changed()
+                    let text = SyncReportText(round, peer: peer, swapped: swapped)
+                    // Records changed on the far side and here (with two remotes: in B and in A).
+                    let (pushed, pulled) =
+                        relayed
+                        ? (text.report.aToB.recordsChanged, text.report.bToA.recordsChanged) : (round.aToB.recordsChanged, round.bToA.recordsChanged)
                     let n = totals.withLock { t in
                         t.rounds += 1
-                        t.pushed += round.pushed
-                        t.pulled += round.pulled
-                        t.conflicts += round.conflicts.count + round.remoteConflicts
+                        t.pushed += pushed
+                        t.pulled += pulled
+                        t.conflicts += round.conflictCount
                         return t.rounds
                     }
-                    let hub = hubReport.withLock { report in
-                        defer { report = nil }
-                        return report
-                    }
-                    // A hub round names the hub as a hub-sync line does; other rounds name A and B.
-                    let resync =
-                        hub.map(HubSyncCommand.resync)
-                        ?? SyncCommandSupport.Resync(round.historyResync, entries: round.entriesSent) { id in
-                            round.replicas.firstIndex(of: id).map { names[$0] } ?? "replica \(id)"
-                        }
                     if json {
                         io.out(
-                            ValueText.object(
-                                [
-                                    ("round", String(n)), ("pushed", String(round.pushed)), ("pulled", String(round.pulled)),
-                                    ("conflicts", String(round.conflicts.count + round.remoteConflicts)),
-                                    ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
-                                ] + (hub.map(HubSyncCommand.fields) ?? []) + resync.jsonFields))
+                            text.json([
+                                ("round", String(n)), ("pushed", String(pushed)), ("pulled", String(pulled)),
+                                ("time_ms", String(UInt64(Date().timeIntervalSince1970 * 1000)))
+                            ]))
                     } else {
-                        if let line = resync.line { io.out(line) }
-                        io.out(
-                            "round \(n): \(round.pushed) records changed \(there), \(round.pulled) \(here), \(round.conflicts.count + round.remoteConflicts) conflicts"
-                        )
+                        if let line = text.resync.line { io.out(line) }
+                        io.out("round \(n): \(pushed) records changed \(there), \(pulled) \(here), \(round.conflictCount) conflicts")
                         for c in round.conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
-                        for line in hub.map(HubSyncCommand.notes) ?? [] { io.out("  " + line) }
+                        for line in text.notes { io.out("  " + line) }
                     }
                 }
             }
@@ -94,13 +90,12 @@ struct LiveSyncCommand {
                 // Like a one-off hub sync, a watch creates the replica it is given.
                 let (store, url, selection) = (try Arguments.openStore(local, create: true), other, selection)
                 localStore = store
-                let onReport: @Sendable (HubSyncReport) -> Void = { report in hubReport.withLock { $0 = report } }
                 // The first session opens here: a hub that refuses live sync for good (a transaction
                 // pooler, a missing account) ends the command with its exit code instead of retrying
                 // forever; one that cannot be reached yet is retried like any broken session.
                 let opened: HubLivePeer?
                 do {
-                    opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+                    opened = try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection))
                 } catch let error as ConcordError where error.code == .unreachable {
                     io.err("cannot reach the hub yet: \(error); retrying")
                     opened = nil
@@ -113,7 +108,7 @@ struct LiveSyncCommand {
                     }) {
                         return peer
                     }
-                    return try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection), onReport: onReport)
+                    return try HubLivePeer(store: store, url: url, synchronizer: HubSynchronizer(selection: selection))
                 }
                 title = "live sync \(store.directory) <-> \(ConnectionString(other))"
             } else if RemoteAddress.isRemote(other) {

@@ -139,40 +139,12 @@ struct SyncCommand: Command {
             var synchronizer = Synchronizer(selection: selection)
             synchronizer.onProgress = display.handler
             let report = try synchronizer.sync(a, b, dryRun: dryRun)
-            let sentAB = report.aToB.entries - report.aToB.alreadyMerged
-            let sentBA = report.bToA.entries - report.bToA.alreadyMerged
-            let conflicts = report.conflicts
-            let resync = SyncCommandSupport.Resync(report.historyResync, entries: sentAB + sentBA, dryRun: dryRun) { $0 == a.replicaID ? "A" : "B" }
+            let text = SyncReportText(report, peer: .directory)
             if json {
-                io.out(
-                    ValueText.object(
-                        [
-                            ("dry_run", String(dryRun)), ("in_sync", String(report.isInSync)),
-                            ("sent_a_to_b", String(sentAB)), ("sent_b_to_a", String(sentBA)),
-                            ("records_changed_a", String(report.bToA.recordsChanged)), ("records_changed_b", String(report.aToB.recordsChanged)),
-                            ("records_changed", String(report.recordsChanged)),
-                            ("conflicts", String(conflicts.count)),
-                            ("clock_skew_warnings", String(report.skewedVersions)),
-                            ("left_out_a", String(report.aToB.refused.count)), ("left_out_b", String(report.bToA.refused.count)),
-                            ("journal_entries_read", String(report.journalEntriesRead))
-                        ] + resync.jsonFields))
+                io.out(text.json())
             } else {
-                let verb = dryRun ? "would change" : "changed"
                 io.out("\(dryRun ? "dry run: " : "")sync \(a.directory) (\(a.replicaID)) <-> \(b.directory) (\(b.replicaID)), \(selection)")
-                if let line = resync.line { io.out(line) }
-                io.out("A -> B: \(sentAB) changes sent, \(report.aToB.recordsChanged) records \(verb) in B")
-                io.out("B -> A: \(sentBA) changes sent, \(report.bToA.recordsChanged) records \(verb) in A")
-                io.out("conflicts: \(conflicts.count)")
-                for c in conflicts { io.out("  " + SyncCommandSupport.conflictLine(c)) }
-                for (report, from) in [(report.aToB, "A"), (report.bToA, "B")] where !report.refused.isEmpty {
-                    io.out("\(from): " + report.refused.line(noun: "change", verb: "left out") + " (stored there before the rules they break)")
-                }
-                for (report, from, into) in [(report.aToB, "A", "B"), (report.bToA, "B", "A")] where report.skewedVersions > 0 {
-                    io.out(
-                        "clock skew warning: \(report.skewedVersions) versions from \(from) were up to \(report.maxSkewMilliseconds / 1000) s ahead of \(into)'s clock (merged anyway; check \(from)'s system clock)"
-                    )
-                }
-                io.out(report.isInSync ? "in sync" : (dryRun ? "changes pending" : "synced"))
+                for line in text.lines + [text.status] { io.out(line) }
             }
             return dryRun && !report.isInSync ? .pending : .ok
         }

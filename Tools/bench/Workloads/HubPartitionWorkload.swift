@@ -73,19 +73,19 @@ enum HubPartitionWorkload: Workload {
                 let t = try BenchClock.measure {
                     try app.sync(side.seed, side.seedHub)
                     let r = try app.sync(side.laptop, side.laptopHub)
-                    guard r.pulled.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.pulled.recordsChanged) of 10") }
+                    guard r.bToA.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.bToA.recordsChanged) of 10") }
                 }
                 sides[i].roundTrip.append(Double(t) / 1e3)
                 let device = try Store(path: try context.scratch.makeDirectory("parts-device"))
                 let f = try BenchClock.measure {
                     let r = try app.sync(device, try Hub(side.url))
-                    guard r.pulled.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.pulled.recordsChanged) of \(keys)") }
+                    guard r.bToA.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.bToA.recordsChanged) of \(keys)") }
                 }
                 sides[i].first.append(Double(f) / 1e3)
                 try side.seed.suite("bulk").batch { b in for k in 0..<bulk { try b.set(k, forKey: "run\(run)-\(k)") } }
                 let p = try BenchClock.measure {
                     let r = try HubSynchronizer().push(side.seed, side.seedHub)
-                    guard r.hubRowsChanged == bulk else { throw BenchError("a push changed \(r.hubRowsChanged) of \(bulk) rows") }
+                    guard r.recordsChanged == bulk else { throw BenchError("a push changed \(r.recordsChanged) of \(bulk) rows") }
                 }
                 sides[i].push.append(Double(p) / 1e3)
             }

@@ -59,7 +59,7 @@ enum HubScaleWorkload: Workload {
                     Double(
                         try BenchClock.measure {
                             let r = try HubSynchronizer().sync(device, try Hub(url))
-                            guard r.pulled.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.pulled.recordsChanged) of \(keys)") }
+                            guard r.bToA.recordsChanged == keys else { throw BenchError("a first sync pulled \(r.bToA.recordsChanged) of \(keys)") }
                         }) / 1e3)
                 try seed.suite("app").batch { b in for k in 0..<10 { try b.set(run, forKey: "key\(k)") } }
                 roundTrip.append(
@@ -67,7 +67,7 @@ enum HubScaleWorkload: Workload {
                         try BenchClock.measure {
                             try HubSynchronizer().sync(seed, seedHub)
                             let r = try HubSynchronizer().sync(laptop, laptopHub)
-                            guard run == 0 || r.pulled.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.pulled.recordsChanged) of 10") }
+                            guard run == 0 || r.bToA.recordsChanged == 10 else { throw BenchError("a round trip pulled \(r.bToA.recordsChanged) of 10") }
                         }) / 1e3)
             }
             let subject = HubSyncWorkload.hubName

@@ -52,19 +52,19 @@ enum HubSyncWorkload: Workload {
             let hub = try Hub(url)
             let pushTime = try BenchClock.measure {
                 let r = try HubSynchronizer().push(phone, hub)
-                guard r.hubRowsChanged == n else { throw BenchError("pushed \(r.hubRowsChanged) of \(n)") }
+                guard r.recordsChanged == n else { throw BenchError("pushed \(r.recordsChanged) of \(n)") }
             }
             push.append(Double(n) / (Double(pushTime) / 1e9))
             let laptop = try Store(path: try context.scratch.makeDirectory("hub-laptop"))
             let laptopHub = try Hub(url)
             let pullTime = try BenchClock.measure {
                 let r = try HubSynchronizer().pull(laptop, laptopHub)
-                guard r.pulled.recordsChanged == n else { throw BenchError("pulled \(r.pulled.recordsChanged) of \(n)") }
+                guard r.recordsChanged == n else { throw BenchError("pulled \(r.recordsChanged) of \(n)") }
             }
             pull.append(Double(n) / (Double(pullTime) / 1e9))
             let local = try Store(path: try context.scratch.makeDirectory("hub-local"))
             let localTime = try BenchClock.measure {
-                let (r, _) = try Synchronizer().pull(from: phone, into: local)
+                let r = try Synchronizer().pull(from: phone, into: local)
                 guard r.recordsChanged == n else { throw BenchError("merged \(r.recordsChanged) of \(n)") }
             }
             localPull.append(Double(n) / (Double(localTime) / 1e9))
@@ -96,8 +96,8 @@ enum HubSyncWorkload: Workload {
             let t = try BenchClock.measure {
                 let up = try HubSynchronizer().sync(phone, phoneHub)
                 let down = try HubSynchronizer().sync(laptop, laptopHub)
-                guard up.hubRowsChanged == 100, down.pulled.recordsChanged == 100 else {
-                    throw BenchError("round trip moved \(up.hubRowsChanged) up and \(down.pulled.recordsChanged) down")
+                guard up.aToB.recordsChanged == 100, down.bToA.recordsChanged == 100 else {
+                    throw BenchError("round trip moved \(up.aToB.recordsChanged) up and \(down.bToA.recordsChanged) down")
                 }
             }
             roundTrip.append(Double(t) / 1e3)

@@ -90,7 +90,7 @@ enum PolicyWorkload: Workload {
             for (subject, counter) in run % 2 == 0 ? [(lwwMerge, false), (counterMerge, true)] : [(counterMerge, true), (lwwMerge, false)] {
                 let (source, target) = try replicaPair(keys: n, counter: counter, context)
                 let started = BenchClock.now()
-                let (report, _) = try Synchronizer().pull(from: source, into: target)
+                let report = try Synchronizer().pull(from: source, into: target)
                 let elapsed = BenchClock.now() - started
                 guard report.recordsChanged == n else { throw BenchError("\(subject): merged \(report.recordsChanged) of \(n) changes") }
                 if counter, try target.suite("bench").get("k0", as: Int.self) != 2 {

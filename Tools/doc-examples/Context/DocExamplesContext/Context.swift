@@ -87,6 +87,8 @@ public func showOnboarding() {}
 public func apply<T>(_ value: T) {}
 /// Greets the user.
 public func greet(_ name: String) {}
+/// Saves a draft the way the app does (what a test of the app's code calls).
+public func saveDraft(_ text: String, in suite: Suite) async throws {}
 
 /// The app's main-actor state.
 @MainActor public final class AppModel {

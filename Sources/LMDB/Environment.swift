@@ -96,9 +96,9 @@ package final class Environment: @unchecked Sendable {
         case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
         case .none: flags |= UInt32(MDB_NOSYNC)
         }
-        let lockBefore = LockFileGuard.identity(of: path + "/lock.mdb")
+        var lockFile: LockFileGuard.Opened?
         if rc == 0 {
-            do { try LockFileGuard.allocate(directory: path, maxReaders: options.maxReaders, mode: options.fileMode) } catch {
+            do { lockFile = try LockFileGuard.allocate(directory: path, maxReaders: options.maxReaders, mode: options.fileMode) } catch {
                 C.envClose(env)
                 throw error
             }
@@ -106,6 +106,7 @@ package final class Environment: @unchecked Sendable {
         }
         guard rc == 0 else {
             C.envClose(env)
+            if let lockFile { close(lockFile.descriptor) }
             throw LMDBError(code: rc, operation: "opening the LMDB environment at \(path)")
         }
         let (statRC, envStat) = C.envStat(env)
@@ -113,9 +114,13 @@ package final class Environment: @unchecked Sendable {
         let lockGuard: LockFileGuard
         do {
             try Self.checkDataFileLength(env: env, path: path, pageSize: pageSize)
-            lockGuard = try LockFileGuard(directory: path, before: lockBefore)
         } catch {
             C.envClose(env)
+            if let lockFile { close(lockFile.descriptor) }
+            throw error
+        }
+        do { lockGuard = try LockFileGuard(directory: path, opened: lockFile) } catch {
+            C.envClose(env) // the guard closed the lock file's descriptor
             throw error
         }
         self.lockGuard = lockGuard
@@ -261,9 +266,10 @@ package final class Environment: @unchecked Sendable {
     /// When the last reference to this process's environment of the directory went on another thread
     /// and that thread is still closing it, this waits until it has closed (at most 10 seconds; it
     /// takes microseconds): LMDB allows one environment of a directory per process, and the old one's
-    /// close would drop the new one's locks.
-    package static func open(directory: String, options: Options = Options()) throws -> Environment {
-        let key = canonicalPath(directory)
+    /// close would drop the new one's locks. `resolved` says `directory` is its canonical path already
+    /// (`realpath`'s), so it is not resolved again.
+    package static func open(directory: String, options: Options = Options(), resolved: Bool = false) throws -> Environment {
+        let key = resolved ? directory : canonicalPath(directory)
         var waits = 0
         while true {
             var closing: DirectoryRegistry.Entry?
@@ -353,6 +359,19 @@ package final class Environment: @unchecked Sendable {
         try databases.withLock { cache in
             let missing = names.filter { Self.cached($0, in: cache) == nil }
             if !missing.isEmpty { try open(missing, into: &cache) }
+        }
+    }
+
+    /// Opens the named databases when every one of them exists (one read-only transaction; nothing is
+    /// created), so `database(named:)` returns each from the cache; false, opening none, when one is missing.
+    package func openDatabasesIfPresent(named names: [String]) throws -> Bool {
+        try checkFork()
+        return try databases.withLock { cache in
+            let missing = names.filter { Self.cached($0, in: cache) == nil }
+            if missing.isEmpty { return true }
+            guard let opened = try openExistingDatabases(missing, onto: cache) else { return false }
+            cache = opened
+            return true
         }
     }
 

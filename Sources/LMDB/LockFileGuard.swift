@@ -33,56 +33,72 @@ final class LockFileGuard: @unchecked Sendable {
     /// Holds the shared `flock` on the data file (-1 once released).
     private var dataDescriptor: Int32
 
-    /// The identity of the file at `path`, or nil when there is none.
-    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    /// A descriptor of a lock file opened before LMDB opens it, and the file's identity.
+    struct Opened {
+        let descriptor: Int32
+        let device: UInt64
+        let inode: UInt64
     }
 
     /// Gives the lock file its blocks before LMDB maps it: LMDB sizes a new lock file with `ftruncate`
     /// and writes it through the map, so on a full file system its first write is a SIGBUS; allocated
     /// first, a full disk is an error (ENOSPC) and a lock file created here is removed again.
-    static func allocate(directory: String, maxReaders: Int, mode: UInt32) throws {
+    /// Returns its descriptor, for the guard to keep (nil when the file cannot be opened for writing:
+    /// that is left to LMDB to report). Close it only before `mdb_env_open`, or after LMDB closed its own.
+    static func allocate(directory: String, maxReaders: Int, mode: UInt32) throws -> Opened? {
         let path = directory + "/lock.mdb"
         // LMDB's lock file: a header and one 64-byte slot per reader, in whole pages.
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let bytes = ((maxReaders + 2) * 64 + page - 1) / page * page
-        var created = true
-        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
-        if fd < 0 && errno == EEXIST {
-            created = false
-            fd = open(path, O_RDWR | O_CLOEXEC)
+        var created = false
+        var fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            created = true
+            fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+            if fd < 0 && errno == EEXIST { // another process created it meanwhile
+                created = false
+                fd = open(path, O_RDWR | O_CLOEXEC)
+            }
         }
-        // A lock file this process cannot open for writing is left to LMDB to report.
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return nil }
         var info = stat()
-        let allocated = fstat(fd, &info) == 0 && Int(info.st_blocks) * 512 >= bytes
-        let rc = allocated ? 0 : posix_fallocate(fd, 0, off_t(bytes))
-        close(fd)
+        guard fstat(fd, &info) == 0 else {
+            close(fd)
+            return nil
+        }
+        let rc = Int(info.st_blocks) * 512 >= bytes ? 0 : posix_fallocate(fd, 0, off_t(bytes))
         guard rc == 0 || rc == EOPNOTSUPP || rc == EINVAL else {
+            close(fd)
             if created { unlink(path) }
             throw LMDBError(
                 code: rc, operation: "creating the lock file of \(directory)",
                 message: "\(String(cString: strerror(rc))): \(FileSystemSpace.describe(directory)) has no room for its \(bytes) bytes")
         }
+        return Opened(descriptor: fd, device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
-    /// Call right after `mdb_env_open` succeeded, with the identity of `lock.mdb` just before it
-    /// (nil when there was none): throws when the lock file changed while LMDB opened it, or when other
-    /// processes use the data file through another lock file.
-    init(directory: String, before: (device: UInt64, inode: UInt64)?) throws {
+    /// Call right after `mdb_env_open` succeeded, with the lock file `allocate` opened just before it
+    /// (the guard keeps its descriptor; nil when it opened none): throws when the file at the path is
+    /// not that one (it changed while LMDB opened it), or when other processes use the data file
+    /// through another lock file.
+    init(directory: String, opened: Opened?) throws {
         lockPath = directory + "/lock.mdb"
-        let descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
-        var info = stat()
-        guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
-            let code = errno
-            if descriptor >= 0 { close(descriptor) }
-            throw LMDBError(code: code, operation: "opening \(directory)", message: "cannot open its lock file: \(String(cString: strerror(code)))")
-        }
-        (device, inode, lockDescriptor, dataDescriptor) = (UInt64(info.st_dev), UInt64(info.st_ino), descriptor, -1)
-        if let before, before.device != device || before.inode != inode {
-            throw Self.replacedWhileOpening(directory)
+        if let opened {
+            (device, inode, lockDescriptor, dataDescriptor) = (opened.device, opened.inode, opened.descriptor, -1)
+            var info = stat()
+            guard stat(lockPath, &info) == 0, UInt64(info.st_dev) == device, UInt64(info.st_ino) == inode else {
+                throw Self.replacedWhileOpening(directory)
+            }
+        } else {
+            let descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
+            var info = stat()
+            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+                let code = errno
+                if descriptor >= 0 { close(descriptor) }
+                throw LMDBError(
+                    code: code, operation: "opening \(directory)", message: "cannot open its lock file: \(String(cString: strerror(code)))")
+            }
+            (device, inode, lockDescriptor, dataDescriptor) = (UInt64(info.st_dev), UInt64(info.st_ino), descriptor, -1)
         }
         dataDescriptor = open(directory + "/data.mdb", O_RDONLY | O_CLOEXEC)
         guard dataDescriptor >= 0 else {

@@ -11,8 +11,8 @@ struct ObservationTests {
         let suite = try store.suite("app")
         let seen = Collector<Change>()
         let token = try suite.changes().start { seen.append($0) }
-        // The journal keeps one entry per key, so an observer that wakes after two writes of "a"
-        // sees only the latest; wait for delivery before rewriting "a" to see each change.
+        // A rewrite supersedes the key's earlier journal entry, so an observer that wakes after two
+        // writes of "a" sees only the latest; wait for delivery before rewriting "a" to see each change.
         try suite.set(1, forKey: "a")
         try suite.set("x", forKey: "b")
         #expect(seen.wait(for: 2))
@@ -81,7 +81,7 @@ struct ObservationTests {
         for _ in 0..<3000 where subscribed.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
         try await suite.set(1, forKey: "k")
         try await suite.set(1, forKey: "other")
-        // The journal keeps one entry per key: wait for the first change before rewriting the key.
+        // A rewrite supersedes the key's earlier entry: wait for the first change before rewriting the key.
         for _ in 0..<3000 where received.count < 1 { try await Task.sleep(for: .milliseconds(10)) }
         try await suite.set(2, forKey: "k")
         for _ in 0..<3000 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }

@@ -6,7 +6,7 @@ import Testing
 /// A world of 3–5 replicas for the policy property tests: random operations on one key, random
 /// syncs, one-way pulls and bundles between random pairs, and a model of what each replica has seen
 /// (an operation id is known to a replica once a transfer carried the key's record to it: a
-/// journal holds one entry per key, the key's whole state).
+/// journal delivers and sends one live entry per key, the key's whole state).
 struct PolicyWorld {
     let tmp: TemporaryDirectory
     let stores: [Store]

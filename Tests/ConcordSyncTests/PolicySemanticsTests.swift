@@ -210,7 +210,7 @@ import Testing
         let token = try pair.phone.suite("app").changes(for: "n").start { seen.append($0) }
         defer { token.cancel() }
         try pair.phone.suite("app").increment("n", by: 2)
-        #expect(seen.wait(for: 1), "the journal keeps one entry per key: wait for this change before the next")
+        #expect(seen.wait(for: 1), "a rewrite supersedes the key's earlier entry: wait for this change before the next")
         try pair.watch.suite("app").increment("n", by: 3)
         try pair.sync()
         #expect(seen.wait(for: 2))

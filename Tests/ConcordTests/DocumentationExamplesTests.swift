@@ -214,7 +214,7 @@ private final class GreetingPreferences {
             keys.append(entry.key)
             lastSeen = entry.seq
         }
-        #expect(try keys == ["theme"] && lastSeen == (try store.lastSeq()), "one entry per key: its latest change")
+        #expect(try keys == ["theme"] && lastSeen == (try store.lastSeq()), "one live entry per key: its latest change")
     }
 
     /// The landing page, "Writing from async code" (Getting started), value streams and delivery on

@@ -54,7 +54,7 @@ import Testing
         let token = try form.$focused.changes.start { moves.append($0.value) }
         var stream = form.$focused.changes.makeAsyncIterator()
 
-        // The journal keeps one entry per key, so quick moves may arrive as one change with the
+        // A move supersedes the previous move's journal entry, so quick moves may arrive as one change with the
         // latest choice; each move here waits for the previous one to be delivered.
         form.focused = .editor
         #expect(otherView.focused == .editor)

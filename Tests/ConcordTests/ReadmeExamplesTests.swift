@@ -71,7 +71,7 @@ import Testing
 
         try await suite.reset()
         #expect(try suite.keys().isEmpty)
-        // One journal entry per key ever written (username, launchCount, recent, theme, a, window, installID), now tombstones.
+        // One live journal entry per key ever written (username, launchCount, recent, theme, a, window, installID), now tombstones.
         #expect(try store.journalEntries(after: 0).count == 7)
         #expect(try store.journalEntries(after: 0).allSatisfy { $0.record.isTombstone })
     }
@@ -102,7 +102,7 @@ import Testing
         while seen.values.last != .string("c"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         #expect(seen.values.first == .string("dark") && seen.values.last == .string("c"))
         onMain.cancel()
-        #expect(try store.journalEntries(after: 0).count == 1) // one entry per key: its latest change
+        #expect(try store.journalEntries(after: 0).count == 1) // one live entry per key: its latest change
     }
 
     /// "Typed keys and `@Stored`": the README's code, with its loops taking what they say they get.

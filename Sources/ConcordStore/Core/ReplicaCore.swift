@@ -40,17 +40,21 @@ package final class ReplicaCore: Sendable {
     /// new core may briefly share the directory with it, which is safe because a core holds no lock of
     /// its own on the files (its notify file descriptor takes none) and `Environment.open` returns the
     /// old core's environment, or waits until that has closed.
-    static func shared(path: String, options: Store.Options?, create: Bool) throws -> ReplicaCore {
+    /// `given` says the caller asked for `options` (else they are the defaults, used only to open the
+    /// replica when this process has it not open yet). The options do not come as a `Store.Options?`:
+    /// copying one goes through the generic optional's value witness, which makes a fresh process
+    /// instantiate the optional's metadata at run time on its first open.
+    static func shared(path: String, options asked: Store.Options, given: Bool, create: Bool) throws -> ReplicaCore {
         let (directory, created) = try StoreDirectory.prepare(path, create: create)
         return try registry.withEntries { entries in
             if let core = entries.entry(directory)?.object as? ReplicaCore, core.env.isUsableInThisProcess {
-                if let differences = options?.differences(from: core.options), !differences.isEmpty {
+                if given, case let differences = asked.differences(from: core.options), !differences.isEmpty {
                     throw ConcordError.otherOptions(path: directory, differences: differences)
                 }
                 return core
             }
             return try entries.register(path: directory) { _ in
-                do { return try ReplicaCore(path: directory, options: options ?? Store.Options()) } catch {
+                do { return try ReplicaCore(path: directory, options: asked) } catch {
                     throw created ? StoreDirectory.abandon(directory, after: error) : error
                 }
             }
@@ -68,13 +72,17 @@ package final class ReplicaCore: Sendable {
         case .noMetaSync: envOptions.durability = .noMetaSync
         case .none: envOptions.durability = .none
         }
-        let env = try mapLMDBErrors(path: path) { try Environment.open(directory: path, options: envOptions) }
+        let env = try mapLMDBErrors(path: path) { try Environment.open(directory: path, options: envOptions, resolved: true) }
         self.env = env
         let (layout, replica, format) = try mapLMDBErrors(path: path) { () throws -> (StoreLayout, ReplicaID, UInt32) in
-            // The identity first: a store of a newer format is refused before anything could be created in it.
+            // The identity first: a store of a newer format is refused before anything could be created
+            // in it. A store that has every database (all but a new one, or one of a format before 7, which
+            // has no `expiries`) opens them all in one read-only transaction.
+            let others = ["records", "journal", "peers", "conflicts", "marks", "expiries"]
+            let present = try env.openDatabasesIfPresent(named: ["meta"] + others)
             let meta = try env.database(named: "meta")
             let (replica, format) = try StoreIdentity.stamp(env: env, meta: meta, path: path)
-            try env.openDatabases(named: ["records", "journal", "peers", "conflicts", "marks", "expiries"])
+            if !present { try env.openDatabases(named: others) }
             let layout = StoreLayout(
                 meta: meta, records: try env.database(named: "records"), journal: try env.database(named: "journal"),
                 peers: try env.database(named: "peers"), conflicts: try env.database(named: "conflicts"),
@@ -86,7 +94,6 @@ package final class ReplicaCore: Sendable {
         self.formatVersion = format
         self.signal = try ChangeSignal(directory: path)
         let box = WeakBox()
-        let token = Self.processToken
         let defaults = self.defaults
         self.hub = ChangeHub(
             notifyPath: signal.path,
@@ -99,7 +106,7 @@ package final class ReplicaCore: Sendable {
                 let origin: ChangeOrigin
                 switch entry.source {
                 case _ where expired: origin = .expired
-                case .process(let t): origin = t == token ? .thisProcess : .otherProcess
+                case .process(let t): origin = t == ReplicaCore.processToken ? .thisProcess : .otherProcess
                 case .sync(let peer): origin = .sync(peer: peer)
                 }
                 return try Change(entry, origin: origin, registeredDefault: defaults.value(suite: entry.suite, key: entry.key), now: now)

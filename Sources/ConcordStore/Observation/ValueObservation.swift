@@ -21,8 +21,9 @@
 /// ```
 ///
 /// What is promised: every key's latest committed value reaches every observer, in commit order,
-/// whichever process or sync committed it. The journal keeps one entry per key, so an observer that
-/// falls behind a burst of rewrites of one key receives the latest of them, not each one. An
+/// whichever process or sync committed it. A rewrite of a key supersedes the key's earlier journal
+/// entry, which no reader delivers from then on, so an observer that falls behind a burst of
+/// rewrites of one key receives the latest of them, not each one. An
 /// observation of values delivers the value a read returns now first, then the value after each
 /// change; an observation of changes delivers the changes committed after it starts.
 ///

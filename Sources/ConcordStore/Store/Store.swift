@@ -58,14 +58,30 @@ public final class Store: Sendable {
     ///   `.damaged` when its files are not a sound store, `.newerFormat` when a newer Concord wrote
     ///   it, `.io` when it cannot be created or is missing (with `createIfMissing` false),
     ///   `.invalidArgument` when this process has it open with other options (the message names them).
+    @inlinable
     public convenience init(path: String, options: Options? = nil) throws {
-        try self.init(path: path, options: options, create: options?.createIfMissing ?? true)
+        // Inlined where it is called, so the optional is unwrapped there, never copied or destroyed
+        // whole here: see `ReplicaCore.shared`.
+        switch consume options {
+        case .some(let options): try self.init(path: path, opening: options, given: true, create: options.createIfMissing)
+        case .none: try self.init(path: path, opening: Options(), given: false, create: true)
+        }
     }
 
     /// Opens the replica at `path` with `options` (nil: the replica's, as ``init(path:options:)``),
     /// creating it only when `create`.
-    package init(path: String, options: Options?, create: Bool) throws {
-        self.core = try ReplicaCore.shared(path: path, options: options, create: create)
+    package convenience init(path: String, options: Options?, create: Bool) throws {
+        switch consume options {
+        case .some(let options): try self.init(path: path, opening: options, given: true, create: create)
+        case .none: try self.init(path: path, opening: Options(), given: false, create: create)
+        }
+    }
+
+    /// Opens the replica at `path`, with `options` when `given` (else as this process has it open,
+    /// or the defaults), creating it only when `create`.
+    @usableFromInline
+    init(path: String, opening options: Options, given: Bool, create: Bool) throws {
+        self.core = try ReplicaCore.shared(path: path, options: options, given: given, create: create)
         self.directory = core.path
     }
 

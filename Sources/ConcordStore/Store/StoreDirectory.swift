@@ -27,22 +27,28 @@ enum StoreDirectory {
         } else if info.st_mode & S_IFMT == S_IFLNK {
             guard stat(path, &info) == 0 else { throw ConcordError.io(path: path, reason: "a dangling symlink") }
         }
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+        // `info` describes the directory itself now, unless this call created it.
+        guard !created || stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw ConcordError.io(path: path, reason: "not a directory")
         }
         guard info.st_mode & 0o022 == 0 else {
             throw ConcordError.insecure(
                 path: path, reason: "the directory is writable by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 700 on it")
         }
+        var dataInfo = stat()
+        var hasData = false
+        var hasNotify = false
         for file in ["data.mdb", "lock.mdb", "notify"] {
             let filePath = path + "/" + file
             var fileInfo = stat()
-            if lstat(filePath, &fileInfo) == 0 && fileInfo.st_mode & S_IFMT != S_IFREG {
+            guard lstat(filePath, &fileInfo) == 0 else { continue }
+            if fileInfo.st_mode & S_IFMT != S_IFREG {
                 throw ConcordError.insecure(path: filePath, reason: "it is not a regular file (a symlink or a device); a store's files must be its own")
             }
+            if file == "data.mdb" { (dataInfo, hasData) = (fileInfo, true) }
+            if file == "notify" { hasNotify = true }
         }
-        var dataInfo = stat()
-        if lstat(path + "/data.mdb", &dataInfo) == 0 && dataInfo.st_size == 0 && (!create || access(path + "/notify", F_OK) == 0) {
+        if hasData && dataInfo.st_size == 0 && (!create || hasNotify) {
             // LMDB would take an empty data file for a new one and silently start an empty store.
             throw ConcordError.damaged(
                 path: path,
@@ -50,7 +56,7 @@ enum StoreDirectory {
                     "data.mdb is empty, so the data file was truncated (even a new store holds its two meta pages); restore it from a backup, or move the directory away to start a new store"
             )
         }
-        if !create && access(path + "/data.mdb", F_OK) != 0 {
+        if !create && !hasData {
             throw ConcordError.io(path: path, reason: "no store here (no data.mdb in the directory)")
         }
         guard let resolved = realpath(path, nil) else { throw ConcordError.io(path: path, reason: String(cString: strerror(errno))) }

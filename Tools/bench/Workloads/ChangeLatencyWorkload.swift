@@ -10,7 +10,7 @@ import Synchronization
 /// Workload 6: cross-process change latency. A child (the bench binary in the role `latency-writer`)
 /// sets `lat-0`, `lat-1`, … one durable commit each, a millisecond apart, and stamps
 /// `CLOCK_MONOTONIC` (one clock for the whole machine) as each `set` returns; this process observes
-/// the store with `store.observe` and stamps each decoded change as its callback starts. The child
+/// the store with `store.changes().start` and stamps each decoded change as its callback starts. The child
 /// prints its stamps when done, so stamping costs the writer nothing while it runs.
 /// The baseline is Linux's own floor: the same two processes with nothing but a `pwrite` to a file
 /// and an inotify watch (poll, then `pread` of the counter the writer put there). Its writer stamps
@@ -20,9 +20,9 @@ import Synchronization
 enum ChangeLatencyWorkload: Workload {
     static let name = "change-latency"
     static let title = "6 cross-process change latency"
-    static let summary = "from a set returning in another process to store.observe's callback here: p50 and p99"
+    static let summary = "from a set returning in another process to store.changes()'s callback here: p50 and p99"
 
-    static let concordName = SubjectKind.concord.displayName + " (store.observe)"
+    static let concordName = SubjectKind.concord.displayName + " (store.changes)"
     static let inotifyName = "inotify wake-up (Linux floor)"
     /// Pause between the writer's changes, so each is measured on its own rather than queued behind the last.
     static let paceMicroseconds: UInt32 = 1_000

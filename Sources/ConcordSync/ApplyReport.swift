@@ -4,7 +4,7 @@
 /// ran in this process or on the far side, which then acknowledged its counts.
 ///
 /// ```swift
-/// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
+/// let report = try watch.importBundle(at: "/tmp/phone.bundle")
 /// print(report.recordsChanged, "changed,", report.conflictCount, "conflicts")
 /// ```
 public struct ApplyReport: Sendable, Equatable {
@@ -61,7 +61,10 @@ public struct ApplyReport: Sendable, Equatable {
     package var markAfter: HistoryMark?
     /// Set when this merge was part of a resync: a replica was found restored from an earlier state
     /// (or cursors could not be proven), so everything was sent.
-    public var historyResync: HistoryResync?
+    package var historyResync: HistoryResync?
+    /// Why this direction sent everything, in words (a replica found restored from an earlier state,
+    /// or cursors that could not be proven); nil for a delta.
+    public var resyncReason: String? { historyResync?.description }
     /// True when the target's cursor was behind the source's tombstone horizon (a hub's), so the
     /// source sent every record it holds and keys it no longer lists were deleted in the target.
     public var horizonResync = false

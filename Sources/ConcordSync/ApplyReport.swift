@@ -26,8 +26,11 @@ public struct ApplyReport: Sendable, Equatable {
     public var remoteConflicts = 0
     /// Remote versions further ahead of the target's wall clock than the allowed drift (merged all the same).
     public var skewedVersions = 0
-    /// How far ahead of the target's wall clock the most skewed version was, in milliseconds.
-    public var maxSkewMilliseconds: UInt64 = 0
+    /// How far ahead of the target's wall clock the most skewed version was, in milliseconds (as a
+    /// session's acknowledgement carries it).
+    package var maxSkewMilliseconds: UInt64 = 0
+    /// How far ahead of the target's wall clock the most skewed version was (zero when none was ahead).
+    public var maxSkew: Duration { .milliseconds(maxSkewMilliseconds) }
     /// Batches the changes travelled in: acknowledged batches of a session, pages of a hub pull, one
     /// for a directory's delta, a bundle or a hub push (one SQL transaction).
     public var batches = 0

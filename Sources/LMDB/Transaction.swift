@@ -12,6 +12,8 @@ package final class Transaction {
     /// Whether this transaction may only read.
     package let isReadOnly: Bool
     var isOpen = true
+    /// Whether this write transaction deleted anything (so it may have freed pages it allocated).
+    var deleted = false
     /// Where keys and values may be copied from (nil when the mapping could not be found).
     let bounds: ValueBounds?
 
@@ -64,12 +66,14 @@ package final class Transaction {
         }
         if rc == MDB_NOTFOUND { return false }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
+        deleted = true
         return true
     }
 
     /// Removes every entry of `db` (the database itself stays).
     package func removeAll(_ db: Database) throws {
         try checkWritable()
+        deleted = true
         let rc = C.drop(handle, db.dbi)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_drop \(db.name)") }
     }
@@ -92,7 +96,10 @@ package final class Transaction {
         let rc = C.cursorOpen(handle, db.dbi, &raw)
         guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
         let cursor = Cursor(handle: raw, database: db, bounds: bounds)
-        defer { cursor.close() }
+        defer {
+            if cursor.deleted { deleted = true }
+            cursor.close()
+        }
         return try body(cursor)
     }
 

@@ -426,7 +426,27 @@ public struct Suite: Sendable {
         }
     }
 
-    /// The policies declared for keys and key prefixes of this suite.
+    /// The merge policies declared in this replica for keys of this suite, and for key prefixes
+    /// (``declare(_:forKey:)``, ``declare(_:forKeysWithPrefix:)``, a ``Schema``'s migrations, or a
+    /// peer's declaration that a sync brought).
+    ///
+    /// ```swift
+    /// let declared = try suite.declaredPolicies()
+    /// for (key, policy) in declared.keys { print(key, policy) }
+    /// for (prefix, policy) in declared.prefixes { print(prefix + "…", policy) }
+    /// ```
+    ///
+    /// - Returns: Each declared key's policy, and each declared prefix's.
+    /// - Throws: ``ConcordError`` `.damaged` when a declaration does not decode.
+    public func declaredPolicies() throws -> (keys: [String: MergePolicy], prefixes: [String: MergePolicy]) {
+        var declared: (keys: [String: MergePolicy], prefixes: [String: MergePolicy]) = ([:], [:])
+        for d in try policyDeclarations() {
+            if d.isPrefix { declared.prefixes[d.key] = d.policy } else { declared.keys[d.key] = d.policy }
+        }
+        return declared
+    }
+
+    /// The policies declared for keys and key prefixes of this suite, with their versions.
     package func policyDeclarations() throws -> [PolicyDeclaration] {
         try store.policyDeclarations(suite: name)
     }

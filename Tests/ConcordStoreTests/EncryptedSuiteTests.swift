@@ -237,8 +237,14 @@ import Testing
         #expect(try !suite.isEncrypted, "nothing was written")
         try suite.remove("launches")
         try suite.declare(nil, forKey: "launches")
+        try suite.setDeviceLocal(true, forKey: "here")
+        expectError(.invalidArgument, "a device-local declaration names its key in the clear") { try suite.encrypt(with: key) }
+        try suite.setDeviceLocal(false, forKey: "here")
         try suite.encrypt(with: key)
         expectError(.policyMismatch) { try suite.declare(.max, forKey: "high") }
+        expectError(.invalidArgument, "a device-local declaration would name the key in the clear") { try suite.setDeviceLocal(true, forKey: "here") }
+        expectError(.invalidArgument) { try suite.setDeviceLocal(true, forKeysWithPrefix: "local.") }
+        expectError(.invalidArgument) { try suite.setDeviceLocal(false, forKey: "here") }
         expectError(.unsupportedValue) { try suite.set("t", forKey: "session", expiresAfter: .seconds(60)) }
         try suite.set(1, forKey: "plain-lww")
         #expect(try suite.increment("plain-lww") == 2)

@@ -119,6 +119,7 @@ extension ReplicaTransaction {
         try Names.validateSuite(suite)
         guard suite != ReservedSuite.name else { throw ConcordError.reservedSuite(suite) }
         if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
+        if try sealing(suite: suite) != nil { throw ConcordError.encryptedDeviceLocal(suite: suite, key: key) }
         let reservedKey = DeviceLocalKeys.reservedKey(suite: suite, key: key, isPrefix: isPrefix)
         let scope = isLocal ? DeviceLocalKeys.device : DeviceLocalKeys.synced
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)

@@ -17,6 +17,12 @@ extension ReplicaTransaction {
             keyring.add(key, suite: suite)
             return 0
         }
+        for prefix in [DeviceLocalKeys.keyPrefix, DeviceLocalKeys.prefixPrefix] {
+            try scanRecords(suite: ReservedSuite.name, keyPrefix: prefix + suite + ":") { reservedKey, row in
+                guard case .string(DeviceLocalKeys.device)? = try? row.record.value() else { return true }
+                throw ConcordError.encryptedDeviceLocal(suite: suite, key: String(reservedKey.dropFirst(prefix.count + suite.utf8.count + 1)))
+            }
+        }
         var clear: [(key: String, record: Record)] = []
         try scanRecords(suite: suite) { _, name, row in
             guard !row.record.isSealed, !row.record.isTombstone else { return true }

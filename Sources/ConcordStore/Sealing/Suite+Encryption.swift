@@ -38,7 +38,8 @@ extension Suite {
     /// - Returns: How many stored values were sealed again (0 when the suite was encrypted with `key` already).
     /// - Throws: ``ConcordError`` `.suiteKeyMismatch` when the suite is encrypted with another key;
     ///   `.policyMismatch` when it holds a counter's, set's, max's or min's state; `.unsupportedValue`
-    ///   when it holds a value that expires; `.reservedSuite`; nothing is written then.
+    ///   when it holds a value that expires; `.invalidArgument` when a key of it stays on this device;
+    ///   `.reservedSuite`; nothing is written then.
     @discardableResult
     public func encrypt(with key: EncryptionKey) throws -> Int {
         try core.write { w in try w.encryptSuite(name, with: key) }

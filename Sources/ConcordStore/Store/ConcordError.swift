@@ -422,6 +422,13 @@ extension ConcordError {
         return error
     }
 
+    package static func encryptedDeviceLocal(suite: String, key: String) -> ConcordError {
+        ConcordError(
+            .invalidArgument,
+            "key \(quoted(key)) in suite \(quoted(suite)) cannot be declared device-local or synced: the suite is encrypted, and such a declaration names its key in the clear (nothing was declared)",
+            suite: suite, key: key)
+    }
+
     package static func encryptedMigration(suite: String) -> ConcordError {
         ConcordError(
             .invalidSchema, "suite \(quoted(suite)) is encrypted: schema migrations do not run in an encrypted suite (nothing was migrated)", suite: suite)

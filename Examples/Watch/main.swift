@@ -40,18 +40,18 @@ do {
 
     try settings.update(ExampleSettings.launches) { $0 += 1 }
     say(role, "launched; launches here: \(settings[ExampleSettings.launches])")
-    let live = try LiveSync(
-        store: watch, directory: CommandLine.arguments[1],
-        onEvent: { event in
-            switch event {
-            case .synced(let round) where !round.isInSync:
+    let live = try LiveSync(store: watch, directory: CommandLine.arguments[1])
+    // Each round that moved something, and each failure, as the loop's state reports them.
+    Task {
+        var (rounds, lastError): (Int, String?) = (0, nil)
+        for await state in live.states() {
+            if state.rounds > rounds, let round = state.lastRound, !round.isInSync {
                 say(role, "synced: \(round.bToA.recordsChanged) change(s) to the watch, \(round.aToB.recordsChanged) to the phone")
-            case .disconnected(let error, _):
-                say(role, "sync failed, retrying: \(error)")
-            default:
-                break
             }
-        })
+            if let error = state.lastError, error != lastError { say(role, "sync failed, retrying: \(error)") }
+            (rounds, lastError) = (state.rounds, state.lastError)
+        }
+    }
     say(role, "ready")
 
     if !settings[ExampleSettings.finished] && finished.wait(timeout: .now() + timeout) == .timedOut {

@@ -7,7 +7,7 @@ import Synchronization
 /// observable: a change notifies observers of the settings it affects.
 ///
 /// Text is read as the setting's type when it is resolved: first as a string, then as JSON (`18`,
-/// `true`, `[1,2]`, `{"w":1}`). Text that fits neither is reported once through `UnhandledErrors`
+/// `true`, `[1,2]`, `{"w":1}`). Text that fits neither is reported once to the unhandled-error handler
 /// and skipped, so the layers beneath answer.
 final class ArgumentOverrides: Observable, Sendable {
 

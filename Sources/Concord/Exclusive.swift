@@ -17,7 +17,7 @@ import Foundation
 /// ```
 ///
 /// Setting the property moves the choice unconditionally (held by this process); a failed write
-/// changes nothing and goes to ``UnhandledErrors``. `$name` is the `Exclusive` itself, with
+/// changes nothing and goes to the unhandled-error handler (``ConcordError/setUnhandledErrorHandler(_:)``). `$name` is the `Exclusive` itself, with
 /// ``claim(_:ifCurrent:)``, ``renew()``, ``release(_:)``, ``changes`` and ``observeLoss(_:)``.
 ///
 /// A choice is held under a ``Lease``: ``claim(_:ifCurrent:)`` is a compare-and-set inside one write

@@ -8,7 +8,7 @@ extension SettingsScope {
     /// let preview = scope.child { $0.theme = .dark }
     /// if let why = try preview.explain(ThemeKey.self) {
     ///     print(why.layer)          // a scope's override (0 up)
-    ///     print(why.record?.version as Any, why.beaten.count)   // what is stored beneath it
+    ///     print(why.record?.version as Any, why.conflicts.count)   // what is stored beneath it
     /// }
     /// ```
     ///

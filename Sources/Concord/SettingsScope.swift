@@ -29,7 +29,7 @@ import Synchronization
 /// override, a suite's stored value (from any process or a sync), or a default registered
 /// through ``Suite/register(default:for:)`` or ``Suite/register(defaults:)``.
 /// A stored value of the wrong type does not hide the layers beneath it; it is reported once
-/// through ``UnhandledErrors`` and skipped, and so is an argument that does not read as the setting's type.
+/// through the unhandled-error handler (``ConcordError/setUnhandledErrorHandler(_:)``) and skipped, and so is an argument that does not read as the setting's type.
 public final class SettingsScope: Observable, Sendable {
     /// The scope this one overrides, if it is a child.
     public let parent: SettingsScope?

@@ -25,8 +25,8 @@
 /// `withObservationTracking` (or an ``UpdateHost``) is told when the key changes.
 ///
 /// Setting cannot throw: a failed write leaves the stored value as it was, is kept as
-/// ``StoredProjection/lastError`` and goes to ``UnhandledErrors``. Use `try $name.set(_:)`
-/// (``StoredProjection/set(_:)-4f4kj``) to get the error. Every write goes through the suite's one write path.
+/// ``Stored/lastError`` and goes to the unhandled-error handler (``ConcordError/setUnhandledErrorHandler(_:)``). Use `try $name.set(_:)`
+/// (``Stored/set(_:)-63dau``) to get the error. Every write goes through the suite's one write path.
 @propertyWrapper
 public struct Stored<T: StorableValue>: StoreProperty {
     /// The key: its name and default value.
@@ -79,16 +79,14 @@ public struct Stored<T: StorableValue>: StoreProperty {
     /// The stored value, else the registered default, else the key's default. Setting writes through.
     public var wrappedValue: T {
         @inlinable get { reference.value(default: key.defaultValue) }
-        nonmutating set { projectedValue.value = newValue }
+        nonmutating set { value = newValue }
     }
 
-    /// `$name`: the value to read and write (``StoredProjection/value``), the change stream,
-    /// ``StoredProjection/reset()-16pqm``, ``StoredProjection/isSet``, a throwing ``StoredProjection/set(_:)-4f4kj``
-    /// and an atomic ``StoredProjection/update(_:)-90sxr``. Pass it on where code should read and write
-    /// the value without knowing where it lives.
-    public var projectedValue: StoredProjection<T> {
-        StoredProjection(key: key, reference: reference)
-    }
+    /// `$name`: the property itself, for what the wrapped value does not say — ``Stored/value``
+    /// to read and write, the change stream, ``Stored/reset()-8t8mg``, ``Stored/isSet``, a throwing
+    /// ``Stored/set(_:)-63dau`` and an atomic ``Stored/update(_:)-6sqwo``. Pass it on where code should
+    /// read and write the value without knowing where it lives.
+    public var projectedValue: Stored<T> { self }
 }
 
 extension Stored where T: ExpressibleByNilLiteral {

@@ -110,7 +110,7 @@ final class StoredReference<T: StorableValue>: Observable, Sendable {
     }
 
     /// The stored value, else the registered default, else `defaultValue`.
-    /// A value of the wrong type reads as `defaultValue` and is reported once (see `UnhandledErrors`).
+    /// A value of the wrong type reads as `defaultValue` and is reported once (to the unhandled-error handler).
     @inlinable
     func value(default defaultValue: T) -> T {
         lookup().value(or: defaultValue)
@@ -320,7 +320,7 @@ final class StoredReference<T: StorableValue>: Observable, Sendable {
         if report { UnhandledErrors.report(error) }
     }
 
-    /// Hands an error of a setter that cannot throw to `UnhandledErrors` (and keeps it as `lastError`).
+    /// Hands an error of a setter that cannot throw to the unhandled-error handler (and keeps it as `lastError`).
     func reportUnthrown(_ error: any Error) {
         guard let error = error as? ConcordError else { return UnhandledErrors.report(error) }
         record(error.during("write", suite: suite.name, key: key), report: true)

@@ -1,7 +1,7 @@
 /// Typed keys on suites: `suite[key]` reads and writes, checked by the compiler.
 extension Suite {
     /// The value of `key`: stored, else registered default, else the key's default.
-    /// Setting writes through; a failed write changes nothing and goes to ``UnhandledErrors``.
+    /// Setting writes through; a failed write changes nothing and goes to the unhandled-error handler (``ConcordError/setUnhandledErrorHandler(_:)``).
     ///
     /// ```swift
     /// let launchCount = Key("launchCount", default: 0)

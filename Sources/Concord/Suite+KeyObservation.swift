@@ -15,7 +15,7 @@ extension Suite {
     }
 }
 
-extension StoredProjection {
+extension Stored {
     /// The property's value now, then after each change (see ``Suite/values(of:)``).
     ///
     /// ```swift

@@ -56,20 +56,18 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     /// - Parameters:
     ///   - content: What to render: its `StoreProperty` values are updated before each render.
     ///   - scope: The scope `@Setting` properties without one of their own read through.
-    ///   - onError: Called with what `render` throws; the default hands it to `UnhandledErrors`.
+    ///   - onError: Called with what `render` throws; the default hands it to the unhandled-error handler.
     ///   - render: Runs on the host's serial queue, first in `start()`, then after every change of
     ///     what it read.
     public init(
         _ content: Content, scope: SettingsScope? = nil,
-        onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(error)
-        },
+        onError: (@Sendable (any Error) -> Void)? = nil,
         render: @escaping @Sendable (Content) throws -> Void
     ) {
         self.content = content
         self.scope = scope
         self.render = render
-        self.onError = onError
+        self.onError = onError ?? { error in UnhandledErrors.report(error) }
         self.onActor = nil
     }
 
@@ -87,15 +85,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - render: Runs on the main actor, now (from `start()`) and again after what it read changes.
     public init(
         _ content: Content, scope: SettingsScope? = nil, on actor: MainActor,
-        onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(error)
-        },
+        onError: (@Sendable (any Error) -> Void)? = nil,
         render: @escaping @MainActor @Sendable (Content) throws -> Void
     ) {
         self.content = content
         self.scope = scope
         self.render = { content in try MainActor.assumeIsolated { try render(content) } }
-        self.onError = onError
+        self.onError = onError ?? { error in UnhandledErrors.report(error) }
         self.onActor = { work in Task { @MainActor in work() } }
     }
 
@@ -116,15 +112,13 @@ public final class UpdateHost<Content: Sendable>: Sendable {
     ///   - render: Runs isolated to `actor`, soon after `start()` and again after what it read changes.
     public init<A: Actor>(
         _ content: Content, scope: SettingsScope? = nil, on actor: A,
-        onError: @escaping @Sendable (any Error) -> Void = { error in
-            UnhandledErrors.report(error)
-        },
+        onError: (@Sendable (any Error) -> Void)? = nil,
         render: @escaping @Sendable (isolated A, Content) throws -> Void
     ) {
         self.content = content
         self.scope = scope
         self.render = { content in try actor.assumeIsolated { actor in try render(actor, content) } }
-        self.onError = onError
+        self.onError = onError ?? { error in UnhandledErrors.report(error) }
         self.onActor = { work in Task { await Self.run(on: actor, work) } }
     }
 

@@ -4,7 +4,7 @@
 /// ran in this process or on the far side, which then acknowledged its counts.
 ///
 /// ```swift
-/// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
+/// let report = try watch.importBundle(at: "/tmp/phone.bundle")
 /// print(report.recordsChanged, "changed,", report.conflictCount, "conflicts")
 /// ```
 public struct ApplyReport: Sendable, Equatable {
@@ -26,8 +26,11 @@ public struct ApplyReport: Sendable, Equatable {
     public var remoteConflicts = 0
     /// Remote versions further ahead of the target's wall clock than the allowed drift (merged all the same).
     public var skewedVersions = 0
-    /// How far ahead of the target's wall clock the most skewed version was, in milliseconds.
-    public var maxSkewMilliseconds: UInt64 = 0
+    /// How far ahead of the target's wall clock the most skewed version was, in milliseconds (as a
+    /// session's acknowledgement carries it).
+    package var maxSkewMilliseconds: UInt64 = 0
+    /// How far ahead of the target's wall clock the most skewed version was (zero when none was ahead).
+    public var maxSkew: Duration { .milliseconds(maxSkewMilliseconds) }
     /// Batches the changes travelled in: acknowledged batches of a session, pages of a hub pull, one
     /// for a directory's delta, a bundle or a hub push (one SQL transaction).
     public var batches = 0
@@ -61,7 +64,10 @@ public struct ApplyReport: Sendable, Equatable {
     package var markAfter: HistoryMark?
     /// Set when this merge was part of a resync: a replica was found restored from an earlier state
     /// (or cursors could not be proven), so everything was sent.
-    public var historyResync: HistoryResync?
+    package var historyResync: HistoryResync?
+    /// Why this direction sent everything, in words (a replica found restored from an earlier state,
+    /// or cursors that could not be proven); nil for a delta.
+    public var resyncReason: String? { historyResync?.description }
     /// True when the target's cursor was behind the source's tombstone horizon (a hub's), so the
     /// source sent every record it holds and keys it no longer lists were deleted in the target.
     public var horizonResync = false

@@ -5,12 +5,7 @@ import Foundation
 #endif
 
 /// Where an export starts: what the receiving peer is known to have merged already.
-///
-/// <!-- assume: let phoneID = phone.replicaID, path = "/tmp/laptop.bundle" -->
-/// ```swift
-/// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: path)
-/// ```
-public enum ExportStart: Sendable {
+package enum ExportStart: Sendable {
     /// Everything in the journal (for a peer never synced, or any peer).
     case beginning
     /// After what `peer` has merged of this replica, as this replica's cursors acknowledge it.
@@ -19,44 +14,34 @@ public enum ExportStart: Sendable {
     case receivedBy(Store)
 }
 
-/// What an export wrote.
-///
-/// <!-- assume: let path = "/tmp/laptop.bundle" -->
-/// ```swift
-/// let report = try BundleExchange.export(from: laptop, since: .beginning, to: path)
-/// print(report.entries, "changes,", report.bytes, "bytes")
-/// ```
-public struct BundleExportReport: Sendable, Equatable {
+/// What an export wrote (``Store/exportBundle(to:for:selection:onProgress:)`` returns its entry count).
+package struct BundleExportReport: Sendable, Equatable {
     /// How many journal entries (changed keys) the bundle holds.
-    public let entries: Int
+    package let entries: Int
     /// The bundle's size in bytes.
-    public let bytes: Int
+    package let bytes: Int
     /// The source's journal seq the bundle starts after.
-    public let fromSeq: UInt64
+    package let fromSeq: UInt64
     /// The source's journal seq the bundle reaches: an import moves the target's cursor to it.
-    public let toSeq: UInt64
+    package let toSeq: UInt64
     /// Journal entries read to build it.
-    public let journalEntriesRead: Int
+    package let journalEntriesRead: Int
     /// Records left out because the gate refuses them (stored before its rules; see `RecordGate`).
-    public let leftOut: [ConcordError]
+    package let leftOut: [ConcordError]
     /// Set when the export holds everything because one of the two replicas went back in time (with
     /// `ExportStart.receivedBy`, where both are at hand to check each other's claims).
-    public var historyResync: HistoryResync?
+    package var historyResync: HistoryResync?
 }
 
-/// Syncing through files: export a replica's changes to a bundle, import a bundle into a replica.
+/// Syncing through files: export a replica's changes to a bundle, import a bundle into a replica
+/// (``Store/exportBundle(to:for:selection:onProgress:)``, ``Store/importBundle(at:dryRun:onProgress:)``).
 ///
 /// Import reads and validates the whole bundle first (`SyncBundle.decode`), then merges it in one
 /// write transaction (`BatchApplier`), so a bad bundle changes nothing and a good one is merged
 /// entirely. Importing the same bundle twice is harmless: merged entries are skipped by the cursor
 /// and merging is idempotent.
 ///
-/// <!-- assume: let phoneID = phone.replicaID -->
-/// ```swift
-/// try BundleExchange.export(from: laptop, since: .acknowledgedBy(phoneID), to: "/media/usb/changes.concord")
-/// let report = try BundleExchange.importBundle(at: "/media/usb/changes.concord", into: phone)
-/// ```
-public enum BundleExchange {
+package enum BundleExchange {
     /// Builds the bundle of `store`'s changes after `start`, for the suites of `selection`: bound to
     /// the store's current mark, and carrying every mark the store holds, so the importer can check its
     /// cursor on the store (see the architecture document, "Trust and time").
@@ -106,10 +91,6 @@ public enum BundleExchange {
 
     /// Exports `store`'s changes after `start` to a bundle file at `path` (written whole, then renamed into place).
     ///
-    /// ```swift
-    /// try BundleExchange.export(from: phone, since: .receivedBy(watch), to: "/tmp/phone.bundle")
-    /// ```
-    ///
     /// - Parameters:
     ///   - store: The replica whose changes to export.
     ///   - start: Where the bundle begins: what the receiving peer has merged already.
@@ -123,7 +104,7 @@ public enum BundleExchange {
     ///   replica cannot be read, `ConcordError` when the file cannot be written (`path` never holds
     ///   half a bundle: the file is renamed into place once complete).
     @discardableResult
-    public static func export(
+    package static func export(
         from store: Store, since start: ExportStart, selection: SyncSelection = .all, to path: String,
         onProgress: (@Sendable (WorkProgress) -> Void)? = nil
     ) throws -> BundleExportReport {
@@ -207,11 +188,6 @@ public enum BundleExchange {
     /// either replica went back in time, every entry of the bundle is merged whatever the cursor says,
     /// the cursors on a restored source are reset, and the report's `historyResync` says so.
     ///
-    /// ```swift
-    /// let report = try BundleExchange.importBundle(at: "/tmp/phone.bundle", into: watch)
-    /// print(report.recordsChanged, "changed,", report.conflicts.count, "conflicts")
-    /// ```
-    ///
     /// - Parameters:
     ///   - path: The bundle file.
     ///   - store: The replica to merge it into.
@@ -223,13 +199,13 @@ public enum BundleExchange {
     ///   1 GiB, 10 million entries, or a value over 4 MiB), of a newer format, or from `store`
     ///   itself — nothing is imported then; `ConcordError` when the replica cannot be written.
     @discardableResult
-    public static func importBundle(
+    package static func importBundle(
         at path: String, into store: Store, dryRun: Bool = false, onProgress: (@Sendable (WorkProgress) -> Void)? = nil
     ) throws -> ApplyReport {
         try importBundle(at: path, into: store, dryRun: dryRun, limits: BundleLimits(), onProgress: onProgress)
     }
 
-    /// ``importBundle(at:into:dryRun:onProgress:)`` with other limits on the largest bundle accepted.
+    /// `importBundle(at:into:dryRun:onProgress:)` with other limits on the largest bundle accepted.
     package static func importBundle(
         at path: String, into store: Store, dryRun: Bool = false, limits: BundleLimits, onProgress: ProgressHandler? = nil
     ) throws -> ApplyReport {

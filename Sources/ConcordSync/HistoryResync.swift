@@ -4,13 +4,10 @@
 /// beside its original — or cursors could not be proven. Merging is idempotent, so resending
 /// everything is always safe; the replicas then hold every record either had.
 ///
-/// ```swift
-/// let report = try Synchronizer().sync(laptop, phone)
-/// if let resync = report.historyResync { print(resync) }   // "… was restored from an earlier state …"
-/// ```
-public struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
+/// Reports say it in words (``SyncReport/resyncReason``); the command-line tool names the replicas.
+package struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
     /// One reason for the resync.
-    public enum Cause: Sendable, Equatable {
+    package enum Cause: Sendable, Equatable {
         /// `replica`'s history is not the one its peer had merged (`detail` says how it differs).
         case restored(ReplicaID, detail: String)
         /// A cursor on `replica` is bound to a mark that replica has pruned: nothing proves its history,
@@ -24,7 +21,7 @@ public struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Every reason found, the rollbacks first.
-    public let causes: [Cause]
+    package let causes: [Cause]
 
     /// A resync for `causes` (nil when there are none).
     package init?(_ causes: [Cause]) {
@@ -33,7 +30,7 @@ public struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The replicas found restored from an earlier state (or copied).
-    public var restored: [ReplicaID] {
+    package var restored: [ReplicaID] {
         causes.compactMap {
             if case .restored(let id, _) = $0 { return id }
             return nil
@@ -41,7 +38,7 @@ public struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The main cause in words, naming replicas by `name` (the CLI passes "A" and "B").
-    public func summary(naming name: (ReplicaID) -> String) -> String {
+    package func summary(naming name: (ReplicaID) -> String) -> String {
         switch causes[0] {
         case .restored(let id, let detail): "\(name(id)) was restored from an earlier state (\(detail))"
         case .unprovable(let id, let detail): "\(name(id))'s history cannot be proven (\(detail))"
@@ -50,7 +47,7 @@ public struct HistoryResync: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { summary { "replica \($0)" } }
+    package var description: String { summary { "replica \($0)" } }
 }
 
 extension HistoryResync.Cause {

@@ -15,7 +15,18 @@ public struct SyncReport: Sendable, Equatable {
     public var dryRun: Bool
     /// Set when the replicas resent everything both ways: one was found restored from an earlier state
     /// (or their cursors could not be proven). Nil for a delta.
-    public var historyResync: HistoryResync?
+    package var historyResync: HistoryResync?
+
+    /// Why the replicas resent everything both ways, in words (one was restored from an earlier state
+    /// — a backup, a file-system or VM snapshot — or is a copy that kept running beside its original,
+    /// or their cursors could not be proven); nil for a delta. Merging is idempotent, so a resync is
+    /// always safe: the replicas then hold every record either had.
+    ///
+    /// ```swift
+    /// let report = try Synchronizer().sync(laptop, phone)
+    /// if let why = report.resyncReason { print("resent everything:", why) }
+    /// ```
+    public var resyncReason: String? { historyResync?.description }
 
     /// A report of the two directions of a sync.
     package init(aToB: ApplyReport, bToA: ApplyReport, dryRun: Bool) {
@@ -39,7 +50,7 @@ public struct SyncReport: Sendable, Equatable {
         var seen = Set<[String]>()
         var out: [Conflict] = []
         for c in aToB.conflicts + bToA.conflicts {
-            let id = [c.suite, c.key, c.loser.record.version.description, c.winner.record.version.description]
+            let id = [c.suite, c.key, c.loser.version.description, c.winner.version.description]
             if seen.insert(id).inserted { out.append(c) }
         }
         return out

@@ -74,6 +74,6 @@ struct HubPolicyTests {
         #expect(try a.suite("app").get("n", as: Int.self) == 21)
         #expect(try b.suite("app").get("n", as: Int.self) == 21)
         let lost = try #require(try a.conflicts(suite: "app").first)
-        #expect(try lost.loser.record.value() == .int(10) && lost.winner.record.value() == .int(20))
+        #expect(try lost.loser.value() == .int(10) && lost.winner.value() == .int(20))
     }
 }

@@ -118,8 +118,8 @@ struct HubSyncTests {
         let logged = try phone.conflicts() + laptop.conflicts()
         #expect(logged.count == 1)
         let conflict = try #require(logged.first)
-        #expect(conflict.key == "theme" && conflict.winner.record == a)
-        #expect(Set([try conflict.winner.record.value(), try conflict.loser.record.value()]) == [.string("from phone"), .string("from laptop")])
+        #expect(conflict.key == "theme" && conflict.winner == a)
+        #expect(Set([try conflict.winner.value(), try conflict.loser.value()]) == [.string("from phone"), .string("from laptop")])
     }
 
     @Test("--suite: a sync limited to some suites moves only them, and a later full sync carries the rest without skipping any")

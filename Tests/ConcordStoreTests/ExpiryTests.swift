@@ -151,12 +151,12 @@ struct ExpiryTests {
 
         // check() holds the index to the records: an entry lost, or one left behind, is a problem.
         try suite.set("v", forKey: "c", expiresAfter: .seconds(30))
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
         let entry = StoreLayout.expiryKey(clock.milliseconds + 30_000, recordKey: StoreLayout.recordKey(suite: "app", key: "c"))
         try store.write { w in _ = try w.txn.delete(w.layout.expiries, entry) }
-        #expect(try store.check().problems == ["record app/c expires but the expiry index does not hold it"])
+        #expect(try store.integrityReport().problems == ["record app/c expires but the expiry index does not hold it"])
         try store.write { w in try w.txn.put(w.layout.expiries, StoreLayout.expiryKey(5, recordKey: StoreLayout.recordKey(suite: "app", key: "a")), []) }
-        #expect(try store.check().problems.contains("the expiry index names app/a, whose record does not expire then"))
+        #expect(try store.integrityReport().problems.contains("the expiry index names app/a, whose record does not expire then"))
     }
 
     @Test func observersAreToldAtTheExpiryWithoutAWrite() async throws {

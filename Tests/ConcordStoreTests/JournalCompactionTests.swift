@@ -28,7 +28,7 @@ import Testing
         #expect(stats.journalEntries == 2)
         #expect(stats.supersededJournalEntries == 1)
         #expect(try store.info().journalEntries == 2)
-        let check = try store.check()
+        let check = try store.integrityReport()
         #expect(check.isSound, "\(check.problems)")
         #expect(check.journalEntriesChecked == 2)
     }
@@ -43,7 +43,7 @@ import Testing
             let b = try #require(try w.txn.get(w.layout.journal, StoreLayout.seqKey(2)))
             try w.txn.put(w.layout.journal, StoreLayout.seqKey(9), b)
         }
-        let check = try store.check()
+        let check = try store.integrityReport()
         #expect(check.problems.contains { $0.contains("journal entry 9 (app/b) is newer than its record's entry 2") }, "\(check.problems)")
     }
 
@@ -78,7 +78,7 @@ import Testing
         let stats = try store.statistics()
         #expect(stats.journalEntries == 3)
         #expect(try store.lastSeq() == 1_000_000)
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func compactionKeepsTheLastEntryWhichCarriesTheClockAndSeq() throws {
@@ -110,6 +110,6 @@ import Testing
         #expect(try store.lastSeq() == 5, "the last seq stays, kept in meta/state")
         try suite.set(4, forKey: "new")
         #expect(try store.journalEntries(after: 0).map(\.seq) == [4, 6])
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 }

@@ -15,7 +15,7 @@ struct MultiProcessTests {
         let suite = try Store(path: dir).suite("app")
         #expect(try suite.keys().count == 1000)
         for w in 0..<4 { for i in [0, 137, 249] { #expect(try suite.get("w\(w)-\(i)", as: Int.self) == i) } }
-        #expect(try suite.store.check().isSound)
+        #expect(try suite.store.integrityReport().isSound)
     }
 
     @Test func fourProcessesIncrementingOneCounterCountEveryIncrement() throws {
@@ -67,7 +67,7 @@ struct MultiProcessTests {
         // The writer really was killed mid-stream, with acknowledged writes behind it, in most rounds.
         #expect(acknowledged.values.filter { $0 >= 0 }.count >= rounds / 2)
         let store = try Store(path: dir)
-        let report = try store.check()
+        let report = try store.integrityReport()
         #expect(report.isSound, "check found: \(report.problems)")
         let suite = try store.suite("app")
         for (round, last) in acknowledged where last >= 0 {
@@ -109,6 +109,6 @@ struct MultiProcessTests {
         #expect(try suite.keys().count == 601)
         let info = try store.info()
         #expect(info.mapBytes > initialMap, "the map should have grown from \(initialMap)")
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 }

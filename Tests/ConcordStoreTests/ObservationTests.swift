@@ -143,7 +143,7 @@ struct ObservationTests {
             #expect(try entry.record.value() == .int(999 * 100 + k))
         }
         #expect(try store.lastSeq() == seq0 + 100_000)
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test(.offThePool) func aWatcherProcessReceivesEveryChangeFromThreeConcurrentWriters() throws {

@@ -71,7 +71,7 @@ import Testing
         for _ in 0..<500 where (try? suite.contains("t")) != true { usleep(10_000) }
         #expect(try suite.get("t", as: String.self) == "from another thread")
         #expect(try suite.increment("count") == 6)
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func aSecondReplicaMayBeUsedInsideTheClosure() throws {

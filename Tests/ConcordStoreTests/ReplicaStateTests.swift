@@ -19,7 +19,7 @@ import Testing
         #expect(try store.lastSeq() == 3, "the last seq stays, though no entry carries it")
         try suite.set(3, forKey: "c")
         #expect(try store.journalEntries(after: 0).map(\.seq) == [1, 4])
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func aClockMovedWithoutAJournalEntryIsKept() throws {

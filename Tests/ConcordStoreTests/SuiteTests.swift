@@ -47,7 +47,7 @@ struct SuiteTests {
         #expect(try app.records().allSatisfy { $0.record.isTombstone })
         #expect(try other.get("keep", as: Int.self) == 1)
         #expect(try store.suiteNames() == ["app", "other"])
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func snapshotAndKeys() throws {
@@ -100,7 +100,7 @@ struct SuiteTests {
         #expect(entries.map(\.key) == ["same", "other"])
         #expect(try entries[0].record.value() == .int(49))
         #expect(try store.journalEntries(after: entries[0].seq).map(\.key) == ["other"])
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func infoCountsWhatIsThere() throws {

@@ -21,16 +21,16 @@ import Testing
             try #require(logged.count == 1, "\(store.directory)")
             let c = logged[0]
             #expect(c.suite == "prefs" && c.key == "theme")
-            #expect(try c.loser.record.value() == .string("dark"))
-            #expect(try c.winner.record.value() == .string("light"))
-            #expect(c.loser.writer == a.replicaID && c.winner.writer == b.replicaID)
+            #expect(try c.loser.value() == .string("dark"))
+            #expect(try c.winner.value() == .string("light"))
+            #expect(c.loser.version.replica == a.replicaID && c.winner.version.replica == b.replicaID)
             #expect(c.detectedMilliseconds == clock.milliseconds)
         }
         let atA = try a.conflicts()[0]
         let atB = try b.conflicts()[0]
-        #expect(atA.winner.source == .sync(peer: b.replicaID), "at A the winner arrived from B")
-        if case .process = atA.loser.source {} else { Issue.record("at A the loser was written by a local process: \(atA.loser.source)") }
-        #expect(atB.loser.source == .sync(peer: a.replicaID), "at B the loser arrived from A")
+        #expect(atA.winnerSide.source == .sync(peer: b.replicaID), "at A the winner arrived from B")
+        if case .process = atA.loserSide.source {} else { Issue.record("at A the loser was written by a local process: \(atA.loserSide.source)") }
+        #expect(atB.loserSide.source == .sync(peer: a.replicaID), "at B the loser arrived from A")
         #expect(atA.peer == b.replicaID && atB.peer == a.replicaID)
     }
 
@@ -67,8 +67,8 @@ import Testing
         let report = try Synchronizer().sync(a, b)
         #expect(report.conflicts.count == 1)
         let c = try #require(try b.conflicts().first)
-        #expect(c.winner.record.isTombstone)
-        #expect(try c.loser.record.value() == .string("v2"), "the overwritten update is kept, not forgotten")
+        #expect(c.winner.isTombstone)
+        #expect(try c.loser.value() == .string("v2"), "the overwritten update is kept, not forgotten")
         #expect(try b.suite("s").contains("k") == false)
     }
 

@@ -63,7 +63,7 @@ import Testing
         let b = try Store(path: oldLater)
         #expect(try Replicas.bytes(a) == Replicas.bytes(b), "both replicas hold the same records")
         #expect(try a.suite("app").record(forKey: "appearance.theme") == b.suite("app").record(forKey: "appearance.theme"))
-        #expect(try a.conflicts(suite: "app").allSatisfy { $0.key != "theme" || $0.winner.record.version > $0.loser.record.version })
+        #expect(try a.conflicts(suite: "app").allSatisfy { $0.key != "theme" || $0.winner.version > $0.loser.version })
     }
 
     /// A sync by a process that does not know the schema (sync-tool) brings an old-shape value in; the

@@ -23,6 +23,6 @@ import Testing
         try BundleExchange.importBundle(at: bundle, into: laptop)
         #expect(try laptop.suite("app").value(forKey: "scale") == .float(0.1))
         #expect(try laptop.suite("app").value(forKey: "device") == .uuid(id))
-        #expect(try laptop.check().isSound)
+        #expect(try laptop.integrityReport().isSound)
     }
 }

@@ -55,9 +55,9 @@ import Testing
         #expect(try pair.both("n", as: Int.self) == [20, 20], "the later set wins; every increment was seen by one of them")
         let conflict = try #require(report.conflicts.first)
         #expect(report.conflicts.count == 1 && conflict.key == "n")
-        #expect(try conflict.loser.record.value() == .int(10), "the losing set is kept")
-        #expect(try conflict.winner.record.value() == .int(20))
-        #expect(conflict.loser.record.version < conflict.winner.record.version)
+        #expect(try conflict.loser.value() == .int(10), "the losing set is kept")
+        #expect(try conflict.winner.value() == .int(20))
+        #expect(conflict.loser.version < conflict.winner.version)
         // A set made after seeing the other is an overwrite the writer saw: no conflict.
         try pair.phone.suite("app").set(3, forKey: "n")
         try pair.watch.suite("app").increment("n") // concurrent increment: survives the set

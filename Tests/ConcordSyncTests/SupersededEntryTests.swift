@@ -32,7 +32,7 @@ import Testing
         let readAgain = again.journalEntriesRead
         #expect(readAgain == 1 && again.entries == 1)
         #expect(try phone.suite("prefs").get("theme", as: String.self) == "sepia")
-        #expect(try laptop.check().isSound)
-        #expect(try phone.check().isSound)
+        #expect(try laptop.integrityReport().isSound)
+        #expect(try phone.integrityReport().isSound)
     }
 }

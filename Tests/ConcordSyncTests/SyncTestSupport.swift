@@ -32,7 +32,7 @@ enum Replicas {
     }
 
     static func expectSound(_ store: Store, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let report = try store.check()
+        let report = try store.integrityReport()
         #expect(report.isSound, "\(context) \(store.directory): \(report.problems)", sourceLocation: sourceLocation)
     }
 }

@@ -32,7 +32,7 @@ struct TemporaryStoreTests {
             let suite = try store.suite("preview")
             try suite.set("dark", forKey: "theme")
             #expect(try suite.get("theme", as: String.self) == "dark")
-            #expect(try store.check().isSound)
+            #expect(try store.integrityReport().isSound)
             // Another process opens it like any other store.
             let other = try run("sync-tool", ["get", store.directory, "preview", "theme"])
             #expect(other.stdout == "dark\n", "\(other.stderr)")

@@ -332,11 +332,12 @@ private final class GreetingPreferences {
         let report = try Synchronizer().sync(phone, watch)
         #expect(report.aToB.entries == 1 && report.bToA.entries == 1 && report.conflicts.count >= 1)
         for conflict in report.conflicts {
-            #expect(conflict.suite == "prefs" && conflict.key == "theme" && conflict.winner.record.version > conflict.loser.record.version)
+            #expect(conflict.suite == "prefs" && conflict.key == "theme" && conflict.winner.version > conflict.loser.version)
         }
         for conflict in try phone.conflicts(suite: "prefs") {
-            let lost = try conflict.loser.record.value()
-            #expect(lost != nil && conflict.loser.writer == conflict.loser.record.version.replica)
+            let lost = try conflict.loser.value()
+            #expect(lost != nil && [phone.replicaID, watch.replicaID].contains(conflict.loser.version.replica))
+            #expect(conflict.loserOrigin == .thisProcess || conflict.loserOrigin == .sync(peer: watch.replicaID))
         }
         let cleared = try phone.clearConflicts(suite: "prefs")
         #expect(try !cleared.isEmpty && (try phone.conflicts(suite: "prefs")).isEmpty)
@@ -434,7 +435,7 @@ private final class GreetingPreferences {
         // The article's handler, compiled but not installed: the test process shares one handler
         // (TestSupport's ReportedErrors), which collects for every test.
         let installArticleHandler = {
-            UnhandledErrors.setHandler { error in
+            ConcordError.setUnhandledErrorHandler { error in
                 print("settings error:", error)
             }
         }

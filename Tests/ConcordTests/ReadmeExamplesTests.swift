@@ -158,7 +158,7 @@ import Testing
         #expect(phoneTheme == (try watch.suite("prefs").get("theme", as: String.self)))
         let logged = try phone.conflicts() + watch.conflicts()
         #expect(!logged.isEmpty)
-        #expect(logged.allSatisfy { $0.loser.record.version < $0.winner.record.version })
+        #expect(logged.allSatisfy { $0.loser.version < $0.winner.version })
 
         try await phone.suite("prefs").set(14, forKey: "fontSize")
         let bundle = tmp.path("phone.bundle")
@@ -166,7 +166,7 @@ import Testing
         try BundleExchange.importBundle(at: bundle, into: watch)
         #expect(try watch.suite("prefs").get("fontSize", as: Int.self) == 14)
         try BundleExchange.importBundle(at: bundle, into: watch) // harmless twice
-        #expect(try watch.check().isSound)
+        #expect(try watch.integrityReport().isSound)
     }
 
     /// "Why is this value what it is?": the README's code on two replicas whose themes conflicted.

@@ -332,7 +332,7 @@ import Testing
         projection.value = 5
         #expect(count == 5)
         #expect(projection.value == 5)
-        func bump(_ value: StoredProjection<Int>) { value.value += 1 }
+        func bump(_ value: Stored<Int>) { value.value += 1 }
         bump(projection)
         #expect(count == 6)
         try $count.update { $0 *= 2 }

@@ -145,7 +145,7 @@ import Testing
             refused.append(key)
         }
         // Nothing damaged, and reads still work while the disk is full.
-        let whileFull = try store.check()
+        let whileFull = try store.integrityReport()
         #expect(whileFull.isSound, "check passes on a full disk: \(whileFull.problems)")
         #expect(try suite.get("before-0", as: String.self) == expected["before-0"])
         try StoreContents.expectSound(dir)
@@ -156,7 +156,7 @@ import Testing
             try suite.set(value("after-\(i)", 8 << 10), forKey: "after-\(i)")
             expected["after-\(i)"] = value("after-\(i)", 8 << 10)
         }
-        let afterwards = try store.check()
+        let afterwards = try store.integrityReport()
         #expect(afterwards.isSound, "check passes after space returned: \(afterwards.problems)")
         let summary =
             "filler took \(fillerBytes >> 10) KiB; \(acceptedWhileFull) more writes of 8 KiB fit in free pages, then refused: \(error); check passed while full; after freeing space 3 writes succeeded"

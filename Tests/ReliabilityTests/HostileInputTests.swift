@@ -115,7 +115,7 @@ import Testing
         #expect(try store.lastSeq() == afterFit, "nothing was written by a refused value")
         #expect(afterFit == seq + 1)
         for key in ["over-limit", "huge", "batch-small", "batch-huge", "grown"] { #expect(try !suite.contains(key)) }
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
         figure(
             "values over the limit",
             "\(limit - 5) data bytes (exactly \(limit) encoded) stored; one byte more, 5 MiB, a batch holding 5 MiB and an update growing to 4 MiB refused: \(refusal)"

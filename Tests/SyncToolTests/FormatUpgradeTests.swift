@@ -166,7 +166,7 @@ import Testing
         #expect(JSONValue.formatDate(date) == "2026-11-30T10:15:30.123Z")
         try store.suite("prefs").set(date, forKey: "lastOpened")
         #expect(try store.suite("prefs").get("lastOpened", as: Date.self) == date)
-        #expect(try store.check().isSound)
+        #expect(try store.integrityReport().isSound)
     }
 
     @Test func theFirstReleasesConflictsAreStillListedAndClearable() throws {
@@ -175,7 +175,7 @@ import Testing
         let phone = try Store(path: try Self.copy("phone", into: tmp))
         let conflicts = try phone.conflicts()
         #expect(conflicts.map(\.key) == ["theme", "theme"])
-        #expect(try conflicts.map { try $0.loser.record.value() } == [.string("dark"), .string("system")])
+        #expect(try conflicts.map { try $0.loser.value() } == [.string("dark"), .string("system")])
         #expect(try phone.clearConflicts().count == 2)
         #expect(try phone.conflicts().isEmpty)
     }

@@ -54,7 +54,7 @@ struct InvariantChecker {
         r.acknowledged = operations.count
         let stores = try Dictionary(uniqueKeysWithValues: replicas.map { ($0.name, try Store(path: $0.path)) })
         for (name, store) in stores {
-            let report = try store.check()
+            let report = try store.integrityReport()
             if !report.isSound {
                 r.damagedReplicas += 1
                 r.note("\(name): check failed: \(report.problems.prefix(3))")
@@ -78,12 +78,12 @@ struct InvariantChecker {
         for (name, store) in stores {
             for conflict in try store.conflicts() {
                 let current = try store.suite(conflict.suite).record(forKey: conflict.key)
-                if conflict.loser.record.version >= conflict.winner.record.version {
+                if conflict.loser.version >= conflict.winner.version {
                     r.inconsistentConflicts += 1
                     r.note(
-                        "\(name): conflict on \(conflict.suite)/\(conflict.key) logged a loser \(conflict.loser.record.version) not below its winner \(conflict.winner.record.version)"
+                        "\(name): conflict on \(conflict.suite)/\(conflict.key) logged a loser \(conflict.loser.version) not below its winner \(conflict.winner.version)"
                     )
-                } else if let current, current.version < conflict.winner.record.version {
+                } else if let current, current.version < conflict.winner.version {
                     r.inconsistentConflicts += 1
                     r.note("\(name): \(conflict.suite)/\(conflict.key) holds \(current.version), older than the conflict's winner")
                 }

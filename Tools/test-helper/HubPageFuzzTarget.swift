@@ -61,7 +61,7 @@ enum HubPageFuzzTarget {
         }
         if pages.add(1, ordering: .relaxed).newValue % 256 == 0 {
             let report: IntegrityReport
-            do { report = try replica.check() } catch { throw FuzzFailure(description: "the replica cannot be checked: \(error)") }
+            do { report = try replica.integrityReport() } catch { throw FuzzFailure(description: "the replica cannot be checked: \(error)") }
             guard report.isSound else { throw FuzzFailure(description: "the replica is damaged: \(report.problems.prefix(3))") }
         }
     }

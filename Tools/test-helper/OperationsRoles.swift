@@ -36,7 +36,7 @@ enum OperationsRoles {
             if error.code == .storage, let code = error.systemCode { say("refused \(code) \(error)") } else { say("refused store \(error)") }
         }
         FaultInjection.clear()
-        say(try store.check().isSound ? "check ok" : "check damaged")
+        say(try store.integrityReport().isSound ? "check ok" : "check damaged")
         return 0
     }
 }

@@ -18,12 +18,21 @@ extension LiveSync {
     ///   - synchronizer: How each round syncs (the suites, the page size).
     ///   - heartbeat: Seconds between rounds when nothing happens.
     ///   - maxBackoff: The longest wait between reconnection attempts.
-    ///   - onEvent: Told of each connection, round and disconnection, on the loop's thread.
     /// - Throws: `ConcordError` when the store's commit notification cannot be set up (the hub itself is
     ///   reached on the loop's thread, and retried).
     public convenience init(
         store: Store, hub url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
-        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5), onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5)
+    ) throws {
+        try self.init(
+            store: store, hub: url, account: account, synchronizer: synchronizer, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: { _ in })
+    }
+
+    /// `init(store:hub:account:synchronizer:heartbeat:maxBackoff:)`, telling `onEvent` of each
+    /// connection, round and disconnection on the loop's thread (the command-line tool's output).
+    package convenience init(
+        store: Store, hub url: String, account: String? = nil, synchronizer: HubSynchronizer = HubSynchronizer(),
+        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5), onEvent: @escaping @Sendable (LiveSyncEvent) -> Void
     ) throws {
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
             try HubLivePeer(store: store, url: url, account: account, synchronizer: synchronizer)

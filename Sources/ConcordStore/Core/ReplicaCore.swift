@@ -103,13 +103,9 @@ package final class ReplicaCore: Sendable {
             },
             currentSeq: { try box.core?.snapshot { $0.lastSeq } ?? 0 },
             makeChange: { entry, now, expired in
-                let origin: ChangeOrigin
-                switch entry.source {
-                case _ where expired: origin = .expired
-                case .process(let t): origin = t == ReplicaCore.processToken ? .thisProcess : .otherProcess
-                case .sync(let peer): origin = .sync(peer: peer)
-                }
-                return try Change(entry, origin: origin, registeredDefault: defaults.value(suite: entry.suite, key: entry.key), now: now)
+                try Change(
+                    entry, origin: expired ? .expired : ChangeOrigin(entry.source),
+                    registeredDefault: defaults.value(suite: entry.suite, key: entry.key), now: now)
             },
             readExpiries: { after, upTo in try box.core?.snapshot { try $0.expiries(after: after, upTo: upTo) } ?? ChangeHub.Expiries() },
             wallClock: options.wallClock)

@@ -1,11 +1,8 @@
 /// Who made a change, as the journal stores it: a process writing to this replica
 /// (identified by a random token per process) or a sync that merged it from a peer.
 ///
-/// <!-- assume: let entry = try store.journalEntries(after: 0)[0] -->
-/// ```swift
-/// if case .sync(let peer) = entry.source { print("merged from", peer) }
-/// ```
-public enum ChangeSource: Hashable, Sendable {
+/// Readers see it as a ``ChangeOrigin``.
+package enum ChangeSource: Hashable, Sendable {
     /// A process that has the replica open; the token is random per process.
     case process(token: [UInt8])
     /// A sync that merged the change from `peer`.

@@ -1,19 +1,16 @@
 /// One entry of a replica's change journal: `(seq, suite, key, record)` and where the change came from.
-///
-/// ```swift
-/// for entry in try store.journalEntries(after: 0) { print(entry.seq, entry.suite, entry.key, entry.record.version) }
-/// ```
-public struct JournalEntry: Hashable, Sendable {
+/// Readers outside the store see it as a ``Change`` (``Store/changes(after:suite:limit:)``).
+package struct JournalEntry: Hashable, Sendable {
     /// The entry's position in the replica's journal.
-    public let seq: UInt64
+    package let seq: UInt64
     /// The suite of the changed key.
-    public let suite: String
+    package let suite: String
     /// The changed key.
-    public let key: String
+    package let key: String
     /// The record the change stored (a tombstone for a delete).
-    public let record: Record
+    package let record: Record
     /// Who made the change.
-    public let source: ChangeSource
+    package let source: ChangeSource
 
     package init(seq: UInt64, suite: String, key: String, record: Record, source: ChangeSource) {
         self.seq = seq

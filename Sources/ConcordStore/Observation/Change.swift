@@ -15,6 +15,15 @@ public enum ChangeOrigin: Hashable, Sendable, CustomStringConvertible {
     /// commits nothing, so its `seq` is that of the record that expired.
     case expired
 
+    /// Who made a change the journal (or the conflict log) holds as made by `source`: a process's
+    /// token is this process's or another's.
+    package init(_ source: ChangeSource) {
+        switch source {
+        case .process(let token): self = token == ReplicaCore.processToken ? .thisProcess : .otherProcess
+        case .sync(let peer): self = .sync(peer: peer)
+        }
+    }
+
     public var description: String {
         switch self {
         case .thisProcess: "this-process"

@@ -37,7 +37,7 @@
 /// An observation ends with a ``ConcordError``: `.invalidKey` for a bad key, `.invalidArgument` for a
 /// buffer of no elements, `.typeMismatch` when a value is not of the type asked for, or the error
 /// met reading the journal (a damaged entry). A sequence throws it; a callback or actor consumer is
-/// handed it in `onError` (without one, it goes to `UnhandledErrors`).
+/// handed it in `onError` (without one, it goes to the unhandled-error handler, `ConcordError.setUnhandledErrorHandler(_:)`).
 public struct ValueObservation<Element: Sendable>: AsyncSequence, Sendable {
     /// Why an observation ends early.
     public typealias Failure = ConcordError
@@ -99,7 +99,7 @@ public struct ValueObservation<Element: Sendable>: AsyncSequence, Sendable {
     ///
     /// - Parameters:
     ///   - onError: Called once if the observation ends with an error; nothing is delivered after it.
-    ///     When `nil`, the error goes to `UnhandledErrors`.
+    ///     When `nil`, the error goes to the unhandled-error handler (`ConcordError.setUnhandledErrorHandler(_:)`).
     ///   - onChange: Called with each element.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: ``ConcordError`` `.invalidKey`, `.invalidArgument`, or the error met when observation
@@ -127,7 +127,7 @@ public struct ValueObservation<Element: Sendable>: AsyncSequence, Sendable {
     /// - Parameters:
     ///   - actor: `MainActor.shared`.
     ///   - onError: Called once on the main actor if the observation ends with an error. When `nil`,
-    ///     the error goes to `UnhandledErrors`.
+    ///     the error goes to the unhandled-error handler (`ConcordError.setUnhandledErrorHandler(_:)`).
     ///   - onChange: Called with each element on the main actor.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: What ``start(onError:onChange:)`` throws.
@@ -162,7 +162,7 @@ public struct ValueObservation<Element: Sendable>: AsyncSequence, Sendable {
     /// - Parameters:
     ///   - actor: The actor `onChange` runs on.
     ///   - onError: Called once if the observation ends with an error. When `nil`, the error goes to
-    ///     `UnhandledErrors`.
+    ///     `ConcordError.setUnhandledErrorHandler(_:)`.
     ///   - onChange: Called with the actor and each element.
     /// - Returns: The token that keeps the observation alive.
     /// - Throws: What ``start(onError:onChange:)`` throws.

@@ -1,16 +1,16 @@
 import LMDB
 
-/// What ``Store/check()`` found.
-public struct IntegrityReport: Sendable, Equatable {
+/// What ``Store/check()`` found, with what it checked (`sync-tool check` shows the counts).
+package struct IntegrityReport: Sendable, Equatable {
     /// How many records were decoded and checked against their journal entries.
-    public let recordsChecked: Int
+    package let recordsChecked: Int
     /// How many live journal entries (those a record points at) were decoded and checked against
     /// their records. Superseded entries awaiting compaction are decoded and checked too, and not counted.
-    public let journalEntriesChecked: Int
+    package let journalEntriesChecked: Int
     /// One line per problem; empty when the store is sound.
-    public let problems: [String]
+    package let problems: [String]
     /// Whether the check found no problem.
-    public var isSound: Bool { problems.isEmpty }
+    package var isSound: Bool { problems.isEmpty }
 }
 
 extension Store {
@@ -21,13 +21,16 @@ extension Store {
     /// holds exactly the records that expire.
     ///
     /// ```swift
-    /// let report = try store.check()
-    /// if !report.isSound { report.problems.forEach { print($0) } }
+    /// let problems = try store.check()
+    /// if !problems.isEmpty { problems.forEach { print($0) } }
     /// ```
     ///
-    /// - Returns: What was checked, and one line per problem found (none when the replica is sound).
+    /// - Returns: One line per problem found, at most 100; empty when the replica is sound.
     /// - Throws: ``ConcordError`` `.damaged` when the data file's pages are too damaged to walk, or a storage error.
-    public func check() throws -> IntegrityReport {
+    public func check() throws -> [String] { try integrityReport().problems }
+
+    /// What ``check()`` finds, with how many records and journal entries it checked.
+    package func integrityReport() throws -> IntegrityReport {
         // LMDB trusts its pages; walk them first so damage is reported rather than crashing the walk below.
         let pages = try mapLMDBErrors(path: directory) { try core.env.verifyPages() }
         guard pages.isSound else {

@@ -1,28 +1,5 @@
 import Foundation
 
-/// What ``Store/backup(to:compact:onProgress:)`` wrote and verified.
-///
-/// ```swift
-/// let report = try store.backup(to: "/var/backups/settings-2026-12-01")
-/// print(report.records, "records up to seq", report.lastSeq, "in", report.bytes, "bytes")
-/// ```
-public struct BackupReport: Sendable, Equatable {
-    /// The backup's directory (its canonical path).
-    public let directory: String
-    /// The backup's replica id: the same as the original's.
-    public let replicaID: ReplicaID
-    /// The size of the backup's data file, in bytes.
-    public let bytes: Int
-    /// Whether free pages were left out (`compact`).
-    public let compacted: Bool
-    /// The records (tombstones included) the backup holds, each checked.
-    public let records: Int
-    /// The journal entries the backup holds, each checked against its record.
-    public let journalEntries: Int
-    /// The seq of the newest journal entry in the backup: every change up to it is in the backup.
-    public let lastSeq: UInt64
-}
-
 extension Store {
     /// Writes a consistent copy of this replica into `destination` while other threads and processes
     /// keep reading and writing it: every change committed before the copy began, none after it, and
@@ -38,7 +15,7 @@ extension Store {
     ///
     /// ```swift
     /// let report = try store.backup(to: "/var/backups/settings-2026-12-01", compact: true)
-    /// print("backed up to seq \(report.lastSeq): \(report.records) records, \(report.bytes) bytes")
+    /// print("backed up to seq \(report.lastSeq): \(report.records) records, \(report.fileBytes) bytes")
     /// ```
     ///
     /// - Parameters:
@@ -48,12 +25,13 @@ extension Store {
     ///     "bytes"), at most every 50 ms, and last with `done == total` once the copy is on disk. The
     ///     total is the pages in use (less the free ones, compacting) as the copy begins; the last
     ///     update's total is the copy's size.
-    /// - Returns: What was written and verified.
+    /// - Returns: The backup as ``Store/info()`` describes it (its directory, this replica's identity,
+    ///   its records, journal entries and last seq, each checked, and the size of its data file).
     /// - Throws: ``ConcordError`` `.io` when `destination` exists and is not an empty directory (nothing is
     ///   written) or cannot be created; ``ConcordError`` `.storage` when the copy fails (a full disk, say);
     ///   ``ConcordError`` `.damaged` when the copy does not verify. On any error nothing is left behind.
     @discardableResult
-    public func backup(to destination: String, compact: Bool = false, onProgress: (@Sendable (WorkProgress) -> Void)? = nil) throws -> BackupReport {
+    public func backup(to destination: String, compact: Bool = false, onProgress: (@Sendable (WorkProgress) -> Void)? = nil) throws -> StoreInfo {
         let created = try BackupDestination.prepare(destination)
         do {
             let meter = ProgressMeter(onProgress, phase: "backup", total: onProgress == nil ? 0 : try expectedCopyBytes(compact: compact), unit: "bytes")
@@ -61,7 +39,7 @@ extension Store {
             let written: (@Sendable (Int) -> Void)? = onProgress == nil ? nil : { @Sendable bytes in meter.update(bytes) }
             let bytes = try mapLMDBErrors(path: directory) { try core.env.copy(intoDirectory: destination, compact: compact, progress: written) }
             meter.finish(total: bytes)
-            return try verifyBackup(at: destination, bytes: bytes, compacted: compact)
+            return try verifyBackup(at: destination)
         } catch {
             BackupDestination.discard(destination, created: created)
             throw error
@@ -77,20 +55,17 @@ extension Store {
     }
 
     /// Opens the backup as a store of its own (creating its lock and notify files) and checks it whole.
-    private func verifyBackup(at destination: String, bytes: Int, compacted: Bool) throws -> BackupReport {
+    private func verifyBackup(at destination: String) throws -> StoreInfo {
         var options = Store.Options()
         options.createIfMissing = false
         let backup = try Store(path: destination, options: options)
         guard backup.replicaID == replicaID else {
             throw ConcordError.damaged(path: destination, reason: "the backup's replica id \(backup.replicaID) is not the original's \(replicaID)")
         }
-        let report = try backup.check()
+        let report = try backup.integrityReport()
         guard report.isSound else {
             throw ConcordError.damaged(path: destination, reason: "the backup does not verify: " + report.problems.prefix(3).joined(separator: "; "))
         }
-        return BackupReport(
-            directory: backup.directory, replicaID: backup.replicaID, bytes: bytes, compacted: compacted,
-            records: report.recordsChecked, journalEntries: report.journalEntriesChecked,
-            lastSeq: try backup.lastSeq())
+        return try backup.info()
     }
 }

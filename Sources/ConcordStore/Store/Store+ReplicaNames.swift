@@ -28,7 +28,7 @@ extension Store {
     ///
     /// <!-- assume: let conflict = try store.conflicts()[0] -->
     /// ```swift
-    /// print(try store.name(of: conflict.loser.writer) ?? "unnamed")
+    /// print(try store.name(of: conflict.loser.version.replica) ?? "unnamed")
     /// ```
     public func name(of replica: ReplicaID) throws -> String? {
         try read { r in try r.replicaName(of: replica) }

@@ -109,22 +109,39 @@ public final class Store: Sendable {
         }
     }
 
-    /// The journal entries after `seq`, oldest first, optionally of one suite (at most `limit`).
-    /// Entries a later change of their key superseded are passed over, so each key appears at most
-    /// once: its latest change.
+    /// The changes committed after `seq`, oldest first, optionally of one suite (at most `limit`), read
+    /// from the journal: what a program that was not running (or an observer that saw a gap in the
+    /// seqs) catches up with. A key appears at most once, with its latest change: a later change of a
+    /// key supersedes its earlier ones. Each is the ``Change`` an observer receives, its value as a
+    /// read finds it now (nil for a deletion or a value that has expired).
     ///
     /// <!-- assume: var lastSeen: UInt64 = 0 -->
     /// ```swift
-    /// for entry in try store.journalEntries(after: lastSeen) { print(entry.seq, entry.key) }
+    /// for change in try store.changes(after: lastSeen) { print(change.seq, change.key, change.origin) }
     /// ```
     ///
     /// - Parameters:
     ///   - seq: The last seq already handled (0 for everything).
-    ///   - suite: Only this suite's entries, or nil for every suite.
-    ///   - limit: The most entries to return.
-    /// - Returns: The entries, oldest first, each with its seq, key and record.
+    ///   - suite: Only this suite's changes, or nil for every suite.
+    ///   - limit: The most changes to return.
+    /// - Returns: The changes, oldest first, each with its seq, key, value, version and origin.
     /// - Throws: ``ConcordError`` `.invalidSuiteName`, or ``ConcordError`` `.damaged` when an entry does not decode.
-    public func journalEntries(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [JournalEntry] {
+    public func changes(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [Change] {
+        let now = options.wallClock()
+        return try journalEntries(after: seq, suite: suite, limit: limit).map { entry in
+            do {
+                return try Change(
+                    entry, origin: ChangeOrigin(entry.source),
+                    registeredDefault: core.defaults.value(suite: entry.suite, key: entry.key), now: now)
+            } catch {
+                throw ConcordError.undecodableRecord(suite: entry.suite, key: entry.key, path: directory, error)
+            }
+        }
+    }
+
+    /// The journal entries after `seq`, oldest first, optionally of one suite (at most `limit`), each
+    /// key's latest (what ``changes(after:suite:limit:)`` reads, with each entry's record).
+    package func journalEntries(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [JournalEntry] {
         if let suite { try Names.validateSuite(suite) }
         return try core.journalEntries(after: seq, suite: suite, limit: limit)
     }

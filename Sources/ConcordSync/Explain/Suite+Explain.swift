@@ -12,7 +12,7 @@ extension Suite {
     /// ```swift
     /// let why = try suite.explain("theme")
     /// if why.layer == .registeredDefault, let deleted = why.record, deleted.isTombstone {
-    ///     print("deleted by", why.writer!, "at", why.written!)   // so the default answers
+    ///     print("deleted by", deleted.version.replica, why.writerName ?? "", "at", why.written!)   // so the default answers
     /// }
     /// ```
     ///
@@ -52,16 +52,18 @@ extension Suite {
             } catch {
                 throw r.rowReader(suite: suiteName, key: key).undecodable(error)
             }
-            let beaten = try Self.beatenWrites(r, suite: suiteName, key: key).enumerated().map { i, c in
+            let conflicts = try Self.beatenWrites(r, suite: suiteName, key: key)
+            let beaten = conflicts.enumerated().map { i, c in
                 Explanation.BeatenWrite(
-                    number: i + 1, value: try? c.loser.record.value(), version: c.loser.record.version,
-                    written: Explanation.date(c.loser.record.version), writer: named(c.loser.writer), origin: origin(c.loser.source, clock: nil),
-                    beatenBy: c.winner.record.version, detected: Explanation.date(milliseconds: c.detectedMilliseconds))
+                    number: i + 1, value: try? c.loser.value(), version: c.loser.version,
+                    written: Explanation.date(c.loser.version), writer: named(c.loser.version.replica), origin: origin(c.loserSide.source, clock: nil),
+                    beatenBy: c.winner.version, detected: Explanation.date(milliseconds: c.detectedMilliseconds))
             }
             return Explanation(
                 suite: suiteName, key: key, value: value ?? fallback, layer: layer, record: record, written: record.map { Explanation.date($0.version) },
                 writer: record.map { named($0.version.replica) }, arrival: arrival, expired: record?.hasExpired(at: now) == true,
-                isDeviceLocal: try r.isDeviceLocal(suite: suiteName, key: key), policy: policy, parts: parts, beaten: beaten)
+                isDeviceLocal: try r.isDeviceLocal(suite: suiteName, key: key), policy: policy, parts: parts, beaten: beaten,
+                conflicts: conflicts)
         }
     }
 
@@ -72,7 +74,7 @@ extension Suite {
     ///
     /// ```swift
     /// let why = try suite.explain("theme")
-    /// if let lost = why.beaten.first { try suite.restore("theme", conflict: lost.number) }
+    /// if !why.conflicts.isEmpty { try suite.restore("theme", conflict: 1) }
     /// ```
     ///
     /// - Parameters:
@@ -89,7 +91,7 @@ extension Suite {
         guard number >= 1, number <= beaten.count else {
             throw ConcordError.noSuchConflict(suite: name, key: key, number: number, count: beaten.count)
         }
-        let loser = beaten[number - 1].loser.record
+        let loser = beaten[number - 1].loser
         let value: Value?
         do { value = try loser.value() } catch {
             throw ConcordError.damaged(path: store.directory, reason: "the beaten write \(number) of \(name)/\(key) does not decode: \(error)")
@@ -125,7 +127,7 @@ extension Conflict {
     /// The order beaten writes are numbered in (``Suite/explain(_:)``, `restore`, `sync-tool conflicts`):
     /// the newer losing version first, then the later found.
     package static func newerLoser(_ a: Conflict, _ b: Conflict) -> Bool {
-        a.loser.record.version != b.loser.record.version
-            ? a.loser.record.version > b.loser.record.version : a.detectedMilliseconds > b.detectedMilliseconds
+        a.loser.version != b.loser.version
+            ? a.loser.version > b.loser.version : a.detectedMilliseconds > b.detectedMilliseconds
     }
 }

@@ -82,8 +82,18 @@ public final class LiveSync: Sendable {
     /// ```
     public convenience init(
         store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
+        heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5)
+    ) throws {
+        try self.init(
+            store: store, remote: remote, options: options, selection: selection, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: { _ in })
+    }
+
+    /// ``init(store:remote:options:selection:heartbeat:maxBackoff:)``, telling `onEvent` of each
+    /// connection, round and disconnection on the loop's thread (the command-line tool's output).
+    package convenience init(
+        store: Store, remote: String, options: RemoteOptions = RemoteOptions(), selection: SyncSelection = .all,
         heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
-        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void
     ) throws {
         let address = try RemoteAddress.parse(remote)
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
@@ -98,8 +108,16 @@ public final class LiveSync: Sendable {
     /// let live = try LiveSync(store: phone, directory: "/data/watch")
     /// ```
     public convenience init(
+        store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5)
+    ) throws {
+        try self.init(store: store, directory: directory, selection: selection, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: { _ in })
+    }
+
+    /// ``init(store:directory:selection:heartbeat:maxBackoff:)``, telling `onEvent` of each connection,
+    /// round and disconnection on the loop's thread.
+    package convenience init(
         store: Store, directory: String, selection: SyncSelection = .all, heartbeat: Duration = .seconds(10), maxBackoff: Duration = .seconds(5),
-        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void = { _ in }
+        onEvent: @escaping @Sendable (LiveSyncEvent) -> Void
     ) throws {
         try self.init(store: store, heartbeat: heartbeat, maxBackoff: maxBackoff, onEvent: onEvent) {
             try DirectoryLivePeer(store: store, other: try Store(path: directory), selection: selection)
@@ -260,11 +278,12 @@ public final class LiveSync: Sendable {
 ///
 /// <!-- assume: let live = try LiveSync(store: phone, directory: "/data/watch") -->
 /// ```swift
-/// if live.state.connection == .connected && live.state.isInSync { print("up to date") }
+/// if live.state.isConnected && live.state.isInSync { print("up to date") }
+/// if let wait = live.state.retryAfter { print("offline, retrying in", wait) }
 /// ```
 public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
     /// Whether a session with the peer is open.
-    public enum Connection: Sendable, Equatable {
+    package enum Connection: Sendable, Equatable {
         /// Opening a session (first, or after a failure).
         case connecting
         /// A session is open.
@@ -276,7 +295,17 @@ public struct LiveSyncState: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether a session with the peer is open, being opened, or waiting to be retried.
-    public var connection = Connection.connecting
+    package var connection = Connection.connecting
+    /// Whether a session with the peer is open.
+    public var isConnected: Bool { connection == .connected }
+    /// How long the loop waits before it tries again, while the session is broken or could not be
+    /// opened; nil while connecting, connected, or stopped.
+    public var retryAfter: Duration? {
+        if case .waitingToRetry(let after) = connection { return after }
+        return nil
+    }
+    /// Whether the loop has stopped (``LiveSync/stop()``).
+    public var isStopped: Bool { connection == .stopped }
     /// The last round left both replicas alike, and nothing has changed on either side since.
     public var isInSync = false
     /// Local commits are waiting to be pushed (the round that sends them is due or under way).

@@ -32,14 +32,8 @@ package enum LiveSyncWake: Sendable, Equatable {
     case ownEcho
 }
 
-/// What a live sync reports as it runs.
-///
-/// ```swift
-/// let live = try LiveSync(store: store, remote: "alice@desktop:settings") { event in
-///     if case .disconnected(let error, let retryAfter) = event { print("offline:", error, "retrying in", retryAfter) }
-/// }
-/// ```
-public enum LiveSyncEvent: Sendable {
+/// What a live sync reports as it runs, to the command-line tool (a program reads ``LiveSync/states()``).
+package enum LiveSyncEvent: Sendable {
     /// A session with the peer is open (first, or after a reconnection).
     case connected
     /// A round finished: A is this store (with two remotes relayed, the first), B the peer.

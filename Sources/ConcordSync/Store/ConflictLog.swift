@@ -1,25 +1,16 @@
 import Foundation
 
-/// One side of a conflict: the record and how it reached the replica that logged the conflict.
-///
-/// <!-- assume: let conflict = try store.conflicts()[0] -->
-/// ```swift
-/// if case .sync(let peer) = conflict.loser.source { print("the losing write came from \(peer)") }
-/// print("written by", conflict.loser.writer)
-/// ```
-public struct ConflictSide: Hashable, Sendable {
+/// One side of a conflict as the log keeps it: the record and who made the change.
+package struct ConflictSide: Hashable, Sendable {
     /// The record: its value (or tombstone) and its version.
-    public let record: Record
+    package let record: Record
     /// A process writing to the replica, or a sync from the named peer.
-    public let source: ChangeSource
+    package let source: ChangeSource
 
     package init(record: Record, source: ChangeSource) {
         self.record = record
         self.source = source
     }
-
-    /// The replica that wrote this record.
-    public var writer: ReplicaID { record.version.replica }
 }
 
 /// Two concurrent writes of one key met in a merge (see the architecture document, "Conflicts"): last-writer-wins kept
@@ -27,7 +18,7 @@ public struct ConflictSide: Hashable, Sendable {
 ///
 /// ```swift
 /// for c in try store.conflicts(suite: "prefs") {
-///     print(c.key, "kept", c.winner.record.version, "lost", try c.loser.record.value() ?? "deleted")
+///     print(c.key, "kept", c.winner.version, "lost", try c.loser.value() ?? "deleted", "from", c.loserOrigin)
 /// }
 /// ```
 public struct Conflict: Hashable, Sendable {
@@ -35,10 +26,10 @@ public struct Conflict: Hashable, Sendable {
     public let suite: String
     /// The key both writes changed.
     public let key: String
-    /// The write last-writer-wins kept (the greater version).
-    public let winner: ConflictSide
-    /// The concurrent write that lost, kept here.
-    public let loser: ConflictSide
+    /// The write last-writer-wins kept and who made it.
+    package let winnerSide: ConflictSide
+    /// The concurrent write that lost and who made it.
+    package let loserSide: ConflictSide
     /// The peer being merged when the conflict was found.
     public let peer: ReplicaID
     /// When it was found (wall-clock milliseconds since 1970).
@@ -47,11 +38,20 @@ public struct Conflict: Hashable, Sendable {
     /// When it was found (this replica's wall clock).
     public var detected: Date { Date(milliseconds: detectedMilliseconds) }
 
+    /// The write last-writer-wins kept (the greater version): its value, or a tombstone, and version.
+    public var winner: Record { winnerSide.record }
+    /// The concurrent write that lost, kept here (its version's replica wrote it).
+    public var loser: Record { loserSide.record }
+    /// How the winning write reached this replica: written here, or merged by a sync from a peer.
+    public var winnerOrigin: ChangeOrigin { ChangeOrigin(winnerSide.source) }
+    /// How the losing write reached this replica: written here, or merged by a sync from a peer.
+    public var loserOrigin: ChangeOrigin { ChangeOrigin(loserSide.source) }
+
     package init(suite: String, key: String, winner: ConflictSide, loser: ConflictSide, peer: ReplicaID, detectedMilliseconds: UInt64) {
         self.suite = suite
         self.key = key
-        self.winner = winner
-        self.loser = loser
+        self.winnerSide = winner
+        self.loserSide = loser
         self.peer = peer
         self.detectedMilliseconds = detectedMilliseconds
     }
@@ -63,8 +63,8 @@ public struct Conflict: Hashable, Sendable {
     var storageKey: [UInt8] {
         var out = ByteWriter()
         out.append(StoreLayout.recordKey(suite: suite, key: key))
-        out.u64(loser.record.version.hlc)
-        out.append(loser.record.version.replica.bytes)
+        out.u64(loser.version.hlc)
+        out.append(loser.version.replica.bytes)
         return out.bytes
     }
 
@@ -75,7 +75,7 @@ public struct Conflict: Hashable, Sendable {
         out.string(key, lengthBytes: 2)
         out.append(peer.bytes)
         out.u64(detectedMilliseconds)
-        for side in [winner, loser] {
+        for side in [winnerSide, loserSide] {
             side.source.encode(into: &out)
             let record = side.record.encoded
             out.u32(UInt32(record.count))

@@ -82,7 +82,7 @@ package enum ReplicaRecovery {
                 try BatchApplier(store: store).apply(batch)
             }
             try store.forgetPeer(source) // the damaged replica is no peer: nothing waits for it
-            let report = try store.check()
+            let report = try store.integrityReport()
             guard report.isSound else {
                 throw ConcordError.damaged(
                     path: rebuilt, reason: "the rebuilt replica does not pass check: \(report.problems.prefix(3).joined(separator: "; "))")

@@ -49,14 +49,14 @@ struct BackupCommand: Command {
             io.out(
                 ValueText.object([
                     ("directory", ValueText.json(report.directory)), ("source", ValueText.json(store.directory)),
-                    ("replica", ValueText.json(report.replicaID.description)), ("compacted", String(report.compacted)),
-                    ("bytes", String(report.bytes)), ("records", String(report.records)),
+                    ("replica", ValueText.json(report.replicaID.description)), ("compacted", String(compact)),
+                    ("bytes", String(report.fileBytes)), ("records", String(report.records)),
                     ("journal_entries", String(report.journalEntries)), ("last_seq", String(report.lastSeq))
                 ]))
         } else {
-            io.out("backed up \(store.directory) to \(report.directory)\(report.compacted ? " (compacted)" : "")")
+            io.out("backed up \(store.directory) to \(report.directory)\(compact ? " (compacted)" : "")")
             io.out(
-                "\(report.records) records, \(report.journalEntries) journal entries, every change up to seq \(report.lastSeq); \(report.bytes) bytes; checked: sound"
+                "\(report.records) records, \(report.journalEntries) journal entries, every change up to seq \(report.lastSeq); \(report.fileBytes) bytes; checked: sound"
             )
             io.out("replica \(report.replicaID): the same identity as the original; restore it in place of it, never beside it")
         }

@@ -11,7 +11,7 @@ struct CheckCommand: Command {
     init(_ a: ParsedArguments) throws { dir = a.positionals[0] }
 
     func run(_ io: CommandIO) throws -> ExitCode {
-        let report = try Arguments.openStore(dir).check()
+        let report = try Arguments.openStore(dir).integrityReport()
         guard report.isSound else {
             for p in report.problems { io.err("damaged: \(p)") }
             return .storeError

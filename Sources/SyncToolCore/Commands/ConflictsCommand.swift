@@ -34,7 +34,7 @@ struct ConflictsCommand: Command {
                     ValueText.object(
                         [
                             ("suite", ValueText.json(c.suite)), ("key", ValueText.json(c.key)),
-                            ("winner", Self.side(c.winner, names)), ("loser", Self.side(c.loser, names)),
+                            ("winner", Self.side(c.winnerSide, names)), ("loser", Self.side(c.loserSide, names)),
                             ("peer", ValueText.json(c.peer.description))
                         ] + names.jsonField("peer_name", c.peer) + [
                             ("detected", ValueText.json(JSONValue.formatDate(Date(timeIntervalSince1970: Double(c.detectedMilliseconds) / 1000))))
@@ -51,7 +51,7 @@ struct ConflictsCommand: Command {
     /// One side as JSON: what `SyncCommandSupport.side` prints, and the writer's name when it has one.
     static func side(_ side: ConflictSide, _ names: ReplicaNameText) -> String {
         var json = SyncCommandSupport.side(side)
-        let name = names.jsonField("writer_name", side.writer)
+        let name = names.jsonField("writer_name", side.record.version.replica)
         if !name.isEmpty { json = String(json.dropLast()) + "," + String(ValueText.object(name).dropFirst()) }
         return json
     }

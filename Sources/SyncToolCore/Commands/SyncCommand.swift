@@ -199,8 +199,8 @@ enum SyncCommandSupport {
     }
 
     static func conflictLine(_ c: Conflict) -> String {
-        "\(c.suite)/\(printable(c.key)): kept \(shown(c.winner.record)) (\(c.winner.record.version), \(source(c.winner.source))); "
-            + "lost \(shown(c.loser.record)) (\(c.loser.record.version), \(source(c.loser.source)))"
+        "\(c.suite)/\(printable(c.key)): kept \(shown(c.winner)) (\(c.winner.version), \(source(c.winnerSide.source))); "
+            + "lost \(shown(c.loser)) (\(c.loser.version), \(source(c.loserSide.source)))"
     }
 
     static func side(_ side: ConflictSide) -> String {
@@ -211,7 +211,7 @@ enum SyncCommandSupport {
             fields += [("type", ValueText.json("deleted")), ("deleted", "true")]
         }
         fields += [
-            ("version", ValueText.json(side.record.version.description)), ("writer", ValueText.json(side.writer.description)),
+            ("version", ValueText.json(side.record.version.description)), ("writer", ValueText.json(side.record.version.replica.description)),
             ("origin", ValueText.json(source(side.source)))
         ]
         return ValueText.object(fields)

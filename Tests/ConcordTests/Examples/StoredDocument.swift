@@ -26,8 +26,8 @@ public struct StoredDocument: StoreProperty {
     private let shown: ShownText
     private let onError: @Sendable (any Error) -> Void
 
-    /// The document `name` in `suite`; `onError` receives failed saves (by default `UnhandledErrors`).
-    public init(
+    /// The document `name` in `suite`; `onError` receives failed saves (by default the unhandled-error handler).
+    init(
         _ name: String, in suite: Suite,
         onError: @escaping @Sendable (any Error) -> Void = { UnhandledErrors.report($0) }
     ) {

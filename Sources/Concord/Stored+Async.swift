@@ -5,7 +5,7 @@
 /// try await profile.$launchCount.update { $0 += 1 }
 /// try await profile.$username.set("Ada")
 /// ```
-extension StoredProjection {
+extension Stored {
     /// Stores `value` durably, without blocking the cooperative pool.
     ///
     /// ```swift

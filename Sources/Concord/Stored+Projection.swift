@@ -1,6 +1,7 @@
-/// What `$name` of a ``Stored`` property gives: the value to read and write, the change stream,
-/// ``reset()-16pqm``, whether the value is set, a throwing ``set(_:)-4f4kj``, and an atomic read-modify-write.
-/// Hand it to code that should read and write the value without knowing where it lives.
+/// What `$name` of a `Stored` property gives beside its wrapped value: the value to read and write,
+/// the change stream, a reset, whether the value is set, a throwing set and an atomic
+/// read-modify-write. `$name` is the property itself: hand it to code that should read and write the
+/// value without knowing where it lives.
 ///
 /// ```swift
 /// @Stored("launchCount", in: suite) var launchCount = 0
@@ -9,20 +10,10 @@
 /// if !$launchCount.isSet { showOnboarding() }
 /// try $launchCount.reset()
 ///
-/// func bump(_ count: StoredProjection<Int>) { count.value += 1 }
+/// func bump(_ count: Stored<Int>) { count.value += 1 }
 /// bump($launchCount)
 /// ```
-public struct StoredProjection<T: StorableValue>: Sendable {
-    /// The property's key: its name and default value.
-    public let key: Key<T>
-    /// The shared per-key reference behind the property.
-    let reference: StoredReference<T>
-
-    init(key: Key<T>, reference: StoredReference<T>) {
-        self.key = key
-        self.reference = reference
-    }
-
+extension Stored {
     /// Stores `value` durably — the throwing form of the wrapper's setter.
     ///
     /// ```swift
@@ -37,7 +28,7 @@ public struct StoredProjection<T: StorableValue>: Sendable {
 
     /// The value a read returns now: the stored value, else the registered default, else the key's
     /// default. Setting writes through, and a failed write is handled as the wrapper's setter
-    /// handles it (kept as ``lastError`` and reported to ``UnhandledErrors``).
+    /// handles it (kept as ``lastError`` and reported to the unhandled-error handler, ``ConcordError/setUnhandledErrorHandler(_:)``).
     ///
     /// <!-- assume: @Stored("username", in: suite) var username = "Guest" -->
     /// ```swift

@@ -1,5 +1,3 @@
-import Foundation
-import TestSupport
 import Testing
 
 @testable import LMDB
@@ -8,18 +6,8 @@ import Testing
 /// LMDB repositions from where the last operation left it: whatever mix of them one transaction runs
 /// (with a scan's own cursor deleting meanwhile), the database must hold exactly what was written, in
 /// key order, and every entry must be found.
-@Suite("The LMDB layer: a write transaction's cursors")
-struct WriteCursorTests {
-    let tmp: TemporaryDirectory
-    init() throws { tmp = try TemporaryDirectory() }
-
-    func open(_ name: String) throws -> Environment {
-        let path = tmp.path(name)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return try Environment.open(directory: path)
-    }
-
-    static func key(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
+extension EnvironmentOperationsTests {
+    static func key(_ n: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: n >> (56 - 8 * UInt64($0))) } }
     static func value(_ n: UInt64, _ generation: Int) -> [UInt8] { Array(repeating: UInt8(truncatingIfNeeded: n), count: 90) + [UInt8(generation)] }
 
     /// The keys and values `db` holds, in the order a scan returns them, checked to be strictly increasing.

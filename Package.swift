@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "ConcordSyncTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "TestSupport"]),
         .testTarget(name: "SyncToolTests", dependencies: ["SyncToolCore", "ScratchSSH", "TestSupport"]),
-        .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "SyncToolCore", "TestSupport"]),
+        .testTarget(name: "ConcordHubTests", dependencies: ["ConcordHub", "ScratchPostgres", "ScratchSSH", "SyncToolCore", "TestSupport"]),
         .testTarget(name: "ConcordTestingTests", dependencies: ["ConcordTesting", "TestSupport"]),
         .testTarget(name: "ReliabilityTests", dependencies: ["Concord", "LMDB", "SyncToolCore", "TestSupport"])
     ],

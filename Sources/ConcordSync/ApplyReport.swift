@@ -95,7 +95,8 @@ public struct ApplyReport: Sendable, Equatable {
 }
 
 extension ApplyReport {
-    /// Adds another batch's report to this one (a delta merged as several batches, or a relay's legs).
+    /// Adds another batch's report to this one (a delta merged as several batches, a relay's legs, or
+    /// what the far side acknowledged of one batch: `SyncAck/report(from:into:)`).
     package mutating func add(_ other: ApplyReport) {
         entries += other.entries
         alreadyMerged += other.alreadyMerged
@@ -114,24 +115,11 @@ extension ApplyReport {
         cursorAdvanced = cursorAdvanced && other.cursorAdvanced
         refused += other.refused
         if targetSeqBefore == 0 { targetSeqBefore = other.targetSeqBefore }
-        targetSeqAfter = other.targetSeqAfter
+        // Batches merge in order, so the later one's is the larger; a far side's acknowledgement carries none (0).
+        targetSeqAfter = max(targetSeqAfter, other.targetSeqAfter)
         sourceSeqRead = max(sourceSeqRead, other.sourceSeqRead)
         markAfter = other.markAfter ?? markAfter
         historyResync = historyResync ?? other.historyResync
         horizonResync = horizonResync || other.horizonResync
-    }
-
-    /// Adds what the far side acknowledged merging of one batch this side sent (its conflicts are
-    /// counted, and listed in its log).
-    mutating func add(_ ack: SyncAck) {
-        batches += 1
-        entries += ack.entries
-        alreadyMerged += ack.alreadyMerged
-        recordsChanged += ack.recordsChanged
-        remoteConflicts += ack.conflicts
-        skewedVersions += ack.skewedVersions
-        maxSkewMilliseconds = max(maxSkewMilliseconds, ack.maxSkewMilliseconds)
-        cursorAdvanced = cursorAdvanced && ack.cursorAdvanced
-        sourceSeqRead = max(sourceSeqRead, ack.toSeq)
     }
 }

@@ -4,8 +4,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The in-depth article's testing and operations examples (Concord.docc/InDepth.md, whose blocks
-/// doc-examples compiles), run: each behaves as the article says.
+/// The testing and operations examples of the articles (Concord.docc/Testing.md,
+/// DurabilityAndPerformance.md, ProgressAndMetrics.md, whose blocks doc-examples compiles), run: each
+/// behaves as the article says.
 @Suite struct ReadmeOperationsAndTestingExamplesTests {
     /// "Your code" in the README's test.
     func saveDraft(_ text: String, in suite: Suite) async throws {

@@ -3,8 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The tour of the store and of sync (the in-depth article, Concord.docc/InDepth.md, whose blocks
-/// doc-examples compiles), run: each behaves as the article says.
+/// The tour of the store and of sync (the README and the topic articles, whose blocks doc-examples
+/// compiles), run: each behaves as the articles say.
 @Suite struct ReadmeExamplesTests {
     enum Theme: String, StorableValue { case light, dark }
     @MainActor final class MainActorLog { var values: [Value?] = [] }

@@ -24,6 +24,34 @@ import Testing
         return dir
     }
 
+    /// Private copies of a fixture's phone and watch, in a directory the caller removes.
+    static func copies(of format: String = "format1") throws -> (tmp: TemporaryDirectory, phone: String, watch: String) {
+        let (fixtures, tmp) = (stores + "/" + format, try TemporaryDirectory())
+        do {
+            return (tmp, try copy("phone", into: tmp, from: fixtures), try copy("watch", into: tmp, from: fixtures))
+        } catch {
+            tmp.remove()
+            throw error
+        }
+    }
+
+    /// The JSON object a command printed last (its report).
+    static func json(_ run: Invocation) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data((run.out.last ?? "").utf8)) as? [String: Any], "\(run.out) \(run.err)")
+    }
+
+    /// `sync A B --json`, expected to succeed: its report.
+    static func syncReport(_ a: String, _ b: String) throws -> [String: Any] {
+        let sync = Invocation(["sync", a, b, "--json"])
+        #expect(sync.status == 0, "\(sync.err)")
+        return try json(sync)
+    }
+
+    /// Every replica given passes `sync-tool check`.
+    static func expectSound(_ dirs: String...) {
+        for dir in dirs { #expect(Invocation(["check", dir]).status == 0, "check \(dir)") }
+    }
+
     static func expected(_ file: String, in fixtures: String = fixtures) throws -> [String] {
         try String(contentsOfFile: fixtures + "/expected/" + file, encoding: .utf8).split(separator: "\n").map(String.init)
     }
@@ -52,13 +80,10 @@ import Testing
     /// After the upgrade the journal's last entry carries the clock and seq: writes go on from the seq
     /// and clock the old format kept in meta/state, and a reopened store reads them back from the journal.
     @Test func aFormat3ReplicaGoesOnFromItsSeqAndClockAndKeepsItsPolicies() throws {
-        let fixtures = Self.stores + "/format3"
-        let tmp = try TemporaryDirectory()
+        let (tmp, phone, watch) = try Self.copies(of: "format3")
         defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp, from: fixtures)
-        let watch = try Self.copy("watch", into: tmp, from: fixtures)
         let before = try #require(
-            try JSONSerialization.jsonObject(with: Data((try Self.expected("phone-info.json", in: fixtures)).joined().utf8)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data((try Self.expected("phone-info.json", in: Self.stores + "/format3")).joined().utf8)) as? [String: Any])
         let lastSeq = try #require(before["last_seq"] as? Int)
         let oldMax = try Store(path: phone).journalEntries(after: 0).map(\.record.version.hlc).max() ?? 0
         #expect(Invocation(["set", phone, "prefs", "after", "upgrade"]).status == 0)
@@ -73,42 +98,32 @@ import Testing
         #expect(Invocation(["get", phone, "stats", "visits"]).out == ["6"])
         #expect(Invocation(["get", watch, "stats", "visits"]).out == ["6"])
         #expect(Invocation(["get", watch, "prefs", "after"]).out == ["upgrade"])
-        #expect(Invocation(["check", phone]).status == 0)
-        #expect(Invocation(["check", watch]).status == 0)
+        Self.expectSound(phone, watch)
     }
 
     /// A format-5 replica (bound cursors, names) upgraded in place takes values that expire and keys
     /// that stay on the device, and syncs them with its upgraded peer as a delta: its cursors stay bound.
     @Test func aFormat5ReplicaTakesExpiringAndDeviceLocalValuesAndSyncsThemAsADelta() throws {
-        let fixtures = Self.stores + "/format5"
-        let tmp = try TemporaryDirectory()
+        let (tmp, phone, watch) = try Self.copies(of: "format5")
         defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp, from: fixtures)
-        let watch = try Self.copy("watch", into: tmp, from: fixtures)
         #expect(Invocation(["sync", phone, watch]).status == 0)
         #expect(Invocation(["set", phone, "prefs", "token", "abc", "--expires-in", "3600"]).status == 0)
         #expect(Invocation(["scope", phone, "prefs", "cache", "device"]).status == 0)
         #expect(Invocation(["set", phone, "prefs", "cache", "/var/cache"]).status == 0)
-        let sync = Invocation(["sync", phone, watch, "--json"])
-        #expect(sync.status == 0, "\(sync.err)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data((sync.out.last ?? "").utf8)) as? [String: Any])
+        let report = try Self.syncReport(phone, watch)
         #expect(report["sent_a_to_b"] as? Int == 2, "the expiring value and the declaration, not the device-local value: \(report)")
         #expect(report["history_resync"] == nil || report["history_resync"] is NSNull, "the format-5 cursors stay bound: \(report)")
         #expect(Invocation(["get", watch, "prefs", "token"]).out == ["abc"])
         #expect(Invocation(["get", watch, "prefs", "cache"]).status == 1)
         #expect(Invocation(["scope", watch, "prefs", "cache"]).out == ["device"])
-        #expect(Invocation(["check", phone]).status == 0)
-        #expect(Invocation(["check", watch]).status == 0)
+        Self.expectSound(phone, watch)
     }
 
     /// A format-7 replica upgraded in place keeps its journal as it was (one entry per key); from then on
     /// a rewrite appends, leaving the entry it supersedes, which `log`, `stat` and a sync pass over.
     @Test func aFormat7ReplicaRewritesByAppendingAndSyncsOnlyTheLatestRecord() throws {
-        let fixtures = Self.stores + "/format7"
-        let tmp = try TemporaryDirectory()
+        let (tmp, phone, watch) = try Self.copies(of: "format7")
         defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp, from: fixtures)
-        let watch = try Self.copy("watch", into: tmp, from: fixtures)
         #expect(Invocation(["sync", phone, watch]).status == 0)
         let before = Invocation(["log", phone, "--json"]).out
         #expect(Invocation(["set", phone, "prefs", "counter", "4", "--type", "int"]).status == 0)
@@ -119,13 +134,10 @@ import Testing
         #expect(log.filter { $0.contains("\"key\":\"counter\"") }.count == 1)
         let stat = try #require(try JSONSerialization.jsonObject(with: Data(Invocation(["stat", phone, "--json"]).out.joined().utf8)) as? [String: Any])
         #expect(stat["superseded_journal_entries"] as? Int == 2)
-        let sync = Invocation(["sync", phone, watch, "--json"])
-        #expect(sync.status == 0, "\(sync.err)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data((sync.out.last ?? "").utf8)) as? [String: Any])
+        let report = try Self.syncReport(phone, watch)
         #expect(report["sent_a_to_b"] as? Int == 1, "the counter's latest record alone: \(report)")
         #expect(Invocation(["get", watch, "prefs", "counter"]).out == ["5"])
-        #expect(Invocation(["check", phone]).status == 0)
-        #expect(Invocation(["check", watch]).status == 0)
+        Self.expectSound(phone, watch)
     }
 
     /// Cursors written before history marks cannot be proven: nothing ties them to the history they
@@ -133,18 +145,13 @@ import Testing
     /// the upgrade resends everything both ways, once, and says so; from then on the cursors are bound and
     /// a sync sends only what is pending.
     @Test func upgradedReplicasResendEverythingOnceThenSyncOnlyWhatIsPending() throws {
-        let tmp = try TemporaryDirectory()
+        let (tmp, phone, watch) = try Self.copies()
         defer { tmp.remove() }
-        let phone = try Self.copy("phone", into: tmp)
-        let watch = try Self.copy("watch", into: tmp)
-        func json(_ run: Invocation) throws -> [String: Any] {
-            try #require(try JSONSerialization.jsonObject(with: Data((run.out.last ?? "").utf8)) as? [String: Any], "\(run.out) \(run.err)")
-        }
         let entries = { (dir: String) in try Store(path: dir).journalEntries(after: 0).count }
         let (phoneEntries, watchEntries) = (try entries(phone), try entries(watch))
         let plan = Invocation(["sync", phone, watch, "--dry-run", "--json"])
         #expect(plan.status == 10)
-        let fields = try json(plan)
+        let fields = try Self.json(plan)
         #expect(fields["sent_a_to_b"] as? Int == phoneEntries, "everything the phone holds: \(plan.out)")
         #expect(fields["sent_b_to_a"] as? Int == watchEntries, "everything the watch holds: \(plan.out)")
         let said = try #require(fields["history_resync"] as? String, "\(plan.out)")
@@ -155,10 +162,10 @@ import Testing
         #expect(synced.out.contains { $0.contains("predate history marks") && $0.contains("resending everything both ways once") }, "\(synced.out)")
         #expect(Invocation(["get", watch, "ui", "accent"]).out == ["blue"])
         // Bound now: a sync finds nothing to resend, and a new change is all that travels.
-        let quiet = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
+        let quiet = try Self.json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
         #expect(quiet["in_sync"] as? Bool == true && quiet["history_resync"] is NSNull, "\(quiet)")
         #expect(Invocation(["set", phone, "ui", "accent", "green"]).status == 0)
-        let pending = try json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
+        let pending = try Self.json(Invocation(["sync", phone, watch, "--dry-run", "--json"]))
         #expect(pending["sent_a_to_b"] as? Int == 1 && pending["sent_b_to_a"] as? Int == 0, "only the change made since: \(pending)")
         // A date written by the first format (seconds since 1970) still reads, and is rewritten in the exact form.
         let store = try Store(path: phone)

@@ -131,7 +131,7 @@ final class SyncEndpoint {
             guard ack.toSeq == batch.toSeq else {
                 throw ConcordError.session(.malformed, "the peer acknowledged seq \(ack.toSeq) for a batch ending at \(batch.toSeq)")
             }
-            sent.add(ack)
+            sent.add(ack.report(from: sent.source, into: sent.target))
             if let meter { meter.0.update(Int(clamping: ack.toSeq - meter.start)) }
             if ack.cursorAdvanced && !dryRun { for scope in selection.scopes { peerHas[scope] = max(peerHas[scope] ?? 0, ack.toSeq) } }
             if batch.complete, awaitingProof && ack.cursorAdvanced && !dryRun, let proof = ack.mark { try recordProof(through: ack.toSeq, mark: proof) }

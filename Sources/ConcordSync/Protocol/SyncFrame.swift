@@ -243,6 +243,25 @@ package struct SyncAck: Sendable, Equatable {
             skewedVersions: report.skewedVersions, maxSkewMilliseconds: report.maxSkewMilliseconds, mark: report.markAfter)
     }
 
+    /// What the far side's merge of one batch did, as this acknowledgement tells the sender: one batch,
+    /// its counts, its conflicts counted (listed in the far side's log), the sender's journal read
+    /// through `toSeq`, and the far side's mark after it. The far side's seqs are its own, so the report
+    /// carries none.
+    package func report(from source: ReplicaID, into target: ReplicaID) -> ApplyReport {
+        var report = ApplyReport(source: source, target: target)
+        report.batches = 1
+        report.entries = entries
+        report.alreadyMerged = alreadyMerged
+        report.recordsChanged = recordsChanged
+        report.remoteConflicts = conflicts
+        report.skewedVersions = skewedVersions
+        report.maxSkewMilliseconds = maxSkewMilliseconds
+        report.cursorAdvanced = cursorAdvanced
+        report.sourceSeqRead = toSeq
+        report.markAfter = mark
+        return report
+    }
+
     init(
         toSeq: UInt64, cursorAdvanced: Bool, entries: Int, alreadyMerged: Int, recordsChanged: Int, conflicts: Int,
         skewedVersions: Int, maxSkewMilliseconds: UInt64, mark: HistoryMark?

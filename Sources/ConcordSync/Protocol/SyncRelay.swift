@@ -110,7 +110,7 @@ package final class SyncRelay {
                 try to.channel.send(.batch(batch))
                 let ack = try to.awaitAck()
                 try from.channel.send(.ack(ack))
-                sent.add(ack)
+                sent.add(ack.report(from: sent.source, into: sent.target))
             case .end:
                 return sent
             case .announce(let seq):

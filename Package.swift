@@ -16,11 +16,15 @@ let package = Package(
         .systemLibrary(name: "CLMDB", path: "Sources/CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
+        // Sealing layer: libsodium and a thin, safe Swift API over the primitives encrypted suites use.
+        .systemLibrary(name: "CSodium", path: "Sources/CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .target(name: "Sodium", dependencies: ["CSodium"]),
+
         // Concord: one module whose folders are its layers, dependencies one way: storage (ConcordStore)
         // <- sync (ConcordSync) <- wrappers (Concord). Scripts/layers.sh checks each layer compiles
         // without the ones above it (see the architecture document, "Layers").
         .target(
-            name: "Concord", dependencies: ["LMDB"], path: "Sources",
+            name: "Concord", dependencies: ["LMDB", "Sodium"], path: "Sources",
             exclude: ["Concord/Concord.docc"], sources: ["ConcordStore", "ConcordSync", "Concord"]),
 
         // Helpers for users testing their own code: temporary stores, a manual clock, waiting for a change.

@@ -13,7 +13,7 @@ swiftc="$(dirname "$(readlink -f "$(command -v "$swift")")")/swiftc"
 check() {  # WORK PATH...
   local work="$1"; shift
   "$bin/doc-examples" --swiftc "$swiftc" --modules "$bin/Modules" --context Tools/doc-examples/Context --work "$work" \
-    -I Sources/CLMDB -I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g') "$@"
+    -I Sources/CLMDB -I Sources/CSodium -I Sources/CPostgres $(pkg-config --cflags-only-I libpq | sed 's/-I/-Xcc -I/g') "$@"
 }
 
 # The check must be able to fail: the fixture's four refused blocks (and only those) are named, each

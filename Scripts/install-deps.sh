@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs the C libraries Concord builds against, the PostgreSQL server, PgBouncer and openssl the hub's
-# tests run and the OpenSSH server and rsync the remote-sync tests run, when they are missing (Debian/Ubuntu).
+# Installs the C libraries Concord builds against (LMDB, libsodium, libpq, SQLite), the PostgreSQL server,
+# PgBouncer and openssl the hub's tests run and the OpenSSH server and rsync the remote-sync tests run, when they are missing (Debian/Ubuntu).
 set -euo pipefail
 missing=()
 pkg-config --exists lmdb 2>/dev/null || missing+=(liblmdb-dev)
 pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+pkg-config --exists libsodium 2>/dev/null || missing+=(libsodium-dev)   # encrypted suites seal with libsodium
 # The hub's tests, stress test and benchmark start a throwaway PostgreSQL server (initdb + postgres).
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 # The hub's pooling tests and benchmark put Debian's PgBouncer in front of it; the TLS tests make a

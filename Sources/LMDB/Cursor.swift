@@ -15,6 +15,8 @@ package final class Cursor {
     let database: Database
     let bounds: ValueBounds?
     private var closed = false
+    /// Whether the cursor deleted an entry (its transaction may then have freed pages it allocated).
+    private(set) var deleted = false
 
     init(handle: OpaquePointer, database: Database, bounds: ValueBounds?) {
         self.handle = handle
@@ -57,6 +59,7 @@ package final class Cursor {
     package func deleteCurrent() throws {
         let rc = C.cursorDel(handle)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_cursor_del in \(database.name)") }
+        deleted = true
     }
 
     private func move(_ op: MDB_cursor_op) throws -> Entry? {

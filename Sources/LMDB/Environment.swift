@@ -517,9 +517,23 @@ package final class Environment: @unchecked Sendable {
                 continue
             }
             guard commit == 0 else { throw commitFailure(commit) }
+            if txn.deleted { coverUsedPages() }
             if writeCount.add(1, ordering: .relaxed).newValue % 1024 == 0 { _ = try? clearStaleReaders() }
             return result
         }
+    }
+
+    /// Extends data.mdb to the end of the pages in use when a commit left it shorter. LMDB does not
+    /// write a page that a transaction allocated and freed again (a loose page), so after a commit that
+    /// deleted entries the newest meta page may count free pages past the file's end, which the length
+    /// check of the next open (`checkDataFileLength`) would take for a truncated file. posix_fallocate
+    /// only ever extends the file, so a writer of another process that extended it further meanwhile
+    /// loses nothing; the new length is made durable like the commit.
+    private func coverUsedPages() {
+        let usedBytes = (Int(C.envInfo(handle).me_last_pgno) + 1) * pageSize
+        var info = stat()
+        guard let fd = C.envFileDescriptor(handle), fstat(fd, &info) == 0, Int(info.st_size) < usedBytes else { return }
+        if posix_fallocate(fd, 0, off_t(usedBytes)) == 0 { _ = fsync(fd) }
     }
 
     /// Refuses every later transaction of this process, because the lock file at the path is no longer

@@ -31,6 +31,7 @@ extension Transaction {
         }
         if rc == MDB_NOTFOUND { return false }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
+        deleted = true
         return true
     }
 }

@@ -12,6 +12,8 @@ package final class Transaction {
     /// Whether this transaction may only read.
     package let isReadOnly: Bool
     var isOpen = true
+    /// Whether this write transaction deleted anything (so it may have freed pages it allocated).
+    var deleted = false
     /// Where keys and values may be copied from (nil when the mapping could not be found).
     let bounds: ValueBounds?
     /// A write transaction's cursor on each database it has read or written, indexed by the
@@ -74,6 +76,7 @@ package final class Transaction {
         }
         if rc == MDB_NOTFOUND { return false }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
+        deleted = true
         return true
     }
 
@@ -108,6 +111,7 @@ package final class Transaction {
     /// Removes every entry of `db` (the database itself stays).
     package func removeAll(_ db: Database) throws {
         try checkWritable()
+        deleted = true
         let rc = C.drop(handle, db.dbi)
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_drop \(db.name)") }
     }
@@ -130,7 +134,10 @@ package final class Transaction {
         let rc = C.cursorOpen(handle, db.dbi, &raw)
         guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
         let cursor = Cursor(handle: raw, database: db, bounds: bounds)
-        defer { cursor.close() }
+        defer {
+            if cursor.deleted { deleted = true }
+            cursor.close()
+        }
         return try body(cursor)
     }
 

@@ -28,7 +28,7 @@ extension ExitCode {
         case .invalidSuiteName, .invalidKey, .unsupportedValue, .valueTooLarge, .typeMismatch, .policyMismatch, .reservedSuite, .invalidSchema,
             .invalidReplicaName, .invalidArgument, .sameReplica, .nothingToRecover, .refusedRecord, .malformed, .truncated, .checksumMismatch,
             .oversized, .notABundle, .newerBundle, .wrongReplica, .unreadable, .unwritable, .newerProtocol, .olderProtocol, .readOnly,
-            .refusedByPeer, .notAcknowledged, .accountExists, .unknownAccount, .transactionPooling:
+            .refusedByPeer, .notAcknowledged, .accountExists, .unknownAccount, .transactionPooling, .suiteKeyMissing, .suiteKeyMismatch:
             self = .invalidInput
         case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted, .peerStore,
             .hubNotInitialized, .newerHubSchema, .accountNotVisible, .hubRefused:

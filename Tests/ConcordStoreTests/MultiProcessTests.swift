@@ -109,6 +109,7 @@ struct MultiProcessTests {
         #expect(try suite.keys().count == 601)
         let info = try store.info()
         #expect(info.mapBytes > initialMap, "the map should have grown from \(initialMap)")
+        #expect(info.mapUsedBytes > 600 * 8192 && info.mapUsedBytes <= info.mapBytes, "\(info)")
         #expect(try store.integrityReport().isSound)
     }
 }

@@ -120,6 +120,10 @@ import Testing
         #expect(try pair.watch.suite("app").policy(forKey: "k") == .min)
         let declarations = try pair.phone.suite("app").policyDeclarations()
         #expect(declarations.map(\.policy) == [.min] && declarations.first?.version.replica == pair.watch.replicaID)
+        try pair.phone.suite("app").declare(.set, forKeysWithPrefix: "tags.")
+        let declared = try pair.phone.suite("app").declaredPolicies()
+        #expect(declared.keys == ["k": .min] && declared.prefixes == ["tags.": .set], "\(declared)")
+        #expect(try pair.phone.suite("other").declaredPolicies().keys.isEmpty, "another suite's declarations are its own")
     }
 
     @Test func prefixDeclarationsApplyToTheKeysThatStartWithThem() throws {

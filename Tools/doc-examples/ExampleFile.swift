@@ -25,7 +25,7 @@ struct ExampleFile {
             if module == "ConcordTesting" || module == "ConcordHub" { imports.append("import \(module)") }
             imports.append("import DocExamplesContext")
         } else {
-            imports += ["CLMDB", "LMDB", "Concord", "ConcordTesting", "ConcordHub", "SyncToolCore"].map {
+            imports += ["CLMDB", "LMDB", "Sodium", "Concord", "ConcordTesting", "ConcordHub", "SyncToolCore"].map {
                 $0 == "CLMDB" ? "import CLMDB" : "@testable import \($0)"
             }
             imports.append("import DocExamplesInternalContext")

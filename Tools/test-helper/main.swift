@@ -13,11 +13,12 @@ guard let role = arguments.first else {
 }
 let rest = Array(arguments.dropFirst())
 do {
-    if let code = try StoreRoles.run(role, rest) ?? WrapperRoles.run(role, rest) ?? SyncRoles.run(role, rest) ?? ReliabilityRoles.run(role, rest)
-        ?? HubRoles.run(role, rest) ?? OperationsRoles.run(role, rest) ?? SchemaRoles.run(role, rest) ?? LeaseRoles.run(role, rest)
-        ?? UpgradeRoles.run(role, rest) ?? GateRoles.run(role, rest)
-    {
-        exit(code)
+    let areas: [(String, [String]) throws -> Int32?] = [
+        StoreRoles.run, WrapperRoles.run, SyncRoles.run, ReliabilityRoles.run, HubRoles.run, OperationsRoles.run, SchemaRoles.run,
+        LeaseRoles.run, UpgradeRoles.run, GateRoles.run, EncryptionRoles.run
+    ]
+    for run in areas {
+        if let code = try run(role, rest) { exit(code) }
     }
     FileHandle.standardError.write(Data("concord-test-helper: unknown role \(role)\n".utf8))
     exit(2)

@@ -36,6 +36,11 @@ import LMDB
 ///   such entries in bulk. A format-7 journal (one entry per key) is such a journal with none to pass
 ///   over, so nothing is rewritten; the number keeps a format-7 Concord, which would deliver and send
 ///   superseded entries as changes and report them as damage, away from the store.
+/// - Format 8 → 9: a record of an encrypted suite is sealed (record flags 4, or 5 for a sealed
+///   tombstone: the nonce, ciphertext and tag after the replica id), under its name's keyed hash, and
+///   the reserved suite may declare a suite encrypted (`sealed:SUITE`). No store of an older format
+///   holds a sealed record, so nothing is rewritten; the number keeps a format-8 Concord, which would
+///   refuse flags 4 as damage and write the suite in the clear, away from the store.
 package enum FormatUpgrade {
     static func upgrade(_ txn: Transaction, meta: Database, from format: UInt32, path: String) throws {
         guard format >= 1 else { throw ConcordError.damaged(path: path, reason: "format version 0") }

@@ -14,6 +14,8 @@ package final class ReplicaCore: Sendable {
     let signal: ChangeSignal
     package let defaults = DefaultsRegistry()
     package let schemas = RegisteredSchemas()
+    /// The keys of encrypted suites this process holds for the replica.
+    package let keyring = SuiteKeyring()
     package let hub: ChangeHub
     /// The thread inside a write transaction of this replica, if any (`pthread_t`, 0 for none):
     /// a store call from that thread would deadlock (a second write) or read a stale snapshot.
@@ -51,6 +53,7 @@ package final class ReplicaCore: Sendable {
                 if given, case let differences = asked.differences(from: core.options), !differences.isEmpty {
                     throw ConcordError.otherOptions(path: directory, differences: differences)
                 }
+                for (suite, key) in asked.suiteKeys { core.keyring.add(key, suite: suite) }
                 return core
             }
             return try entries.register(path: directory) { _ in
@@ -65,6 +68,7 @@ package final class ReplicaCore: Sendable {
         StoreDamage.installAdvice()
         self.path = path
         self.options = options
+        for (suite, key) in options.suiteKeys { keyring.add(key, suite: suite) }
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize
         switch options.durability {
@@ -220,12 +224,30 @@ package final class ReplicaCore: Sendable {
         }
     }
 
+    /// The live journal entries after `seq` (of `suite`, or of every suite), at most `limit`: an
+    /// encrypted suite's opened, with their keys' names, when this process holds the suite's key,
+    /// and left out when it does not (nothing of them is readable here).
     func journalEntries(after seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {
         try snapshot { s in
             var out: [JournalEntry] = []
             guard limit > 0 else { return out }
+            var sealings: [String: SuiteSealing?] = [:]
             try s.scanJournal(after: seq) { entry in
-                if suite == nil || entry.suite == suite { out.append(entry) }
+                guard suite == nil || entry.suite == suite else { return true }
+                guard entry.record.isSealed else {
+                    out.append(entry)
+                    return out.count < limit
+                }
+                let known = sealings[entry.suite]
+                // Without the suite's key (or with another), the entry is left out.
+                let found = known ?? (try? s.sealing(suite: entry.suite, keyring: keyring))
+                if known == nil { sealings[entry.suite] = .some(found) }
+                guard let sealing = found else { return true }
+                let reader = RowReader(suite: entry.suite, key: entry.key, path: path)
+                let (name, record): (String?, Record)
+                do { (name, record) = try sealing.open(entry.record, rowKey: entry.key) } catch { throw reader.undecodable(error) }
+                guard let name else { return true }
+                out.append(JournalEntry(seq: entry.seq, suite: entry.suite, key: name, record: record, source: entry.source))
                 return out.count < limit
             }
             return out

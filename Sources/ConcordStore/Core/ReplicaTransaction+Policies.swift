@@ -203,6 +203,9 @@ extension ReplicaTransaction {
         try Names.validateSuite(suite)
         guard suite != ReservedSuite.name else { throw ConcordError.reservedSuite(suite) }
         if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
+        if let policy, policy != .lww, try sealing(suite: suite) != nil {
+            throw ConcordError.encryptedPolicy(suite: suite, key: key, policy: policy)
+        }
         let reservedKey = isPrefix ? ReservedSuite.prefixDeclaration(suite: suite, prefix: key) : ReservedSuite.keyDeclaration(suite: suite, key: key)
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)
         let current = try existing.flatMap { try record(of: $0, suite: ReservedSuite.name, key: reservedKey).value() }

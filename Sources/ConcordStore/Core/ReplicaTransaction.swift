@@ -25,6 +25,10 @@ package final class ReplicaTransaction: ReplicaRows {
     private let maxDriftMilliseconds: UInt64
     /// The schemas this process registered for the replica's suites.
     package let schemas: RegisteredSchemas
+    /// The keys of encrypted suites this process holds.
+    package let keyring: SuiteKeyring
+    /// How the suite this transaction last wrote by name is sealed (nil: in the clear).
+    private var sealingOf: (suite: String, sealing: SuiteSealing?)?
     private let localSource: ChangeSource
     private var state: ReplicaState
     private let initialState: ReplicaState
@@ -53,6 +57,7 @@ package final class ReplicaTransaction: ReplicaRows {
         self.options = core.options
         self.maxDriftMilliseconds = core.options.maxClockDriftMilliseconds
         self.schemas = core.schemas
+        self.keyring = core.keyring
         self.localSource = .process(token: ReplicaCore.processToken)
         self.wallClockMilliseconds = nowMilliseconds
         self.state = try ReplicaState.load(txn, core.layout)
@@ -77,8 +82,13 @@ package final class ReplicaTransaction: ReplicaRows {
         try checkWritable(suite: suite)
         try Names.validateNewKey(key, inSuite: suite)
         if let expiry { try checkExpiry(expiry, key: key) }
+        let sealing = try sealing(suite: suite)
+        if expiry != nil, sealing != nil {
+            throw ConcordError.unsupportedValue(
+                key: key, reason: "a value of an encrypted suite cannot expire (its expiry is sealed, so replicas without the key could not honour it)")
+        }
         let (bytes, existing): ([UInt8], ExistingRow?)
-        if try resolvedPolicy(suite: suite, key: key, existing: nil) == .lww {
+        if sealing == nil, try resolvedPolicy(suite: suite, key: key, existing: nil) == .lww {
             // A key new here costs one search: the row goes in, unless the search finds one held (then written below).
             switch try insertNew(value, suite: suite, key: key, expiry: expiry) {
             case .inserted(let version): return version
@@ -125,7 +135,7 @@ package final class ReplicaTransaction: ReplicaRows {
     package func resetSuite(_ suite: String) throws -> Int {
         try checkWritable(suite: suite)
         var live: [String] = []
-        try scanRecords(suite: suite) { _, key, row in
+        try scanNamedRecords(suite: suite, keyring: keyring) { key, row in
             if !row.record.readsAsAbsent(at: wallClockMilliseconds) { live.append(key) }
             return true
         }
@@ -135,8 +145,30 @@ package final class ReplicaTransaction: ReplicaRows {
 
     /// The stored value of `key` as a read finds it now (nil for none, a tombstone or an expired value), decoded.
     package func value(suite: String, key: String) throws -> Value? {
-        try value(suite: suite, key: key, at: wallClockMilliseconds)
+        guard let record = try namedRecord(suite: suite, key: key)?.record else { return nil }
+        let now = wallClockMilliseconds
+        return try rowReader(suite: suite, key: key).value(of: record, now: { now })
     }
+
+    /// The record stored for the key named `key` of `suite` and its seq, opened (`ReplicaRows.namedRecord`).
+    package func namedRecord(suite: String, key: String) throws -> StoredRecord? {
+        try namedRecord(suite: suite, key: key, keyring: keyring)
+    }
+
+    /// How `suite` is sealed (nil: in the clear), as this transaction reads its declaration and the
+    /// process's keys; looked up once per transaction for the suite it writes.
+    ///
+    /// - Throws: ``ConcordError`` `.suiteKeyMissing` or `.suiteKeyMismatch`: an encrypted suite whose
+    ///   key this process does not hold is not written.
+    package func sealing(suite: String) throws -> SuiteSealing? {
+        if let known = sealingOf, known.suite == suite { return known.sealing }
+        let found = try SealDeclaration.sealing(txn, layout, suite: suite, keyring: keyring, path: path)
+        sealingOf = (suite, found)
+        return found
+    }
+
+    /// Forgets the suite's sealing looked up before (its declaration changed in this transaction).
+    func forgetSealing() { sealingOf = nil }
 
     /// Refuses a local write to the reserved suite, or to a suite this replica holds at a newer
     /// schema version than the one this process registered for it.
@@ -201,9 +233,9 @@ package final class ReplicaTransaction: ReplicaRows {
     func writePlain(suite: String, key: String, valueBytes: [UInt8]?, existing: ExistingRow?, expiry: UInt64? = nil) throws -> Version {
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
         state.clock = clock
-        try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: valueBytes, expiryMilliseconds: expiry),
-            source: localSource, replacingExpiry: try replacedExpiry(existing, suite: suite, key: key))
+        try putLocal(
+            suite: suite, key: key, Record(version: version, valueBytes: valueBytes, expiryMilliseconds: expiry),
+            replacingExpiry: try replacedExpiry(existing, suite: suite, key: key))
         return version
     }
 
@@ -215,6 +247,9 @@ package final class ReplicaTransaction: ReplicaRows {
         suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
         _ body: (inout PolicyState, Version) throws -> Bool
     ) throws -> Version? {
+        if try sealing(suite: suite) != nil {
+            throw ConcordError.encryptedPolicy(suite: suite, key: key, policy: policy)
+        }
         let current = try existing.map { try record(of: $0, suite: suite, key: key) }
         var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
@@ -236,9 +271,7 @@ package final class ReplicaTransaction: ReplicaRows {
         let size = written.encoded.count - Record.headerSize
         guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         state.clock = clock
-        try put(
-            recordKey(suite: suite, key: key), suite: suite, key: key, written, source: localSource,
-            replacingExpiry: current?.expiresAtMilliseconds)
+        try putLocal(suite: suite, key: key, written, replacingExpiry: current?.expiresAtMilliseconds)
         return version
     }
 
@@ -250,7 +283,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// passed the sync layer's gate (`RecordGate`) before the transaction began.
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
-        if suite == ReservedSuite.name { (declarations, writableSuite) = (nil, nil) }
+        if suite == ReservedSuite.name { (declarations, writableSuite, sealingOf) = (nil, nil, nil) }
         var b = takeBuffers()
         defer { buffers = b }
         b.key.reset()
@@ -265,6 +298,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// migrating the same record writes the same one).
     package func storeMigrated(_ record: Record, suite: String, key: String) throws {
         try Names.validateKey(key, inSuite: suite)
+        if try sealing(suite: suite) != nil { throw ConcordError.encryptedMigration(suite: suite) }
         guard record.version.hlc <= HybridClock.maxHLC else {
             throw ConcordError.versionExhausted(
                 suite: suite, key: key, reason: "a migration would version it past the greatest version any replica accepts (the end of the year 9999)")
@@ -343,10 +377,38 @@ package final class ReplicaTransaction: ReplicaRows {
     /// The record key of `suite`/`key`.
     func recordKey(suite: String, key: String) -> [UInt8] { StoreLayout.recordKey(suite: suite, key: key) }
 
-    /// The row under `key` of `suite`, its header checked, without decoding its value.
+    /// The row of the key named `key` of `suite`, its header checked, without decoding its value; in
+    /// an encrypted suite, the row under the name's row key, opened.
     func existingRow(suite: String, key: String) throws -> ExistingRow? {
+        if let sealing = try sealing(suite: suite) {
+            guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: sealing.rowKey(for: key))) else { return nil }
+            let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
+            return try existingRow(row.encoded, suite: suite, key: key)
+        }
         guard let bytes = try txn.get(layout.records, recordKey(suite: suite, key: key)) else { return nil }
         return try existingRow(bytes, suite: suite, key: key)
+    }
+
+    /// Writes a tombstone over the row in the clear of `key` of `suite`, which holds `record` (a suite
+    /// being encrypted: its value is sealed again under the name's row key).
+    func dropClearValue(suite: String, key: String, record: Record) throws {
+        let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: record.version.hlc)
+        state.clock = clock
+        try put(
+            recordKey(suite: suite, key: key), suite: suite, key: key, Record(version: version, valueBytes: nil), source: localSource,
+            replacingExpiry: nil)
+    }
+
+    /// Stores a local write's `record` of the key named `key` (`put`): in an encrypted suite sealed,
+    /// under the name's row key, so neither the row nor its journal entry holds the name or the value.
+    private func putLocal(suite: String, key: String, _ record: Record, replacingExpiry: UInt64?) throws {
+        guard let sealing = try sealing(suite: suite) else {
+            return try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingExpiry: replacingExpiry)
+        }
+        let rowKey = sealing.rowKey(for: key)
+        try put(
+            StoreLayout.recordKey(suite: suite, key: rowKey), suite: suite, key: rowKey, sealing.seal(record, name: key, rowKey: rowKey),
+            source: localSource, replacingExpiry: nil)
     }
 
     /// A row's seq and header, checked, from its bytes.

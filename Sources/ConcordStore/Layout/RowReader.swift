@@ -11,19 +11,43 @@
 /// ```
 package struct RowReader {
     package let suite: String
+    /// The key: its name for a read by name, else the row's key as stored.
     package let key: String
     /// The replica's directory, for the error.
     package let path: String
+    /// What becomes of a sealed row (an encrypted suite's).
+    package let opening: Opening
 
-    package init(suite: String, key: String, path: String) {
+    /// What a reader does with a sealed row.
+    package enum Opening: Sendable {
+        /// Keeps it sealed: the rows as stored, which the sync layer moves unopened.
+        case asStored
+        /// Opens it with the suite's sealing (a read of the key by its name), and refuses it when
+        /// there is none (the process holds no key for the suite).
+        case byName(SuiteSealing?)
+    }
+
+    package init(suite: String, key: String, path: String, opening: Opening = .asStored) {
         self.suite = suite
         self.key = key
         self.path = path
+        self.opening = opening
     }
 
-    /// The row's journal seq and record, tombstones and expired values included.
+    /// The row's journal seq and record, tombstones and expired values included; read by name, a
+    /// sealed record is opened.
     package func row(_ bytes: [UInt8]) throws(ConcordError) -> StoredRow {
-        do { return try StoredRow.decode(bytes) } catch { throw undecodable(error) }
+        let row: StoredRow
+        do { row = try StoredRow.decode(bytes) } catch { throw undecodable(error) }
+        guard row.record.isSealed, case .byName(let sealing) = opening else { return row }
+        guard let sealing else { throw ConcordError.suiteKeyMissing(suite: suite, path: path) }
+        do {
+            let (name, record) = try sealing.open(row.record, rowKey: sealing.rowKey(for: key))
+            guard name == key else { throw ValueDecodingError("the sealed record holds the name of another key") }
+            return StoredRow(seq: row.seq, record: record)
+        } catch {
+            throw undecodable(error)
+        }
     }
 
     /// What a read finds in the row: its value (nil for a tombstone or an expired value) and, for a
@@ -34,6 +58,7 @@ package struct RowReader {
         var reader = ByteReader(bytes)
         do {
             let header = try StoredRow.readHeader(&reader).header
+            if header.isSealed { return try read(row(bytes).record, now: now) }
             if header.isTombstone { return (nil, nil) }
             if header.isPolicy { return try read(StoredRow.decode(bytes).record, now: now) }
             guard let expiry = header.expiryMilliseconds else { return (try ValueCodec.decodeRest(&reader), nil) }

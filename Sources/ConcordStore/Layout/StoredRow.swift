@@ -28,7 +28,7 @@ package struct StoredRow {
     }
 
     /// Whether the row holds a tombstone, from its flags byte alone (a scan's cheap filter; `decode` checks the rest).
-    package static func isTombstone(_ bytes: [UInt8]) -> Bool { bytes.count > 8 && bytes[8] == 1 }
+    package static func isTombstone(_ bytes: [UInt8]) -> Bool { bytes.count > 8 && (bytes[8] == 1 || bytes[8] == 5) }
 
     /// A plain value's expiry, from its flags and expiry bytes alone (a scan's cheap filter; `decode` checks the rest).
     package static func expiry(_ bytes: [UInt8]) -> UInt64? {

@@ -65,7 +65,7 @@ extension Suite {
 
     /// What a read of `key` returns now as a `T`, and the journal seq the read reflects.
     private func currentValue<T: StorableValue>(of key: String, as type: T.Type) throws -> (T?, seq: UInt64) {
-        let (record, seq) = try core.snapshot { s in (try s.record(suite: name, key: key), s.lastSeq) }
+        let (record, seq) = try core.snapshot { s in (try s.namedRecord(suite: name, key: key, keyring: core.keyring)?.record, s.lastSeq) }
         let options = core.options
         let stored = try record.flatMap { try rowReader(key).value(of: $0, now: options.wallClock) }
         guard let value = stored ?? registeredDefault(forKey: key) else { return (nil, seq) }

@@ -74,6 +74,14 @@ public struct ConcordError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A write needs a version past the greatest any replica accepts.
         case versionExhausted
 
+        // Encrypted suites.
+
+        /// The suite is encrypted and this process holds no key for it: nothing of it can be read or
+        /// written here (it still syncs and relays, sealed).
+        case suiteKeyMissing
+        /// The key this process holds for the suite is not the one the suite is encrypted with.
+        case suiteKeyMismatch
+
         // Records, bundles and sessions from outside.
 
         /// A record from outside that no replica may store (a bad name, a value over the limit or
@@ -391,6 +399,33 @@ extension ConcordError {
     }
 
     /// A write that would need a version past the bound.
+    package static func suiteKeyMissing(suite: String, path: String) -> ConcordError {
+        ConcordError(
+            .suiteKeyMissing,
+            "suite \(quoted(suite)) is encrypted and this process holds no key for it: give its key (Store.Options.suiteKeys, suite.useKey, or --key-file) to read or write it",
+            suite: suite, path: path)
+    }
+
+    package static func encryptedPolicy(suite: String, key: String, policy: MergePolicy) -> ConcordError {
+        ConcordError(
+            .policyMismatch,
+            "key \(quoted(key)) in suite \(quoted(suite)) cannot follow the \(policy) merge policy: every key of an encrypted suite is last-writer-wins (a policy's parts would have to merge where the suite's key is missing)",
+            suite: suite, key: key)
+    }
+
+    package static func encryptedMigration(suite: String) -> ConcordError {
+        ConcordError(
+            .invalidSchema, "suite \(quoted(suite)) is encrypted: schema migrations do not run in an encrypted suite (nothing was migrated)", suite: suite)
+    }
+
+    package static func suiteKeyMismatch(suite: String, given: EncryptionKey, declared: [UInt8], path: String) -> ConcordError {
+        let declaredText = declared.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined()
+        return ConcordError(
+            .suiteKeyMismatch,
+            "the key given for suite \(quoted(suite)) (id \(given.idText)…) is not the key it is encrypted with (id \(declaredText)…): give that key",
+            suite: suite, path: path)
+    }
+
     package static func versionExhausted(suite: String, key: String, reason: String) -> ConcordError {
         ConcordError(.versionExhausted, "cannot write key \(quoted(key)) in suite \(quoted(suite)): \(reason) (nothing was written)", suite: suite, key: key)
     }

@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public final class Store: Sendable {
     /// The on-disk format this Concord writes; a store of a newer format is refused, an older one upgraded.
-    public static let formatVersion: UInt32 = 8
+    public static let formatVersion: UInt32 = 9
 
     /// The directory of this replica.
     public let directory: String
@@ -217,6 +217,15 @@ extension Store {
             get { clock.read }
             set { clock = WallClock(newValue) }
         }
+        /// The keys of encrypted suites this process reads and writes, by suite name (see
+        /// ``Suite/encrypt(with:)``). Kept in memory only, never written to the replica; a handle
+        /// opened later with more keys adds them for the whole process.
+        ///
+        /// ```swift
+        /// var options = Store.Options()
+        /// options.suiteKeys["secrets"] = try EncryptionKey(contentsOfFile: "/etc/myapp/secrets.key")
+        /// ```
+        public var suiteKeys: [String: EncryptionKey] = [:]
         /// Whether opening a directory that holds no store creates one. The default is true. It is
         /// how one open behaves, not the replica's: handles that differ only in it share a replica.
         public var createIfMissing = true

@@ -1,7 +1,13 @@
 import Foundation
 import LMDB
 
-/// A summary of a replica: identity, format, counts and sizes.
+/// A summary of a replica: identity, format, counts and sizes (``Store/info()``; a backup returns its
+/// own, ``Store/backup(to:compact:onProgress:)``).
+///
+/// ```swift
+/// let info = try store.info()
+/// print(info.records, "records,", info.mapUsedBytes, "of", info.mapBytes, "bytes of the map in use")
+/// ```
 public struct StoreInfo: Sendable, Equatable {
     /// The replica's directory.
     public let directory: String
@@ -26,12 +32,14 @@ public struct StoreInfo: Sendable, Equatable {
     public let fileBytes: Int
     /// The size of the memory map, in bytes: the most the data file can grow to before the map is doubled.
     public let mapBytes: Int
+    /// The bytes of the map in use: its pages written so far, those free for reuse included.
+    public let mapUsedBytes: Int
 }
 
 extension Store {
     /// Counts and sizes of this replica (reads every record once).
     public func info() throws -> StoreInfo {
-        let (records, tombstones, journal, seq, clock) = try core.snapshot { s -> (Int, Int, Int, UInt64, UInt64) in
+        let (records, tombstones, journal, seq, clock, used) = try core.snapshot { s -> (Int, Int, Int, UInt64, UInt64, Int) in
             var records = 0
             var tombstones = 0
             try s.txn.scan(core.layout.records) { _, value in
@@ -39,13 +47,14 @@ extension Store {
                 if StoredRow.isTombstone(value) { tombstones += 1 }
                 return true
             }
-            return (records, tombstones, try s.journalCounts().live, s.lastSeq, s.clock)
+            let env = try core.env.statistics(of: [core.layout.records], in: s.txn)
+            return (records, tombstones, try s.journalCounts().live, s.lastSeq, s.clock, env.pagesUsed * env.pageSize)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")[.size] as? Int) ?? 0
         return StoreInfo(
             directory: directory, replicaID: replicaID, formatVersion: core.formatVersion,
             suites: try suiteNames().count, records: records, tombstones: tombstones,
             journalEntries: journal, lastSeq: seq, clock: clock,
-            fileBytes: size, mapBytes: core.env.mapSize)
+            fileBytes: size, mapBytes: core.env.mapSize, mapUsedBytes: used)
     }
 }

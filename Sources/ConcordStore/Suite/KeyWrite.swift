@@ -32,7 +32,7 @@ package struct KeyInWrite {
     /// The stored value as a read finds it now (nil for none, a tombstone or an expired value).
     package func value() throws -> Value? { try transaction.value(suite: suite, key: key) }
     /// The stored record, tombstones and expired values included.
-    package func record() throws -> Record? { try transaction.record(suite: suite, key: key) }
+    package func record() throws -> Record? { try transaction.namedRecord(suite: suite, key: key)?.record }
 }
 
 /// What a write of a key did: the decision's result, the version written (nil: nothing was), and
@@ -64,7 +64,7 @@ extension Suite {
             case .keep: version = nil
             case .set(let value, let expiry): version = try w.set(value, suite: name, key: key, expiry: expiry)
             case .remove: version = try w.remove(suite: name, key: key)
-            case .update(let value): version = try w.update(suite: name, key: key, to: value) ? try w.record(suite: name, key: key)?.version : nil
+            case .update(let value): version = try w.update(suite: name, key: key, to: value) ? try w.namedRecord(suite: name, key: key)?.record.version : nil
             }
             return KeyWritten(result: result, version: version, seq: version == nil ? nil : w.lastSeq)
         }

@@ -55,9 +55,10 @@ public struct Suite: Sendable {
 
     /// The stored value only, ignoring registered defaults.
     public func storedValue(forKey key: String) throws -> Value? {
-        guard let bytes = try storedRow(forKey: key).bytes else { return nil }
+        let stored = try storedRow(forKey: key)
+        guard let bytes = stored.bytes else { return nil }
         let options = core.options
-        return try rowReader(key).read(bytes, now: options.wallClock).value
+        return try stored.reader.read(bytes, now: options.wallClock).value
     }
 
     /// The stored record for `key`, tombstones and expired values included, with its version (and,
@@ -67,27 +68,41 @@ public struct Suite: Sendable {
     /// if let version = try suite.record(forKey: "theme")?.version { print(version) }
     /// ```
     public func record(forKey key: String) throws -> Record? {
-        guard let bytes = try storedRow(forKey: key).bytes else { return nil }
-        return try rowReader(key).row(bytes).record
+        let stored = try storedRow(forKey: key)
+        guard let bytes = stored.bytes else { return nil }
+        return try stored.reader.row(bytes).record
     }
 
-    /// The bytes of the row stored for `key`, if any, and the commit stamp of the snapshot they were
-    /// read in: the one fetch of a key's row that every read of a suite makes.
-    func storedRow(forKey key: String) throws -> (bytes: [UInt8]?, snapshot: Int) {
+    /// The bytes of the row stored for `key`, if any, the commit stamp of the snapshot they were read
+    /// in, and the reader that decodes them: the one fetch of a key's row that every read of a suite
+    /// makes. In an encrypted suite the row is the one under the name's row key, and the reader opens
+    /// it; without the suite's key the read is refused (`.suiteKeyMissing`). A process that holds no
+    /// key at all looks the declaration up only when it finds no value under the name.
+    func storedRow(forKey key: String) throws -> (bytes: [UInt8]?, snapshot: Int, reader: RowReader) {
         try Names.validateKey(key, inSuite: name)
-        let recordKey = StoreLayout.recordKey(suite: name, key: key)
         // Out through locals rather than as the read's generic result, so the first get of a fresh
         // process does not instantiate `Optional<[UInt8]>`'s metadata.
         var bytes: [UInt8]?
         var snapshot = 0
+        var sealing: SuiteSealing?
+        let keyring = core.keyring
         try core.read { txn in
-            bytes = try txn.get(core.layout.records, recordKey)
             snapshot = txn.snapshotID
+            if keyring.isEmpty {
+                bytes = try txn.get(core.layout.records, StoreLayout.recordKey(suite: name, key: key))
+                if let found = bytes, !StoredRow.isTombstone(found) { return }
+                if try SealDeclaration.keyID(txn, core.layout, suite: name, path: core.path) != nil {
+                    throw ConcordError.suiteKeyMissing(suite: name, path: core.path)
+                }
+                return
+            }
+            sealing = try SealDeclaration.sealing(txn, core.layout, suite: name, keyring: keyring, path: core.path)
+            bytes = try txn.get(core.layout.records, StoreLayout.recordKey(suite: name, key: sealing?.rowKey(for: key) ?? key))
         }
-        return (bytes, snapshot)
+        return (bytes, snapshot, RowReader(suite: name, key: key, path: store.directory, opening: .byName(sealing)))
     }
 
-    /// The reader of `key`'s row in this suite (`RowReader`).
+    /// The reader of `key`'s row in this suite (`RowReader`), for a suite in the clear.
     func rowReader(_ key: String) -> RowReader { RowReader(suite: name, key: key, path: store.directory) }
 
     /// Whether a value is stored for `key` (registered defaults do not count; tombstones and expired
@@ -117,9 +132,13 @@ public struct Suite: Sendable {
     public func records() throws -> [(key: String, record: Record)] {
         try core.snapshot { s in
             var out: [(String, Record)] = []
-            try s.scanRecords(suite: name) { _, key, row in
+            try s.scanNamedRecords(suite: name, keyring: core.keyring) { key, row in
                 out.append((key, row.record))
                 return true
+            }
+            // An encrypted suite's rows are in the order of their row keys.
+            if out.count > 1, try SealDeclaration.keyID(s.txn, s.layout, suite: name, path: s.path) != nil {
+                out.sort { Array($0.0.utf8).lexicographicallyPrecedes($1.0.utf8) }
             }
             return out
         }
@@ -407,7 +426,27 @@ public struct Suite: Sendable {
         }
     }
 
-    /// The policies declared for keys and key prefixes of this suite.
+    /// The merge policies declared in this replica for keys of this suite, and for key prefixes
+    /// (``declare(_:forKey:)``, ``declare(_:forKeysWithPrefix:)``, a ``Schema``'s migrations, or a
+    /// peer's declaration that a sync brought).
+    ///
+    /// ```swift
+    /// let declared = try suite.declaredPolicies()
+    /// for (key, policy) in declared.keys { print(key, policy) }
+    /// for (prefix, policy) in declared.prefixes { print(prefix + "…", policy) }
+    /// ```
+    ///
+    /// - Returns: Each declared key's policy, and each declared prefix's.
+    /// - Throws: ``ConcordError`` `.damaged` when a declaration does not decode.
+    public func declaredPolicies() throws -> (keys: [String: MergePolicy], prefixes: [String: MergePolicy]) {
+        var declared: (keys: [String: MergePolicy], prefixes: [String: MergePolicy]) = ([:], [:])
+        for d in try policyDeclarations() {
+            if d.isPrefix { declared.prefixes[d.key] = d.policy } else { declared.keys[d.key] = d.policy }
+        }
+        return declared
+    }
+
+    /// The policies declared for keys and key prefixes of this suite, with their versions.
     package func policyDeclarations() throws -> [PolicyDeclaration] {
         try store.policyDeclarations(suite: name)
     }

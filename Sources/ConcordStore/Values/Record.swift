@@ -25,6 +25,9 @@ public struct Record: Hashable, Sendable {
         case value([UInt8])
         case tombstone
         indirect case policy(PolicyState)
+        /// A record of an encrypted suite as it is stored and synced: what `SuiteSealing` sealed, opened
+        /// only with the suite's key. A sealed tombstone says so in its flags (it holds the key's name only).
+        case sealed([UInt8], tombstone: Bool)
     }
 
     /// A plain record: a value (expiring at `expiryMilliseconds`, when given) or a tombstone (`nil`).
@@ -33,6 +36,22 @@ public struct Record: Hashable, Sendable {
         self.body = valueBytes.map(Body.value) ?? .tombstone
         self.expiryMilliseconds = valueBytes == nil ? nil : expiryMilliseconds
     }
+
+    /// A sealed record (flags 4, or 5 for a tombstone): `sealed` is the nonce, ciphertext and tag.
+    package init(version: Version, sealed: [UInt8], isTombstone: Bool) {
+        self.version = version
+        self.body = .sealed(sealed, tombstone: isTombstone)
+        self.expiryMilliseconds = nil
+    }
+
+    /// A sealed record's bytes (nonce, ciphertext, tag); nil for a record in the clear.
+    package var sealedBytes: [UInt8]? {
+        if case .sealed(let bytes, _) = body { return bytes }
+        return nil
+    }
+
+    /// Whether the record is sealed: it belongs to an encrypted suite and opens only with its key.
+    package var isSealed: Bool { sealedBytes != nil }
 
     /// A policy record.
     package init(version: Version, state: PolicyState) {
@@ -94,6 +113,7 @@ public struct Record: Hashable, Sendable {
         case .value: return hasExpired(at: now)
         case .tombstone: return true
         case .policy(let state): return (try? state.value(at: now)) == nil
+        case .sealed(_, let tombstone): return tombstone
         }
     }
 
@@ -106,6 +126,7 @@ public struct Record: Hashable, Sendable {
         case .value(let bytes): return now >= (expiryMilliseconds ?? .max) ? nil : try ValueCodec.decode(bytes)
         case .tombstone: return nil
         case .policy(let state): return try state.value(at: now)
+        case .sealed(_, let tombstone): if tombstone { return nil } else { throw Self.stillSealed }
         }
     }
 
@@ -118,6 +139,7 @@ public struct Record: Hashable, Sendable {
         case .value: return false
         case .tombstone: return true
         case .policy(let state): return (try? state.value()) == nil
+        case .sealed(_, let tombstone): return tombstone
         }
     }
 
@@ -144,12 +166,17 @@ public struct Record: Hashable, Sendable {
         case .value(let bytes): return try ValueCodec.decode(bytes)
         case .tombstone: return nil
         case .policy(let state): return try state.value()
+        case .sealed(_, let tombstone): if tombstone { return nil } else { throw Self.stillSealed }
         }
     }
 
-    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][expiry 8 if flags 3][value… | policy state…]
+    /// What reading a sealed record's value without opening it is.
+    private static var stillSealed: ValueDecodingError { ValueDecodingError("the record is sealed: only its suite's key opens it") }
+
+    // MARK: - Encoding: [flags 1][hlc 8, big-endian][replica 16][expiry 8 if flags 3][value… | policy state… | sealed…]
     // flags: 0 a value, 1 a tombstone (nothing follows), 2 a policy state (`PolicyState`'s encoding follows),
-    // 3 a value that expires (its expiry in milliseconds since 1970, then the value; store format 7).
+    // 3 a value that expires (its expiry in milliseconds since 1970, then the value; store format 7),
+    // 4 a sealed record of an encrypted suite, 5 a sealed tombstone (nonce, ciphertext and tag follow; format 9).
 
     /// The bytes of the fixed part: flags, hlc and replica.
     package static let headerSize = 25
@@ -175,6 +202,11 @@ public struct Record: Hashable, Sendable {
             out.u64(version.hlc)
             out.append(version.replica.bytes)
             state.encode(into: &out)
+        case .sealed(let bytes, let tombstone):
+            out.u8(tombstone ? 5 : 4)
+            out.u64(version.hlc)
+            out.append(version.replica.bytes)
+            out.append(bytes)
         }
     }
 
@@ -197,6 +229,8 @@ public struct Record: Hashable, Sendable {
         package let isTombstone: Bool
         /// Whether a policy state follows (flags 2).
         package let isPolicy: Bool
+        /// Whether sealed bytes follow (flags 4, or 5: a sealed tombstone, `isTombstone` too).
+        package let isSealed: Bool
         package let hlc: UInt64
         /// A plain value's expiry (flags 3), in milliseconds since 1970.
         package let expiryMilliseconds: UInt64?
@@ -206,15 +240,20 @@ public struct Record: Hashable, Sendable {
         /// Reads and checks the header (a tombstone must end there); nothing is copied.
         package static func read(_ reader: inout ByteReader) throws(ValueDecodingError) -> Header {
             let flags = try reader.u8()
-            guard flags <= 3 else { throw ValueDecodingError("unknown record flags \(flags)") }
+            guard flags <= 5 else { throw ValueDecodingError("unknown record flags \(flags)") }
             let hlc = try reader.u64()
             let replicaOffset = reader.offset
             _ = try reader.take(16)
             if flags == 1 {
                 guard reader.isAtEnd else { throw ValueDecodingError("a tombstone followed by \(reader.remaining) bytes") }
             }
+            if flags >= 4, reader.remaining < SuiteSealing.minimumSealedBytes {
+                throw ValueDecodingError("a sealed record of \(reader.remaining) bytes, fewer than a seal takes")
+            }
             let expiry = flags == 3 ? try reader.u64() : nil
-            return Header(isTombstone: flags == 1, isPolicy: flags == 2, hlc: hlc, expiryMilliseconds: expiry, replicaOffset: replicaOffset)
+            return Header(
+                isTombstone: flags == 1 || flags == 5, isPolicy: flags == 2, isSealed: flags >= 4, hlc: hlc, expiryMilliseconds: expiry,
+                replicaOffset: replicaOffset)
         }
 
         /// Whether a read at `now` finds no value: a tombstone, or an expired value.
@@ -229,6 +268,7 @@ public struct Record: Hashable, Sendable {
         let header = try Header.read(&reader)
         let replica = ReplicaID(bytes: Array(reader.bytes[header.replicaOffset..<header.replicaOffset + 16]))!
         let version = Version(hlc: header.hlc, replica: replica)
+        if header.isSealed { return Record(version: version, sealed: Array(try reader.take(reader.remaining)), isTombstone: header.isTombstone) }
         if header.isTombstone { return Record(version: version, valueBytes: nil) }
         if header.isPolicy { return Record(version: version, state: try PolicyState.decode(&reader, validateValues: validateValue)) }
         let payload = Array(try reader.take(reader.remaining))

@@ -1,0 +1,54 @@
+import Foundation
+
+extension ReplicaTransaction {
+    /// Declares `suite` encrypted with `key` (`SealDeclaration`) and seals its values in the clear
+    /// again, in this transaction: each live value is written sealed under its name's row key with a
+    /// fresh version, and its row in the clear becomes a tombstone of that version (so replicas still
+    /// holding the value in the clear drop it when they sync); the journal entries that held those
+    /// values are removed. This process holds the key from then on.
+    ///
+    /// - Returns: How many values were sealed again (0 when the suite was encrypted with `key` already).
+    package func encryptSuite(_ suite: String, with key: EncryptionKey) throws -> Int {
+        try checkWritable(suite: suite)
+        if let declared = try SealDeclaration.keyID(txn, layout, suite: suite, path: path) {
+            guard EncryptionKey.same(id: declared, as: key) else {
+                throw ConcordError.suiteKeyMismatch(suite: suite, given: key, declared: declared, path: path)
+            }
+            keyring.add(key, suite: suite)
+            return 0
+        }
+        var clear: [(key: String, record: Record)] = []
+        try scanRecords(suite: suite) { _, name, row in
+            guard !row.record.isSealed, !row.record.isTombstone else { return true }
+            if let state = row.record.state {
+                throw ConcordError.policyMismatch(
+                    suite: suite, key: name, policy: state.policy,
+                    reason: "an encrypted suite's keys are last-writer-wins: remove the key, or declare it lww and set it, before encrypting the suite")
+            }
+            if row.record.expiryMilliseconds != nil {
+                throw ConcordError.unsupportedValue(
+                    key: name, reason: "a value of an encrypted suite cannot expire: remove the key before encrypting suite \"\(suite)\"")
+            }
+            clear.append((name, row.record))
+            return true
+        }
+        let reservedKey = SealDeclaration.reservedKey(suite: suite)
+        _ = try writePlain(
+            suite: ReservedSuite.name, key: reservedKey, valueBytes: try ValueCodec.encode(.data(Data(key.id))),
+            existing: try existingRow(suite: ReservedSuite.name, key: reservedKey))
+        keyring.add(key, suite: suite)
+        forgetSealing()
+        SuiteEncryptionCheckpoint.reach(.declared)
+        guard !clear.isEmpty else { return 0 }
+        for (index, (name, record)) in clear.enumerated() {
+            if index == clear.count / 2 { SuiteEncryptionCheckpoint.reach(.halfway) }
+            // The tombstone in the clear first: `writePlain` then writes the sealed value (the suite is
+            // declared now), both with versions above the value's.
+            try dropClearValue(suite: suite, key: name, record: record)
+            _ = try writePlain(suite: suite, key: name, valueBytes: record.valueBytes, existing: nil)
+        }
+        try removeSupersededJournalEntries()
+        SuiteEncryptionCheckpoint.reach(.sealed)
+        return clear.count
+    }
+}

@@ -1,0 +1,105 @@
+import LMDB
+import Sodium
+import Synchronization
+
+/// The suite keys this process holds for one replica: those its stores were opened with
+/// (``Store/Options/suiteKeys``) and those given since (``Suite/useKey(_:)``). In memory only,
+/// never written anywhere.
+///
+/// ```swift
+/// let keyring = SuiteKeyring()
+/// keyring.add(.generate(), suite: "secrets")
+/// let key = keyring.key(suite: "secrets")
+/// ```
+package final class SuiteKeyring: Sendable {
+    private let keys = Mutex<[String: EncryptionKey]>([:])
+    /// Whether any key was ever added: a process holding none reads plain suites without looking up declarations.
+    private let holdsAny = Atomic<Bool>(false)
+
+    package init() {}
+
+    package func add(_ key: EncryptionKey, suite: String) {
+        keys.withLock { $0[suite] = key }
+        holdsAny.store(true, ordering: .releasing)
+    }
+
+    package func key(suite: String) -> EncryptionKey? {
+        guard holdsAny.load(ordering: .acquiring) else { return nil }
+        return keys.withLock { $0[suite] }
+    }
+
+    /// Whether the process holds no key at all.
+    package var isEmpty: Bool { !holdsAny.load(ordering: .acquiring) }
+}
+
+/// The reserved suite's record that declares a suite encrypted: `sealed:SUITE`, holding the key's
+/// identifier (``EncryptionKey``'s keyed hash of a fixed label) as data, last-writer-wins, so every
+/// replica knows the suite is encrypted, and which key opens it, before it holds the key.
+package enum SealDeclaration {
+    package static func reservedKey(suite: String) -> String { "sealed:\(suite)" }
+
+    /// The identifier of the key `suite` is declared encrypted with in `txn`, or nil for a suite in the clear.
+    package static func keyID(_ txn: Transaction, _ layout: StoreLayout, suite: String, path: String) throws -> [UInt8]? {
+        guard suite != ReservedSuite.name else { return nil }
+        let key = reservedKey(suite: suite)
+        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: ReservedSuite.name, key: key)) else { return nil }
+        let reader = RowReader(suite: ReservedSuite.name, key: key, path: path)
+        let value: Value?
+        do { value = try reader.row(bytes).record.decodedValue() } catch { throw reader.undecodable(error) }
+        switch value {
+        case nil: return nil
+        case .data(let id)?: return Array(id)
+        case let other?:
+            throw ConcordError.damaged(path: path, reason: "the encryption declaration of suite \"\(suite)\" holds a \(other.typeName), not a key id")
+        }
+    }
+
+    /// How `suite`'s records are sealed, as `txn`'s declaration and the keys of `keyring` say: nil for
+    /// a suite in the clear.
+    ///
+    /// - Throws: ``ConcordError`` `.suiteKeyMissing` when the suite is encrypted and the process holds
+    ///   no key for it, `.suiteKeyMismatch` when the key it holds is another.
+    package static func sealing(_ txn: Transaction, _ layout: StoreLayout, suite: String, keyring: SuiteKeyring, path: String) throws -> SuiteSealing? {
+        guard let id = try keyID(txn, layout, suite: suite, path: path) else { return nil }
+        guard let key = keyring.key(suite: suite) else { throw ConcordError.suiteKeyMissing(suite: suite, path: path) }
+        guard EncryptionKey.same(id: id, as: key) else { throw ConcordError.suiteKeyMismatch(suite: suite, given: key, declared: id, path: path) }
+        return SuiteSealing(suite: suite, key: key)
+    }
+}
+
+extension ReplicaRows {
+    /// How `suite`'s records are sealed in this snapshot (`SealDeclaration.sealing`): nil in the clear.
+    package func sealing(suite: String, keyring: SuiteKeyring) throws -> SuiteSealing? {
+        try SealDeclaration.sealing(txn, layout, suite: suite, keyring: keyring, path: path)
+    }
+
+    /// The record stored for the key named `key` in `suite` and its journal seq, opened: in an
+    /// encrypted suite, the one under the name's row key.
+    package func namedRecord(suite: String, key: String, keyring: SuiteKeyring) throws -> StoredRecord? {
+        let sealing = try sealing(suite: suite, keyring: keyring)
+        let rowKey = sealing?.rowKey(for: key) ?? key
+        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: rowKey)) else { return nil }
+        let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
+        return StoredRecord(record: row.record, seq: row.seq)
+    }
+
+    /// Visits the records of `suite` by their keys' names, opened, tombstones included (in an
+    /// encrypted suite in row-key order, and only its sealed rows), until `body` returns false.
+    package func scanNamedRecords(suite: String, keyring: SuiteKeyring, _ body: (_ key: String, _ row: StoredRow) throws -> Bool) throws {
+        guard let sealing = try sealing(suite: suite, keyring: keyring) else {
+            try scanRecords(suite: suite) { _, key, row in try body(key, row) }
+            return
+        }
+        try scanRecords(suite: suite) { _, rowKey, row in
+            guard row.record.isSealed else { return true }
+            let (name, record): (String?, Record)
+            do { (name, record) = try sealing.open(row.record, rowKey: rowKey) } catch {
+                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(error)
+            }
+            guard let name, sealing.rowKey(for: name) == rowKey else {
+                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(ValueDecodingError("the sealed record holds the name of another key"))
+            }
+            return try body(name, StoredRow(seq: row.seq, record: record))
+        }
+    }
+}

@@ -63,6 +63,9 @@ package struct BatchApplier: Sendable {
             let now = w.wallClockMilliseconds
             let knowledge = try w.check(batch.knowledge).proven
             var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, knowledge: knowledge, mode: mode, now: now, drift: drift)
+            if batch.entries.contains(where: { $0.record.isSealed }) {
+                try w.checkSealed(batch.entries.map { ($0.suite, $0.key, $0.record) }, from: batch.source)
+            }
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
             // The keys stored of each suite this process registered a schema for (their migrations run after).

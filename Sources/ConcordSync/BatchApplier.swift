@@ -68,7 +68,9 @@ package struct BatchApplier: Sendable {
             }
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
+            // The keys stored of each suite this process registered a schema for (their migrations run after).
             var stored: [String: [String]] = [:]
+            var schemaSuite: (name: String, registered: Bool)?
             let (meter, base) = (meter, progressBase)
             func store() throws {
                 for (index, decision) in decisions.enumerated() {
@@ -79,7 +81,9 @@ package struct BatchApplier: Sendable {
                             record, suite: decision.entry.suite, key: decision.entry.key,
                             from: batch.source, replacing: decision.replacing)
                         report.recordsWritten += 1
-                        stored[decision.entry.suite, default: []].append(decision.entry.key)
+                        let suite = decision.entry.suite
+                        if schemaSuite?.name != suite { schemaSuite = (suite, w.schemas.entry(suite: suite) != nil) }
+                        if schemaSuite?.registered == true { stored[suite, default: []].append(decision.entry.key) }
                     }
                     if let conflict = decision.conflict { try w.logConflict(conflict) }
                 }

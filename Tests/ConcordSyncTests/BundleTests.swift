@@ -117,7 +117,7 @@ import Testing
         try laptop.suite("prefs").set("light", forKey: "theme")
         #expect(try laptop.exportBundle(to: tmp.path("delta.bundle"), for: phone.replicaID) == 1, "only the change the phone lacks")
         let dry = try phone.importBundle(at: tmp.path("delta.bundle"), dryRun: true)
-        #expect(dry.recordsChanged == 1 && (try phone.suite("prefs").get("theme", as: String.self)) == "dark", "a dry run writes nothing")
+        #expect(try dry.recordsChanged == 1 && (phone.suite("prefs").get("theme", as: String.self)) == "dark", "a dry run writes nothing")
         #expect(try phone.importBundle(at: tmp.path("delta.bundle")).recordsChanged == 1)
         #expect(try phone.suite("prefs").get("theme", as: String.self) == "light")
         #expect(try phone.check().isEmpty && laptop.check().isEmpty)

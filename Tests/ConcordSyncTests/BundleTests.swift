@@ -113,7 +113,7 @@ import Testing
         #expect(try laptop.exportBundle(to: tmp.path("all.bundle")) == 2)
         let first = try phone.importBundle(at: tmp.path("all.bundle"))
         #expect(first.recordsChanged == 2 && first.source == laptop.replicaID && first.target == phone.replicaID, "\(first)")
-        _ = try Synchronizer().sync(laptop, phone)  // the laptop's cursors learn what the phone merged
+        _ = try Synchronizer().sync(laptop, phone) // the laptop's cursors learn what the phone merged
         try laptop.suite("prefs").set("light", forKey: "theme")
         #expect(try laptop.exportBundle(to: tmp.path("delta.bundle"), for: phone.replicaID) == 1, "only the change the phone lacks")
         let dry = try phone.importBundle(at: tmp.path("delta.bundle"), dryRun: true)

@@ -63,9 +63,14 @@ package struct BatchApplier: Sendable {
             let now = w.wallClockMilliseconds
             let knowledge = try w.check(batch.knowledge).proven
             var (report, decisions) = try Self.decide(batch, rows: w, cursors: cursors, knowledge: knowledge, mode: mode, now: now, drift: drift)
+            if batch.entries.contains(where: { $0.record.isSealed }) {
+                try w.checkSealed(batch.entries.map { ($0.suite, $0.key, $0.record) }, from: batch.source)
+            }
             report.skewedVersions = 0
             report.targetSeqBefore = w.lastSeq
+            // The keys stored of each suite this process registered a schema for (their migrations run after).
             var stored: [String: [String]] = [:]
+            var schemaSuite: (name: String, registered: Bool)?
             let (meter, base) = (meter, progressBase)
             func store() throws {
                 for (index, decision) in decisions.enumerated() {
@@ -76,7 +81,9 @@ package struct BatchApplier: Sendable {
                             record, suite: decision.entry.suite, key: decision.entry.key,
                             from: batch.source, replacing: decision.replacing)
                         report.recordsWritten += 1
-                        stored[decision.entry.suite, default: []].append(decision.entry.key)
+                        let suite = decision.entry.suite
+                        if schemaSuite?.name != suite { schemaSuite = (suite, w.schemas.entry(suite: suite) != nil) }
+                        if schemaSuite?.registered == true { stored[suite, default: []].append(decision.entry.key) }
                     }
                     if let conflict = decision.conflict { try w.logConflict(conflict) }
                 }

@@ -138,6 +138,10 @@ extension SyncBundle {
             do { record = try Record.decode(recordBytes, validatingValue: false) } catch {
                 throw ConcordError.bundle(.malformed, "the record of \(what()) (\(quoted(suite))/\(quoted(key))) does not decode: \(error)")
             }
+            if version < 7, record.isSealed {
+                throw ConcordError.bundle(
+                    .malformed, "the record of \(what()) (\(quoted(suite))/\(quoted(key))) is sealed, which a bundle of format \(version) cannot hold")
+            }
             if version < 6, record.expiresAtMilliseconds != nil {
                 throw ConcordError.bundle(
                     .malformed, "the record of \(what()) (\(quoted(suite))/\(quoted(key))) expires, which a bundle of format \(version) cannot hold")

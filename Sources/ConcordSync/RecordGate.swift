@@ -79,7 +79,17 @@ package struct RecordGate: Sendable {
                 "its expiry (\(expiry) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999): the record is damaged or forged"
             )
         }
-        if let bytes = record.valueBytes {
+        if let sealed = record.sealedBytes {
+            // What a replica without the key can check: where it is stored and how large it is. Its
+            // contents are checked where the key is (`ReplicaTransaction.checkSealed`).
+            guard suite != ReservedSuite.name, SuiteSealing.isRowKey(key) else {
+                return refused(.key, "a sealed record must be stored under a key's keyed hash (32 hex digits) of a suite other than \(ReservedSuite.name)")
+            }
+            let limit = SuiteSealing.maximumSealedBytes(maxValueBytes: maxValueBytes)
+            guard sealed.count <= limit else {
+                return refused(.valueSize, "its sealed bytes are \(sealed.count), over the limit of \(limit) bytes")
+            }
+        } else if let bytes = record.valueBytes {
             guard bytes.count <= maxValueBytes else {
                 return refused(.valueSize, "its value is \(bytes.count) bytes, over the limit of \(maxValueBytes) bytes")
             }

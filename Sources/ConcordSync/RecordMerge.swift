@@ -84,11 +84,13 @@ package enum RecordMerge {
     }
 
     /// Whether plain record `a` loses to plain record `b`: by version, then a tombstone before a value,
-    /// then the value's bytes, then the expiry (none first). An expiry never decides between two
+    /// then the value's bytes, then the expiry (none first); of one version, a sealed record orders by its bytes. An expiry never decides between two
     /// writes — distinct writes carry distinct versions — and an expired record still wins by its
     /// version (it reads as absent everywhere, so an older value cannot come back).
     package static func plainOrder(_ a: Record, _ b: Record) -> Bool {
         if a.version != b.version { return a.version < b.version }
+        // A sealed record's contents are not readable here: two of one version order by their bytes.
+        if a.isSealed || b.isSealed { return a.encoded.lexicographicallyPrecedes(b.encoded) }
         switch (a.valueBytes, b.valueBytes) {
         case (nil, nil): return false
         case (nil, _): return true

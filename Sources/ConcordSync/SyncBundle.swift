@@ -36,7 +36,7 @@ package struct SyncBundle: Hashable, Sendable {
     /// The first eight bytes of every bundle.
     package static let magic: [UInt8] = Array("CONCORDB".utf8)
     /// The format this Concord writes and the newest it reads.
-    package static let formatVersion: UInt16 = 6
+    package static let formatVersion: UInt16 = 7
     /// Bytes of the fixed header, the three counts and the checksum: the smallest possible bundle (of
     /// format 1 to 4; one of format 5 or 6 holds 11 bytes more).
     static let minimumSize = 8 + 2 + 2 + 8 + 16 + 8 + 8 + 8 + 2 + 4 + 8 + 4

@@ -92,13 +92,6 @@ enum C {
     static func get(_ txn: Txn, _ dbi: MDB_dbi, _ key: inout MDB_val, _ value: inout MDB_val) -> Int32 {
         mdb_get(txn, dbi, &key, &value)
     }
-    static func put(_ txn: Txn, _ dbi: MDB_dbi, _ key: inout MDB_val, _ value: inout MDB_val, _ flags: UInt32) -> Int32 {
-        if let code = FaultInjection.take(.put) { return code }
-        return mdb_put(txn, dbi, &key, &value, flags)
-    }
-    static func del(_ txn: Txn, _ dbi: MDB_dbi, _ key: inout MDB_val) -> Int32 {
-        mdb_del(txn, dbi, &key, nil)
-    }
 
     static func cursorOpen(_ txn: Txn, _ dbi: MDB_dbi, _ cursor: inout OpaquePointer?) -> Int32 {
         mdb_cursor_open(txn, dbi, &cursor)
@@ -108,6 +101,11 @@ enum C {
         mdb_cursor_get(cursor, &key, &value, op)
     }
     static func cursorDel(_ cursor: OpaquePointer) -> Int32 { mdb_cursor_del(cursor, 0) }
+    /// Every put of a write transaction goes through its cursor on the database (`Transaction.writeCursor`).
+    static func cursorPut(_ cursor: OpaquePointer, _ key: inout MDB_val, _ value: inout MDB_val, _ flags: UInt32) -> Int32 {
+        if let code = FaultInjection.take(.put) { return code }
+        return mdb_cursor_put(cursor, &key, &value, flags)
+    }
 }
 
 /// LMDB's assertion callback (`MDB_assert_func`): names the environment's directory, then LMDB aborts.

@@ -493,18 +493,18 @@ package final class Environment: @unchecked Sendable {
             do {
                 result = try body(txn)
             } catch let error as LMDBError where error.code == MDB_MAP_FULL {
-                txn.isOpen = false
+                txn.end()
                 C.txnAbort(raw)
                 resizeLock.unlock()
                 try grow()
                 continue
             } catch {
-                txn.isOpen = false
+                txn.end()
                 C.txnAbort(raw)
                 resizeLock.unlock()
                 throw error
             }
-            txn.isOpen = false
+            txn.end()
             if let replaced = lockGuard.replacement() {
                 C.txnAbort(raw)
                 resizeLock.unlock()

@@ -16,7 +16,7 @@ package enum FaultInjection {
     /// The C calls a fault can be injected into.
     package enum Operation: Hashable, Sendable {
         case beginTransaction // mdb_txn_begin (write transactions)
-        case put // mdb_put
+        case put // mdb_cursor_put (every put, insert and append)
         case commit // mdb_txn_commit (the writes and the fsyncs)
         case setMapSize // mdb_env_set_mapsize (map growth)
         case openEnvironment // mdb_env_open

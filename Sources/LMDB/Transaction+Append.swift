@@ -7,12 +7,13 @@ extension Transaction {
     /// as `put` does, so the result is the same.
     package func append(_ db: Database, key: UInt64, _ value: [UInt8]) throws {
         try checkWritable()
+        let cursor = try writeCursor(db)
         var bigEndian = key.bigEndian
         let rc = withUnsafeMutableBytes(of: &bigEndian) { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var k = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
                 var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                return C.put(handle, db.dbi, &k, &v, UInt32(MDB_APPEND))
+                return C.cursorPut(cursor, &k, &v, UInt32(MDB_APPEND))
             }
         }
         if rc == MDB_KEYEXIST { return try put(db, withUnsafeBytes(of: key.bigEndian) { Array($0) }, value) }
@@ -23,13 +24,14 @@ extension Transaction {
     @discardableResult
     package func delete(_ db: Database, key: UInt64) throws -> Bool {
         try checkWritable()
+        let cursor = try writeCursor(db)
         var bigEndian = key.bigEndian
         let rc = withUnsafeMutableBytes(of: &bigEndian) { keyBytes in
-            var k = MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress)
-            return C.del(handle, db.dbi, &k)
+            Self.delete(MDB_val(mv_size: 8, mv_data: keyBytes.baseAddress), through: cursor)
         }
         if rc == MDB_NOTFOUND { return false }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
+        deleted = true
         return true
     }
 }
@@ -40,12 +42,13 @@ extension Transaction {
     /// (and nothing is written).
     package func insert(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws -> [UInt8]? {
         try checkWritable()
+        let cursor = try writeCursor(db)
         var held = MDB_val()
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
                 held = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                return C.put(handle, db.dbi, &k, &held, UInt32(MDB_NOOVERWRITE))
+                return C.cursorPut(cursor, &k, &held, UInt32(MDB_NOOVERWRITE))
             }
         }
         if rc == 0 { return nil }

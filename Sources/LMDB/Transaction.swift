@@ -16,6 +16,14 @@ package final class Transaction {
     var deleted = false
     /// Where keys and values may be copied from (nil when the mapping could not be found).
     let bounds: ValueBounds?
+    /// A write transaction's cursor on each database it has read or written, indexed by the
+    /// database's handle, opened on first use and closed when the transaction ends (`end`). Every
+    /// get, put, insert, append and delete of a write transaction goes through it, so LMDB looks a key
+    /// up from where the last operation left the cursor rather than from the root: a put after a get
+    /// of the same key, keys in order and a log's appends find their page without a search.
+    /// No other cursor of the transaction inserts into the database (`Cursor` only reads and
+    /// deletes), so an appending cursor stays on the last page.
+    private var writeCursors: [OpaquePointer?] = []
 
     init(handle: OpaquePointer, isReadOnly: Bool, bounds: ValueBounds?) {
         self.handle = handle
@@ -35,7 +43,7 @@ package final class Transaction {
         return try key.withUnsafeBytes { keyBytes -> [UInt8]? in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
             var v = MDB_val()
-            let rc = C.get(handle, db.dbi, &k, &v)
+            let rc = isReadOnly ? C.get(handle, db.dbi, &k, &v) : C.cursorGet(try writeCursor(db), &k, &v, MDB_SET)
             if rc == MDB_NOTFOUND { return nil }
             guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_get in \(db.name)") }
             v.mv_size = min(v.mv_size, valuePrefix)
@@ -46,11 +54,12 @@ package final class Transaction {
     /// Stores `value` under `key`, replacing what was there.
     package func put(_ db: Database, _ key: [UInt8], _ value: [UInt8]) throws {
         try checkWritable()
+        let cursor = try writeCursor(db)
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
                 var v = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                return C.put(handle, db.dbi, &k, &v, 0)
+                return C.cursorPut(cursor, &k, &v, 0)
             }
         }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_put in \(db.name)") }
@@ -60,14 +69,43 @@ package final class Transaction {
     @discardableResult
     package func delete(_ db: Database, _ key: [UInt8]) throws -> Bool {
         try checkWritable()
+        let cursor = try writeCursor(db)
         let rc = key.withUnsafeBytes { keyBytes in
             var k = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            return C.del(handle, db.dbi, &k)
+            return Self.delete(k, through: cursor)
         }
         if rc == MDB_NOTFOUND { return false }
         guard rc == 0 else { throw LMDBError(code: rc, operation: "mdb_del in \(db.name)") }
         deleted = true
         return true
+    }
+
+    /// Deletes the entry under `key` through `cursor` (what `mdb_del` does with a cursor of its own).
+    static func delete(_ key: MDB_val, through cursor: OpaquePointer) -> Int32 {
+        var (k, v) = (key, MDB_val())
+        let rc = C.cursorGet(cursor, &k, &v, MDB_SET)
+        guard rc == 0 else { return rc }
+        return C.cursorDel(cursor)
+    }
+
+    /// This write transaction's cursor on `db` (see `writeCursors`).
+    func writeCursor(_ db: Database) throws -> OpaquePointer {
+        let index = Int(db.dbi)
+        if index < writeCursors.count, let cursor = writeCursors[index] { return cursor }
+        var raw: OpaquePointer?
+        let rc = C.cursorOpen(handle, db.dbi, &raw)
+        guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
+        if index >= writeCursors.count { writeCursors += repeatElement(nil, count: index + 1 - writeCursors.count) }
+        writeCursors[index] = raw
+        return raw
+    }
+
+    /// Ends this transaction's use: closes its cursors (before LMDB commits or aborts it) and refuses
+    /// any later call.
+    func end() {
+        isOpen = false
+        for case let cursor? in writeCursors { C.cursorClose(cursor) }
+        writeCursors = []
     }
 
     /// Removes every entry of `db` (the database itself stays).

@@ -33,7 +33,7 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, NameCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,
-        RestoreCommand.self, HubCommand.self,
+        RestoreCommand.self, KeygenCommand.self, EncryptCommand.self, HubCommand.self,
         BackupCommand.self, RecoverCommand.self, StatCommand.self, StatusCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
@@ -42,7 +42,7 @@ public enum SyncTool {
             "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
         out +=
-            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input, 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 10 changes pending (--dry-run)."
+            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nEvery command takes --key-file FILE (or CONCORD_KEY_FILE): the key of the encrypted suites it reads or writes.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input (an encrypted suite without its key), 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 7 another key than the suite's, 10 changes pending (--dry-run)."
         return out
     }
 
@@ -77,8 +77,9 @@ public enum SyncTool {
         // A damaged page LMDB cannot use ends the process there: say so on one line, exit 4.
         StoreDamage.exitInstead(code: ExitCode.storeError.rawValue, prefix: "sync-tool \(name): ")
         do {
-            let command = try type.init(try type.spec.parse(rest))
-            return try command.run(io).rawValue
+            let (keyFile, others) = try Arguments.splitKeyFile(rest)
+            let command = try type.init(try type.spec.parse(others))
+            return try Arguments.$keyFile.withValue(keyFile) { try command.run(io).rawValue }
         } catch let error as CLIError {
             io.err(oneLine("sync-tool \(name): \(error.message)"))
             return error.code.rawValue
@@ -99,9 +100,49 @@ public enum SyncTool {
 
 /// Helpers every command shares.
 enum Arguments {
-    /// Opens an existing store (read-side commands never create one).
+    /// Opens an existing store (read-side commands never create one), holding the key of
+    /// `--key-file` (or `CONCORD_KEY_FILE`) for its encrypted suites.
     static func openStore(_ path: String, create: Bool = false) throws -> Store {
-        try Store(path: path, options: nil, create: create)
+        let store = try Store(path: path, options: nil, create: create)
+        if let key = try suiteKey() { try store.holdForEncryptedSuites(key) }
+        return store
+    }
+
+    /// The key file the command was given (`--key-file FILE`), for the command's run.
+    @TaskLocal static var keyFile: String?
+
+    /// The key of `--key-file`, else of the file `CONCORD_KEY_FILE` names; nil when neither is given.
+    static func suiteKey() throws -> EncryptionKey? {
+        let environment = ProcessInfo.processInfo.environment["CONCORD_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let path = keyFile ?? environment else { return nil }
+        return try EncryptionKey(contentsOfFile: path)
+    }
+
+    /// `arguments` without `--key-file FILE` (or `--key-file=FILE`), which every command takes, and its value.
+    static func splitKeyFile(_ arguments: [String]) throws -> (keyFile: String?, rest: [String]) {
+        var (keyFile, rest): (String?, [String]) = (nil, [])
+        var index = 0
+        while index < arguments.count {
+            let arg = arguments[index]
+            index += 1
+            if arg == "--" {
+                rest += arguments[(index - 1)...]
+                break
+            }
+            if arg == "--key-file" || arg.hasPrefix("--key-file=") {
+                guard keyFile == nil else { throw CLIError.usage("--key-file is given twice") }
+                if arg == "--key-file" {
+                    guard index < arguments.count else { throw CLIError.usage("--key-file needs a file (--key-file FILE)") }
+                    keyFile = arguments[index]
+                    index += 1
+                } else {
+                    keyFile = String(arg.dropFirst("--key-file=".count))
+                }
+                continue
+            }
+            rest.append(arg)
+        }
+        return (keyFile, rest)
     }
 
     static func int(_ text: String, name: String) throws -> Int {

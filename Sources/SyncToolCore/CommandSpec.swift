@@ -60,6 +60,9 @@ public struct CommandSpec: Sendable {
                 + o.help + "\n"
         }
         for f in flags { out += "  " + "--\(f.name)".padding(toLength: 22, withPad: " ", startingAt: 0) + f.help + "\n" }
+        out +=
+            "  " + "--key-file FILE".padding(toLength: 22, withPad: " ", startingAt: 0)
+            + "The key of the encrypted suites it reads or writes (or CONCORD_KEY_FILE).\n"
         out += "  " + "-h, --help".padding(toLength: 22, withPad: " ", startingAt: 0) + "Show this help.\n"
         return out
     }

@@ -16,6 +16,8 @@ public enum ExitCode: Int32, Sendable {
     case unreachable = 5
     /// The hub refused a push whole: it would take the account past a limit (`sync-tool hub set-quota`).
     case overQuota = 6
+    /// The key given (`--key-file`, `CONCORD_KEY_FILE`) is not the one the suite is encrypted with.
+    case wrongKey = 7
     /// `--dry-run` found changes pending.
     case pending = 10
 }
@@ -28,13 +30,14 @@ extension ExitCode {
         case .invalidSuiteName, .invalidKey, .unsupportedValue, .valueTooLarge, .typeMismatch, .policyMismatch, .reservedSuite, .invalidSchema,
             .invalidReplicaName, .invalidArgument, .sameReplica, .nothingToRecover, .refusedRecord, .malformed, .truncated, .checksumMismatch,
             .oversized, .notABundle, .newerBundle, .wrongReplica, .unreadable, .unwritable, .newerProtocol, .olderProtocol, .readOnly,
-            .refusedByPeer, .notAcknowledged, .accountExists, .unknownAccount, .transactionPooling, .suiteKeyMissing, .suiteKeyMismatch:
+            .refusedByPeer, .notAcknowledged, .accountExists, .unknownAccount, .transactionPooling, .suiteKeyMissing:
             self = .invalidInput
         case .newerFormat, .newerSchema, .migrationFailed, .damaged, .insecure, .io, .storage, .reentrantCall, .versionExhausted, .peerStore,
             .hubNotInitialized, .newerHubSchema, .accountNotVisible, .hubRefused:
             self = .storeError
         case .unreachable, .timedOut: self = .unreachable
         case .overQuota: self = .overQuota
+        case .suiteKeyMismatch: self = .wrongKey
         }
     }
 }

@@ -40,6 +40,7 @@ import Testing
                 switch word {
                 case "/tmp/laptop": arguments.append(laptop)
                 case "/tmp/phone": arguments.append(phone)
+                case "/tmp/secrets.key": arguments.append(hub.path("secrets.key"))
                 case "alice@desktop:settings":
                     arguments += [ssh.address(desktop), "--rsh", ssh.rsh, "--remote-command", Binaries.path("sync-tool")]
                     ran.insert("ssh")

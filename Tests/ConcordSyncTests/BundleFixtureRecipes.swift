@@ -43,6 +43,22 @@ enum BundleFixtureRecipes {
     }
 
     /// `bytes` of a bundle of this format, stamped `version` instead (the layout of formats 5 and 6 is one).
+    /// The valid bundle with a fourth entry, a sealed record of an encrypted suite under its row key
+    /// (its seal's bytes a fixed pattern: a replica without the key checks only its form): what format
+    /// 7 added.
+    static func sealed() -> SyncBundle {
+        let b = valid().batch
+        let secret = RemoteEntry(
+            seq: 4, suite: "secrets", key: String(repeating: "5a", count: 16),
+            record: Record(
+                version: Version(hlc: (created + 4) << 16, replica: source), sealed: (0..<72).map { UInt8(truncatingIfNeeded: $0 &* 37) },
+                isTombstone: false))
+        let entries = [b.entries[0], b.entries[1], b.entries[2], secret]
+        let batch = RemoteBatch(
+            source: b.source, selection: b.selection, fromSeq: b.fromSeq, toSeq: b.toSeq, entries: entries, knowledge: b.knowledge, mark: b.mark)
+        return SyncBundle(batch: batch, createdMilliseconds: created, liveMarks: [mark])
+    }
+
     static func restamped(_ bytes: [UInt8], version: UInt16) -> [UInt8] {
         var out = bytes
         out[versionOffset] = UInt8(version >> 8)
@@ -113,6 +129,8 @@ enum BundleFixtureRecipes {
         let fourth = legacyEncoded(valid(), version: 4) // floats and UUIDs, no history marks
         let fifth = restamped(good, version: 5) // history marks, no expiring records
         let expiringAsFifth = restamped(expiring().encoded(), version: 5) // an expiring record a format-5 bundle cannot hold
+        let sixth = restamped(good, version: 6) // expiring records, no sealed ones
+        let sealedAsSixth = restamped(sealed().encoded(), version: 6) // a sealed record a format-6 bundle cannot hold
         var newer = good
         newer[versionOffset + 1] = UInt8(SyncBundle.formatVersion + 1) // a format newer than this Concord reads
         var huge = good
@@ -126,6 +144,9 @@ enum BundleFixtureRecipes {
             ("valid-format5.bundle", fifth, nil),
             ("expiring.bundle", expiring().encoded(), nil),
             ("expiring-in-format5.bundle", expiringAsFifth, .malformed),
+            ("valid-format6.bundle", sixth, nil),
+            ("sealed.bundle", sealed().encoded(), nil),
+            ("sealed-in-format6.bundle", sealedAsSixth, .malformed),
             ("truncated.bundle", Array(good.prefix(good.count - 30)), .truncated),
             ("bit-flipped.bundle", flipped, .checksumMismatch),
             ("wrong-magic.bundle", magic, .notABundle),

@@ -79,7 +79,7 @@ import Testing
             #expect(cli.status == 3, "\(name): \(cli.stderr)")
             #expect(cli.stderr.split(separator: "\n").count == 1 && cli.stdout.isEmpty, "\(name): \(cli.stderr)")
         }
-        #expect(refused == 6)
+        #expect(refused == 7)
         #expect(try Snapshot(a) == before)
         #expect(a.commitStamp == stamp, "not one transaction was committed")
     }

@@ -8,8 +8,9 @@ import Testing
     import Glibc
 #endif
 
-/// The LMDB layer's operations calls: the hot copy, map statistics with the free list, reader slots.
-@Suite("The LMDB layer: copy, statistics, readers")
+/// The LMDB layer's operations calls: the hot copy, map statistics with the free list, reader slots,
+/// and a write transaction's cursors (`EnvironmentOperationsTests+WriteCursors.swift`).
+@Suite("The LMDB layer: copy, statistics, readers, write cursors")
 struct EnvironmentOperationsTests {
     let tmp: TemporaryDirectory
     init() throws { tmp = try TemporaryDirectory() }

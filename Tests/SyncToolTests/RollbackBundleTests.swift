@@ -117,14 +117,14 @@ struct RollbackBundleTests {
         #expect(r[0].count == 23)
     }
 
-    @Test("bundles of this format (6, records that expire) and of every older one import, and importing one twice changes nothing")
+    @Test("bundles of this format (7, sealed records) and of every older one import, and importing one twice changes nothing")
     func everyFormatImports() throws {
         defer { tmp.remove() }
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        for format in 1...6 {
+        for format in 1...7 {
             let dir = path("into-\(format)")
-            let file = url.path + "/fixtures/bundles/" + (format == 6 ? "valid.bundle" : "valid-format\(format).bundle")
+            let file = url.path + "/fixtures/bundles/" + (format == 7 ? "valid.bundle" : "valid-format\(format).bundle")
             let first = try json(try tool(["import", dir, file, "--json"]))
             #expect(first["records_changed"] as? Int == 3, "format \(format): \(first)")
             let second = try json(try tool(["import", dir, file, "--json"]))

@@ -88,6 +88,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// What the child has written to stdout so far (`.files`).
     public var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    /// The bytes the child has written to stdout so far, as they are (`.files`): for a child that speaks
+    /// a binary protocol there.
+    public var outputBytes: [UInt8] { (FileManager.default.contents(atPath: outPath)).map { [UInt8]($0) } ?? [] }
     /// What the child has written to stderr so far (`.files`).
     public var errorOutput: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
     /// Complete lines of stdout so far, a line cut by a kill left out (`.files`).

@@ -86,6 +86,7 @@ package enum HubPush {
     package static func pushInOpenTransaction(
         _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64 = { _ in .max }, replacing: Bool = false
     ) throws -> Outcome {
+        if let sealed = batch.entries.first(where: { $0.record.isSealed }) { throw ConcordError.hubSealed(suite: sealed.suite, account: hub.account) }
         let db = hub.db
         var outcome = Outcome()
         var seqBefore: Int64? // the account's last seq before this push (a new cursor's `since`)
@@ -222,6 +223,7 @@ package enum HubPush {
     /// How many of `batch`'s entries would change the hub (a dry run: nothing is written).
     static func plan(_ batch: RemoteBatch, to hub: Hub) throws -> Int {
         guard !batch.entries.isEmpty else { return 0 }
+        if let sealed = batch.entries.first(where: { $0.record.isSealed }) { throw ConcordError.hubSealed(suite: sealed.suite, account: hub.account) }
         return try ConcordError.fromPostgres { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
     }
 

@@ -21,6 +21,8 @@ package final class ReplicaTransaction: ReplicaRows {
     /// The wall clock (milliseconds since 1970) read when this transaction began.
     package let wallClockMilliseconds: UInt64
     let options: Store.Options
+    /// `options.maxClockDrift` in milliseconds, converted once.
+    private let maxDriftMilliseconds: UInt64
     /// The schemas this process registered for the replica's suites.
     package let schemas: RegisteredSchemas
     /// The keys of encrypted suites this process holds.
@@ -40,10 +42,8 @@ package final class ReplicaTransaction: ReplicaRows {
     var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
     /// The suite this transaction last found writable (its stored schema version against this process's).
     var writableSuite: String?
-    /// The buffers each row and journal entry is built in, reused from change to change.
-    private var rowBuffer = ByteWriter(capacity: 128)
-    private var entryBuffer = ByteWriter(capacity: 192)
-    private var keyBuffer = ByteWriter(capacity: 64)
+    /// The buffers each change is built in, reused from change to change (`takeBuffers`).
+    private var buffers = ChangeBuffers()
     /// Whether this transaction dropped a journal entry (the last one may have carried the state).
     private var droppedJournalEntry = false
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
@@ -55,6 +55,7 @@ package final class ReplicaTransaction: ReplicaRows {
         self.path = core.path
         self.replica = core.replicaID
         self.options = core.options
+        self.maxDriftMilliseconds = core.options.maxClockDriftMilliseconds
         self.schemas = core.schemas
         self.keyring = core.keyring
         self.localSource = .process(token: ReplicaCore.processToken)
@@ -209,7 +210,7 @@ package final class ReplicaTransaction: ReplicaRows {
         guard
             let (hlc, clock) = HybridClock.localWrite(
                 nowMilliseconds: wallClockMilliseconds, clock: state.clock, existing: existingHLC,
-                maxDriftMilliseconds: options.maxClockDriftMilliseconds)
+                maxDriftMilliseconds: maxDriftMilliseconds)
         else { throw ConcordError.versionExhausted(suite: suite, key: key, reason: exhaustion(existingHLC: existingHLC)) }
         return (Version(hlc: hlc, replica: replica), clock)
     }
@@ -283,11 +284,13 @@ package final class ReplicaTransaction: ReplicaRows {
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
         if suite == ReservedSuite.name { (declarations, writableSuite, sealingOf) = (nil, nil, nil) }
-        keyBuffer.reset()
-        StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
+        var b = takeBuffers()
+        defer { buffers = b }
+        b.key.reset()
+        StoreLayout.recordKey(suite: suite, key: key, into: &b.key)
         try put(
-            keyBuffer.bytes, suite: suite, key: key, record,
-            source: .sync(peer: peer), replacingExpiry: replacing?.record.expiresAtMilliseconds)
+            b.key.bytes, suite: suite, key: key, record,
+            source: .sync(peer: peer), replacingExpiry: replacing?.record.expiresAtMilliseconds, buffers: &b)
     }
 
     /// Stores `record` as this replica's own change made by a migration (a record moved to a renamed
@@ -427,6 +430,15 @@ package final class ReplicaTransaction: ReplicaRows {
     /// Stores `record` under `recordKey` as a new change and appends its journal entry; keeps the
     /// expiry index in step with the record it replaces, which expired at `replacingExpiry` (if ever).
     func put(_ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingExpiry: UInt64?) throws {
+        var b = takeBuffers()
+        defer { buffers = b }
+        try put(recordKey, suite: suite, key: key, record, source: source, replacingExpiry: replacingExpiry, buffers: &b)
+    }
+
+    private func put(
+        _ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingExpiry: UInt64?,
+        buffers b: inout ChangeBuffers
+    ) throws {
         if let old = replacingExpiry, old != record.expiresAtMilliseconds {
             try txn.delete(layout.expiries, StoreLayout.expiryKey(old, recordKey: recordKey))
         }
@@ -434,10 +446,18 @@ package final class ReplicaTransaction: ReplicaRows {
             try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), [])
         }
         state.seq += 1
-        rowBuffer.reset()
-        StoredRow.encode(seq: state.seq, record, into: &rowBuffer)
-        try txn.put(layout.records, recordKey, rowBuffer.bytes)
-        try appendEntry(suite: suite, key: key, source: source)
+        b.row.reset()
+        StoredRow.encode(seq: state.seq, record, into: &b.row)
+        try txn.put(layout.records, recordKey, b.row.bytes)
+        try appendEntry(suite: suite, key: key, source: source, buffers: &b)
+    }
+
+    /// The reused buffers, moved out of the transaction for one change (so building it takes no
+    /// exclusive access to the transaction's properties per step); the change puts them back.
+    private func takeBuffers() -> ChangeBuffers {
+        var taken = ChangeBuffers.none
+        swap(&taken, &buffers)
+        return taken
     }
 
     /// What `insertNew` did: stored the value with this version, or found a row (and wrote nothing).
@@ -451,35 +471,36 @@ package final class ReplicaTransaction: ReplicaRows {
     /// buffers, the value encoded straight into the row. When a row is held there, writes nothing
     /// and returns that row and the value's encoding.
     private func insertNew(_ value: Value, suite: String, key: String, expiry: UInt64?) throws -> Insertion {
-        rowBuffer.reset()
-        rowBuffer.u64(state.seq + 1)
-        let hlcAt = Record.encodePlainHeader(hlc: 0, replica: replica, expiry: expiry, into: &rowBuffer)
-        let valueAt = rowBuffer.count
-        try ValueCodec.encode(value, into: &rowBuffer, depth: 0, key: key)
-        let size = rowBuffer.count - valueAt
+        var b = takeBuffers()
+        defer { buffers = b }
+        b.row.reset()
+        b.row.u64(state.seq + 1)
+        let hlcAt = Record.encodePlainHeader(hlc: 0, replica: replica, expiry: expiry, into: &b.row)
+        let valueAt = b.row.count
+        try ValueCodec.encode(value, into: &b.row, depth: 0, key: key)
+        let size = b.row.count - valueAt
         guard size <= options.maxValueBytes else { throw ConcordError.valueTooLarge(key: key, bytes: size, limit: options.maxValueBytes) }
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: nil)
-        rowBuffer.patchU64(version.hlc, at: hlcAt)
-        keyBuffer.reset()
-        StoreLayout.recordKey(suite: suite, key: key, into: &keyBuffer)
-        let recordKey = keyBuffer.bytes
-        if let held = try txn.insert(layout.records, recordKey, rowBuffer.bytes) {
-            return .held(try existingRow(held, suite: suite, key: key), valueBytes: Array(rowBuffer.bytes[valueAt...]))
+        b.row.patchU64(version.hlc, at: hlcAt)
+        b.key.reset()
+        StoreLayout.recordKey(suite: suite, key: key, into: &b.key)
+        if let held = try txn.insert(layout.records, b.key.bytes, b.row.bytes) {
+            return .held(try existingRow(held, suite: suite, key: key), valueBytes: Array(b.row.bytes[valueAt...]))
         }
         state.seq += 1
         state.clock = clock
-        if let expiry { try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey), []) }
-        try appendEntry(suite: suite, key: key, source: localSource)
+        if let expiry { try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: b.key.bytes), []) }
+        try appendEntry(suite: suite, key: key, source: localSource, buffers: &b)
         return .inserted(version)
     }
 
-    /// Appends the journal entry of the change whose row was just built in `rowBuffer` and stored under
+    /// Appends the journal entry of the change whose row was just built in `b.row` and stored under
     /// `state.seq` (seqs only grow), carrying the clock: its record is copied from the row.
-    private func appendEntry(suite: String, key: String, source: ChangeSource) throws {
-        entryBuffer.reset()
-        JournalEntry.encodeHeader(suite: suite, key: key, source: source, clock: state.clock, into: &entryBuffer)
-        entryBuffer.append(rowBuffer.bytes[8...])
-        try txn.append(layout.journal, key: state.seq, entryBuffer.bytes)
+    private func appendEntry(suite: String, key: String, source: ChangeSource, buffers b: inout ChangeBuffers) throws {
+        b.entry.reset()
+        JournalEntry.encodeHeader(suite: suite, key: key, source: source, clock: state.clock, into: &b.entry)
+        b.entry.append(b.row.bytes[8...])
+        try txn.append(layout.journal, key: state.seq, b.entry.bytes)
         changeCount += 1
     }
 

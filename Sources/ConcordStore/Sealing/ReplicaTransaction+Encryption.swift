@@ -51,4 +51,38 @@ extension ReplicaTransaction {
         SuiteEncryptionCheckpoint.reach(.sealed)
         return clear.count
     }
+
+    /// Opens each sealed record of `entries` (a batch from `peer`, about to be merged) whose suite this
+    /// process holds the key of (as the batch's own declaration, else this replica's, names it): one
+    /// that does not open — a changed byte, or a record moved to another key or version — refuses the
+    /// whole batch, so nothing of it changes the replica. A suite whose key this process does not hold
+    /// is merged as it comes, sealed and unopened.
+    package func checkSealed(_ entries: [(suite: String, key: String, record: Record)], from peer: ReplicaID) throws {
+        // The declarations the batch brings: a replica meeting the suite for the first time has none yet.
+        var declared: [String: [UInt8]] = [:]
+        for (suite, key, record) in entries where suite == ReservedSuite.name && key.hasPrefix(SealDeclaration.prefix) {
+            if case .data(let id)? = try? record.value() { declared[String(key.dropFirst(SealDeclaration.prefix.count))] = Array(id) }
+        }
+        var sealings: [String: SuiteSealing?] = [:]
+        for (suite, key, record) in entries where record.isSealed {
+            if sealings[suite] == nil { sealings[suite] = .some(try sealingToCheck(suite, declared: declared[suite])) }
+            guard case let sealing?? = sealings[suite] else { continue }
+            do {
+                let (name, _) = try sealing.open(record, rowKey: key)
+                guard let name, sealing.rowKey(for: name) == key else { throw ValueDecodingError("the sealed record holds the name of another key") }
+            } catch {
+                throw ConcordError.sealedRecordRefused(suite: suite, key: key, peer: peer, reason: "\(error)")
+            }
+        }
+    }
+
+    /// The sealing a merge checks `suite`'s sealed records with: this process's key, when it is the
+    /// one `declared` (or this replica's declaration) names; nil when there is none to check with.
+    private func sealingToCheck(_ suite: String, declared: [UInt8]?) throws -> SuiteSealing? {
+        guard let key = keyring.key(suite: suite) else { return nil }
+        guard let id = try declared ?? SealDeclaration.keyID(txn, layout, suite: suite, path: path), EncryptionKey.same(id: id, as: key) else {
+            return nil
+        }
+        return SuiteSealing(suite: suite, key: key)
+    }
 }

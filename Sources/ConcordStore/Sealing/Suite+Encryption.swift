@@ -1,3 +1,23 @@
+extension Store {
+    /// Gives this process `key` for every suite of the replica declared encrypted: a suite encrypted
+    /// with it reads and writes, one encrypted with another key is refused as `.suiteKeyMismatch`
+    /// rather than `.suiteKeyMissing` (what a command given one key file needs). Returns the suites
+    /// `key` opens.
+    @discardableResult
+    package func holdForEncryptedSuites(_ key: EncryptionKey) throws -> [String] {
+        let declared = try read { r in
+            var out: [(String, [UInt8])] = []
+            try r.scanRecords(suite: ReservedSuite.name, keyPrefix: SealDeclaration.prefix) { reservedKey, row in
+                if case .data(let id)? = try? row.record.value() { out.append((String(reservedKey.dropFirst(SealDeclaration.prefix.count)), Array(id))) }
+                return true
+            }
+            return out
+        }
+        for (suite, _) in declared { core.keyring.add(key, suite: suite) }
+        return declared.filter { EncryptionKey.same(id: $0.1, as: key) }.map(\.0)
+    }
+}
+
 extension Suite {
     /// Declares the suite encrypted with `key`: from then on its values and its keys' names are
     /// sealed before they reach `data.mdb`, the journal, a bundle, the sync protocol or the hub, and

@@ -36,7 +36,9 @@ package final class SuiteKeyring: Sendable {
 /// identifier (``EncryptionKey``'s keyed hash of a fixed label) as data, last-writer-wins, so every
 /// replica knows the suite is encrypted, and which key opens it, before it holds the key.
 package enum SealDeclaration {
-    package static func reservedKey(suite: String) -> String { "sealed:\(suite)" }
+    /// What every encryption declaration's key starts with.
+    package static let prefix = "sealed:"
+    package static func reservedKey(suite: String) -> String { prefix + suite }
 
     /// The identifier of the key `suite` is declared encrypted with in `txn`, or nil for a suite in the clear.
     package static func keyID(_ txn: Transaction, _ layout: StoreLayout, suite: String, path: String) throws -> [UInt8]? {

@@ -29,6 +29,20 @@ package struct SuiteSealing: Sendable {
     /// The hex digits of a row key.
     package static let rowKeyLength = 32
 
+    /// Whether `key` has the form of a row key (32 lowercase hex digits): the only keys an
+    /// encrypted suite's sealed records are stored under.
+    package static func isRowKey(_ key: String) -> Bool {
+        let digits = key.utf8
+        return digits.count == rowKeyLength && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The most bytes a sealed record's payload may take when values may take `maxValueBytes`: the
+    /// nonce and tag, the name (at most a key's bytes) with its length, the flags, an expiry's room
+    /// and the value.
+    package static func maximumSealedBytes(maxValueBytes: Int) -> Int {
+        minimumSealedBytes + 2 + Names.maxKeyBytes + 1 + 8 + maxValueBytes
+    }
+
     package init(suite: String, key: EncryptionKey) {
         self.suite = suite
         self.key = key

@@ -413,6 +413,15 @@ extension ConcordError {
             suite: suite, key: key)
     }
 
+    package static func sealedRecordRefused(suite: String, key: String, peer: ReplicaID, reason: String) -> ConcordError {
+        var error = ConcordError(
+            .refusedRecord,
+            "a sealed record of suite \(quoted(suite)) from \(peer) was refused, and nothing of its batch was merged: \(reason) (the bytes are damaged or forged)",
+            suite: suite, key: key, peer: "\(peer)")
+        error.refusal = .undecodable
+        return error
+    }
+
     package static func encryptedMigration(suite: String) -> ConcordError {
         ConcordError(
             .invalidSchema, "suite \(quoted(suite)) is encrypted: schema migrations do not run in an encrypted suite (nothing was migrated)", suite: suite)

@@ -14,17 +14,30 @@ import Synchronization
 /// let version = try await store.thread.run { try suite.set("dark", forKey: "theme") }
 /// ```
 package final class StoreThread: Sendable {
-    private let queue: JobQueue
+    private let name: String
+    /// Made by the first async call, so opening a store that is never awaited makes no queue and no
+    /// lock (a cold open does no more than it needs).
+    private let made = Mutex<JobQueue?>(nil)
 
     /// How many threads a store runs async calls on, at most.
     package static let threadLimit = 4
 
-    init(name: String) { queue = JobQueue(name: name, limit: Self.threadLimit) }
+    init(name: String) { self.name = name }
 
     /// Jobs submitted and not yet taken by a thread (for tests that line jobs up).
-    package var waitingJobs: Int { queue.waiting }
+    package var waitingJobs: Int { made.withLock { $0?.waiting ?? 0 } }
 
-    deinit { queue.close() }
+    deinit { made.withLock { $0?.close() } }
+
+    /// The job queue, made on first use.
+    private var queue: JobQueue {
+        made.withLock { slot in
+            if let queue = slot { return queue }
+            let queue = JobQueue(name: name, limit: Self.threadLimit)
+            slot = queue
+            return queue
+        }
+    }
 
     /// Whether the calling thread is a store thread (of any store) running a job.
     package static var isCurrent: Bool { Thread.current.threadDictionary[JobQueue.marker] != nil }

@@ -34,7 +34,7 @@ extension Suite {
                 case .sync(let peer): return .sync(from: named(peer), at: clock.map { Explanation.date(milliseconds: $0 >> 16) })
                 }
             }
-            let stored = try r.storedRecord(suite: suiteName, key: key)
+            let stored = try r.namedRecord(suite: suiteName, key: key, keyring: core.keyring)
             let record = stored?.record
             let value = try record.flatMap { try r.rowReader(suite: suiteName, key: key).value(of: $0, now: { now }) }
             let layer: Explanation.Layer = value != nil ? .stored : fallback != nil ? .registeredDefault : .nothing
@@ -52,7 +52,7 @@ extension Suite {
             } catch {
                 throw r.rowReader(suite: suiteName, key: key).undecodable(error)
             }
-            let conflicts = try Self.beatenWrites(r, suite: suiteName, key: key)
+            let conflicts = try Self.beatenWrites(r, suite: suiteName, key: key, keyring: core.keyring)
             let beaten = conflicts.enumerated().map { i, c in
                 Explanation.BeatenWrite(
                     number: i + 1, value: try? c.loser.value(), version: c.loser.version,
@@ -87,7 +87,7 @@ extension Suite {
     public func restore(_ key: String, conflict number: Int) throws -> Version? {
         try Names.validateKey(key, inSuite: name)
         let suiteName = name
-        let beaten = try store.read { r in try Self.beatenWrites(r, suite: suiteName, key: key) }
+        let beaten = try store.read { r in try Self.beatenWrites(r, suite: suiteName, key: key, keyring: core.keyring) }
         guard number >= 1, number <= beaten.count else {
             throw ConcordError.noSuchConflict(suite: name, key: key, number: number, count: beaten.count)
         }
@@ -118,8 +118,8 @@ extension Suite {
     }
 
     /// The conflict log's entries whose loser was a write of `key`, newest loser first.
-    static func beatenWrites(_ r: some ReplicaRows, suite: String, key: String) throws -> [Conflict] {
-        try r.conflicts(suite: suite).filter { $0.key == key }.sorted(by: Conflict.newerLoser)
+    static func beatenWrites(_ r: some ReplicaRows, suite: String, key: String, keyring: SuiteKeyring) throws -> [Conflict] {
+        try r.conflicts(suite: suite).compactMap { try $0.opened(r, keyring: keyring) }.filter { $0.key == key }.sorted(by: Conflict.newerLoser)
     }
 }
 

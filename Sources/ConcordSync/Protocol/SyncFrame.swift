@@ -134,13 +134,15 @@ package struct SyncHello: Sendable, Equatable {
     /// or before the last seq its sender announced (its hello's, raised by `announce` frames). Version 3
     /// binds cursors to history marks: the hello's knowledge carries them, acknowledgements carry the
     /// receiver's mark, and each side sends a verdict on the other's claims after the hellos. Version 4
-    /// carries records that expire (record flags 3; batches are bundles of format 6).
-    package static let currentVersion: UInt16 = 4
+    /// carries records that expire (record flags 3; batches are bundles of format 6). Version 5 carries
+    /// sealed records of encrypted suites (record flags 4 and 5; batches are bundles of format 7).
+    package static let currentVersion: UInt16 = 5
     /// The oldest version accepted: a version-1 peer sends batches past what its hello announced, which
     /// this side refuses (they could move its cursors past changes it never received), a version-2
     /// peer cannot prove its cursors (it would skip what a replica restored from a backup hands out
-    /// again), and a version-3 peer cannot merge an expiring record (it would refuse the whole batch).
-    package static let minimumVersion: UInt16 = 4
+    /// again), a version-3 peer cannot merge an expiring record and a version-4 peer a sealed one (it
+    /// would refuse the whole batch).
+    package static let minimumVersion: UInt16 = 5
 
     package var version = SyncHello.currentVersion
     /// The sender's replica.
@@ -196,7 +198,7 @@ package struct SyncHello: Sendable, Equatable {
         guard version >= minimumVersion else {
             throw ConcordError.session(
                 .olderProtocol,
-                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks; from version 4 on, records may expire): upgrade Concord where version \(version) runs"
+                "the peer speaks sync protocol version \(version), older than \(minimumVersion), the oldest this side accepts (from version 2 on, a batch stays within the last seq its sender announced; from version 3 on, cursors are proven against history marks; from version 4 on, records may expire; from version 5 on, they may be sealed): upgrade Concord where version \(version) runs"
             )
         }
         guard stored == CRC32.checksum([SyncFrame.Kind.hello.rawValue] + Array(payload[..<(header - 4)])) else {

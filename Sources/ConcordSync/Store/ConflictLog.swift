@@ -124,7 +124,7 @@ extension Store {
     /// - Throws: ``ConcordError`` `.invalidSuiteName`, or ``ConcordError`` `.damaged` when an entry does not decode.
     public func conflicts(suite: String? = nil) throws -> [Conflict] {
         if let suite { try Names.validateSuite(suite) }
-        return try read { r in try r.conflicts(suite: suite) }
+        return try read { r in try r.conflicts(suite: suite).compactMap { try $0.opened(r, keyring: core.keyring) } }
     }
 
     /// Removes the conflict log of every suite (or of one) and returns what it held, in one
@@ -143,7 +143,7 @@ extension Store {
         return try write { w in
             let found = try w.conflicts(suite: suite)
             for c in found { try w.deleteRow(.conflicts, c.storageKey) }
-            return found
+            return try found.compactMap { try $0.opened(w, keyring: core.keyring) }
         }
     }
 }
@@ -161,5 +161,25 @@ extension ReplicaRows {
             return true
         }
         return out
+    }
+}
+
+extension Conflict {
+    /// This conflict with its key's name and both writes opened, for a conflict of an encrypted suite
+    /// (logged as merged: sealed, under the row key) when this process holds the suite's key; nil when
+    /// it does not (nothing of it is readable here); a conflict of a suite in the clear as it is.
+    func opened(_ rows: some ReplicaRows, keyring: SuiteKeyring) throws -> Conflict? {
+        guard winner.isSealed || loser.isSealed else { return self }
+        guard case let sealing?? = try? rows.sealing(suite: suite, keyring: keyring) else { return nil }
+        do {
+            let (name, winner) = try sealing.open(winnerSide.record, rowKey: key)
+            let (_, loser) = try sealing.open(loserSide.record, rowKey: key)
+            guard let name else { return nil }
+            return Conflict(
+                suite: suite, key: name, winner: ConflictSide(record: winner, source: winnerSide.source),
+                loser: ConflictSide(record: loser, source: loserSide.source), peer: peer, detectedMilliseconds: detectedMilliseconds)
+        } catch {
+            throw RowReader(suite: suite, key: key, path: rows.path).undecodable(error)
+        }
     }
 }

@@ -24,6 +24,12 @@ import Testing
         #expect(entries.map(\.key) == ["b", "a"])
         #expect(try entries.last?.record.value() == .string("three"))
         #expect(try store.journalEntries(after: 0, suite: "app", limit: 1).map(\.seq) == [2], "the limit counts live entries")
+        // A program catching up reads the same: each key's latest change, as an observer receives it.
+        let changes = try store.changes(after: 0)
+        #expect(changes.map(\.seq) == [2, 3] && changes.map(\.key) == ["b", "a"])
+        #expect(changes.last?.value == .string("three") && changes.allSatisfy { $0.origin == .thisProcess })
+        #expect(try store.changes(after: 2).map(\.key) == ["a"] && store.changes(after: 0, suite: "other").isEmpty)
+        expectError(.invalidSuiteName) { _ = try store.changes(after: 0, suite: "") }
         let stats = try store.statistics()
         #expect(stats.journalEntries == 2)
         #expect(stats.supersededJournalEntries == 1)
@@ -31,6 +37,8 @@ import Testing
         let check = try store.integrityReport()
         #expect(check.isSound, "\(check.problems)")
         #expect(check.journalEntriesChecked == 2)
+        try suite.remove("b")
+        #expect(try store.changes(after: 3).map { [$0.key: $0.isDeletion] } == [["b": true]], "a deletion is a change with no value")
     }
 
     @Test func anEntryNewerThanItsKeysRecordIsDamage() throws {

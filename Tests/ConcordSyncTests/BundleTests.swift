@@ -89,17 +89,39 @@ import Testing
         defer { tmp.remove() }
         let (a, _) = try Self.populatedReplica(tmp)
         let path = Fixtures.bundles + "/valid.bundle"
-        let first = try BundleExchange.importBundle(at: path, into: a)
+        let first = try a.importBundle(at: path)
         #expect(first.entries == 3 && first.recordsChanged == 3, "\(first)")
         #expect(try a.suite("prefs").get("theme", as: String.self) == "dark")
         #expect(try a.suite("prefs").get("fontSize", as: Int.self) == 14)
         #expect(try a.suite("prefs").contains("legacy") == false)
         let after = try Snapshot(a)
-        let second = try BundleExchange.importBundle(at: path, into: a)
+        let second = try a.importBundle(at: path)
         #expect(second.recordsChanged == 0 && second.alreadyMerged == 3)
         #expect(try Snapshot(a) == after, "the second import changed nothing")
         #expect(try a.peerCursors().cursor(peer: BundleFixtureRecipes.source, scope: .allSuites)?.received == 5)
         try Replicas.expectSound(a)
+    }
+
+    /// The store's own bundle calls: an export for a peer holds what this replica's cursors say the
+    /// peer lacks, every change without one; the import reports as every transport does.
+    @Test func aStoreExportsWhatItsPeerLacksAndThePeerImportsIt() throws {
+        let tmp = try TemporaryDirectory("bundles")
+        defer { tmp.remove() }
+        let (laptop, phone) = (try Store(path: tmp.path("laptop")), try Store(path: tmp.path("phone")))
+        try laptop.suite("prefs").set("dark", forKey: "theme")
+        try laptop.suite("prefs").set(14, forKey: "fontSize")
+        #expect(try laptop.exportBundle(to: tmp.path("all.bundle")) == 2)
+        let first = try phone.importBundle(at: tmp.path("all.bundle"))
+        #expect(first.recordsChanged == 2 && first.source == laptop.replicaID && first.target == phone.replicaID, "\(first)")
+        _ = try Synchronizer().sync(laptop, phone) // the laptop's cursors learn what the phone merged
+        try laptop.suite("prefs").set("light", forKey: "theme")
+        #expect(try laptop.exportBundle(to: tmp.path("delta.bundle"), for: phone.replicaID) == 1, "only the change the phone lacks")
+        let dry = try phone.importBundle(at: tmp.path("delta.bundle"), dryRun: true)
+        #expect(try dry.recordsChanged == 1 && (phone.suite("prefs").get("theme", as: String.self)) == "dark", "a dry run writes nothing")
+        #expect(try phone.importBundle(at: tmp.path("delta.bundle")).recordsChanged == 1)
+        #expect(try phone.suite("prefs").get("theme", as: String.self) == "light")
+        #expect(try phone.check().isEmpty && laptop.check().isEmpty)
+        expectError(.sameReplica) { try laptop.exportBundle(to: tmp.path("self.bundle"), for: laptop.replicaID) }
     }
 
     @Test func oversizedBundlesAreRefusedBeforeTheyAreRead() throws {

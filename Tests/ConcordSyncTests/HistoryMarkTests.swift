@@ -41,6 +41,7 @@ struct HistoryMarkTests {
         let resync = try #require(report.historyResync, "the restore was not noticed")
         #expect(resync.restored == [idA])
         #expect(resync.description.contains("was restored from an earlier state"), "\(resync)")
+        #expect(report.resyncReason == resync.description, "the public report says it in the same words")
         #expect(report.bToA.recordsChanged == 10, "k11…k20 came back")
         #expect(report.aToB.recordsChanged == 3, "the restored replica's new writes reached B")
         let (storeA, storeB) = (try Replicas.open(a), try Replicas.open(b))

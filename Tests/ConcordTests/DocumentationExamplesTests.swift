@@ -550,6 +550,24 @@ private final class GreetingPreferences {
         withExtendedLifetime(token) {}
     }
 
+    /// A live sync whose peer cannot be opened says it is not connected and when it tries again.
+    @Test func aLiveSyncThatCannotReachItsPeerSaysWhenItRetries() async throws {
+        let tmp = try TemporaryDirectory()
+        defer { tmp.remove() }
+        let phone = try Store(path: tmp.path("phone"))
+        _ = FileManager.default.createFile(atPath: tmp.path("file"), contents: Data("not a directory".utf8))
+        let live = try LiveSync(store: phone, directory: tmp.path("file") + "/watch", maxBackoff: .seconds(1))
+        defer { live.stop() }
+        var waiting: LiveSyncState?
+        for await state in live.states() where state.retryAfter != nil {
+            waiting = state
+            break
+        }
+        let state = try #require(waiting)
+        #expect(!state.isConnected && !state.isStopped && state.lastError != nil, "\(state)")
+        #expect(state.retryAfter.map { $0 > .zero && $0 <= .seconds(2) } == true, "within the backoff's cap, with its jitter: \(state)")
+    }
+
     /// "Is it synced yet?".
     @Test func isItSyncedYet() async throws {
         let tmp = try TemporaryDirectory()
@@ -561,12 +579,14 @@ private final class GreetingPreferences {
         defer { live.stop() }
         try await phone.suite("prefs").set("dark", forKey: "theme")
         try await live.waitUntilAcknowledged(timeout: .seconds(60))
+        #expect(live.state.isConnected && live.state.retryAfter == nil && !live.state.isStopped, "\(live.state)")
         #expect(try watch.suite("prefs").get("theme", as: String.self) == "dark")
         let peers = try phone.peerStatus()
         #expect(peers.count == 1 && peers[0].name == "Ada's watch" && peers[0].isLive && peers[0].unacknowledged == 0)
         #expect(peers[0].lastSynced != nil)
         #expect(phone.livePeers() == [watch.replicaID])
         live.stop()
+        #expect(live.state.isStopped && !live.state.isConnected)
         try await phone.suite("prefs").set("light", forKey: "theme")
         await #expect { try await phone.waitUntilAcknowledged(by: watch.replicaID, timeout: .milliseconds(200)) } throws: { code($0) == .notAcknowledged }
         try await phone.waitUntilAcknowledged(timeout: .seconds(1)) // no live peer now: nothing to wait for

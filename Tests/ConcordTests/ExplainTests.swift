@@ -22,6 +22,7 @@ struct ExplainTests {
         let stored = try app.explain("theme")
         #expect(stored.layer == .stored && stored.value == .string("dark"))
         #expect(stored.writer?.id == store.replicaID && stored.arrival == .thisProcess)
+        #expect(stored.origin == .thisProcess && stored.mergedAt == nil && stored.writerName == nil && stored.conflicts.isEmpty)
         #expect(stored.written.map { abs($0.timeIntervalSinceNow) < 3600 } == true, "the version's time is now-ish")
 
         try app.remove("theme") // "my theme went back to light": a deletion, so the default answers
@@ -55,6 +56,7 @@ struct ExplainTests {
         #expect(why.written == Date(timeIntervalSince1970: 1_800_000_000))
         #expect(why.arrival == .sync(from: NamedReplica(id: desktop.replicaID, name: nil), at: Date(timeIntervalSince1970: 1_800_000_090)))
         #expect("\(why.arrival!)" == "merged by a sync from \(desktop.replicaID) at 2027-01-15T08:01:30.000Z")
+        #expect(why.origin == .sync(peer: desktop.replicaID) && why.mergedAt == Date(timeIntervalSince1970: 1_800_000_090))
 
         laptopClock.advance(.milliseconds(60_000)) // a later sync that brings nothing new leaves the arrival as it was
         desktopClock.advance(.milliseconds(150_000))
@@ -78,6 +80,8 @@ struct ExplainTests {
             #expect(why.value == .string("light") && why.writer == NamedReplica(id: b.replicaID, name: "Bob's desktop"))
             #expect(why.beaten.map(\.number) == [1] && why.beaten.first?.value == .string("dark"))
             #expect(why.beaten.first?.writer.name == "Ada's laptop")
+            #expect(why.writerName == "Bob's desktop" && why.conflicts.count == 1, "the public answer: the writer's name, the log's entry")
+            #expect(try why.conflicts.first?.loser.value() == .string("dark") && why.conflicts.first?.loser.version.replica == a.replicaID)
         }
         let explained = try a.suite("prefs").explain("theme")
         if case .sync(let peer, let at)? = explained.arrival {
@@ -114,6 +118,7 @@ struct ExplainTests {
         let parts = Dictionary(uniqueKeysWithValues: why.parts.filter { !$0.isBase }.map { ($0.replica.id, $0.value) })
         #expect(parts == [a.replicaID: .array([.string("red")]), b.replicaID: .array([.string("blue")])])
         #expect(why.parts.first { $0.replica.id == a.replicaID }?.replica.name == "a")
+        #expect(why.contributions == [a.replicaID: .array([.string("red")]), b.replicaID: .array([.string("blue")])])
     }
 
     @Test func aBadReplicaNameIsRefused() throws {

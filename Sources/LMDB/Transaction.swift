@@ -23,7 +23,9 @@ package final class Transaction {
     /// of the same key, keys in order and a log's appends find their page without a search.
     /// No other cursor of the transaction inserts into the database (`Cursor` only reads and
     /// deletes), so an appending cursor stays on the last page.
-    private var writeCursors: [OpaquePointer?] = []
+    /// Held as bit patterns (0: not opened yet): an `[Int]` is a type the runtime already has, where
+    /// an array of optional pointers would make a fresh process build its metadata on its first write.
+    private var writeCursors: [Int] = []
 
     init(handle: OpaquePointer, isReadOnly: Bool, bounds: ValueBounds?) {
         self.handle = handle
@@ -91,12 +93,12 @@ package final class Transaction {
     /// This write transaction's cursor on `db` (see `writeCursors`).
     func writeCursor(_ db: Database) throws -> OpaquePointer {
         let index = Int(db.dbi)
-        if index < writeCursors.count, let cursor = writeCursors[index] { return cursor }
+        if index < writeCursors.count, let cursor = OpaquePointer(bitPattern: writeCursors[index]) { return cursor }
         var raw: OpaquePointer?
         let rc = C.cursorOpen(handle, db.dbi, &raw)
         guard rc == 0, let raw else { throw LMDBError(code: rc, operation: "mdb_cursor_open \(db.name)") }
-        if index >= writeCursors.count { writeCursors += repeatElement(nil, count: index + 1 - writeCursors.count) }
-        writeCursors[index] = raw
+        while writeCursors.count <= index { writeCursors.append(0) }
+        writeCursors[index] = Int(bitPattern: raw)
         return raw
     }
 
@@ -104,7 +106,7 @@ package final class Transaction {
     /// any later call.
     func end() {
         isOpen = false
-        for case let cursor? in writeCursors { C.cursorClose(cursor) }
+        for bits in writeCursors { if let cursor = OpaquePointer(bitPattern: bits) { C.cursorClose(cursor) } }
         writeCursors = []
     }
 

@@ -53,7 +53,7 @@ package final class ReplicaCore: Sendable {
                 if given, case let differences = asked.differences(from: core.options), !differences.isEmpty {
                     throw ConcordError.otherOptions(path: directory, differences: differences)
                 }
-                for (suite, key) in asked.suiteKeys { core.keyring.add(key, suite: suite) }
+                if !asked.suiteKeys.isEmpty { core.keyring.add(asked.suiteKeys) }
                 return core
             }
             return try entries.register(path: directory) { _ in
@@ -68,7 +68,7 @@ package final class ReplicaCore: Sendable {
         StoreDamage.installAdvice()
         self.path = path
         self.options = options
-        for (suite, key) in options.suiteKeys { keyring.add(key, suite: suite) }
+        if !options.suiteKeys.isEmpty { keyring.add(options.suiteKeys) }
         var envOptions = Environment.Options()
         envOptions.mapSize = options.initialMapSize
         switch options.durability {

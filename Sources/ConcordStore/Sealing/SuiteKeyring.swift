@@ -23,6 +23,11 @@ package final class SuiteKeyring: Sendable {
         holdsAny.store(true, ordering: .releasing)
     }
 
+    /// Adds every suite's key of `keys` (``Store/Options/suiteKeys``).
+    package func add(_ keys: [String: EncryptionKey]) {
+        for (suite, key) in keys { add(key, suite: suite) }
+    }
+
     package func key(suite: String) -> EncryptionKey? {
         guard holdsAny.load(ordering: .acquiring) else { return nil }
         return keys.withLock { $0[suite] }

@@ -15,10 +15,10 @@ extension Suite {
     /// Reads the stored value of `key` (registered defaults not included) and the commit stamp
     /// of the snapshot it came from, in one read transaction.
     package func snapshotRead(forKey key: String) throws -> SnapshotRead {
-        let (bytes, snapshot, reader) = try storedRow(forKey: key)
-        guard let bytes else { return SnapshotRead(value: nil, snapshot: snapshot) }
+        let stored = try storedRow(forKey: key)
+        guard stored.isStored else { return SnapshotRead(value: nil, snapshot: stored.snapshot) }
         let options = store.options
-        let (value, expiry) = try reader.read(bytes, now: options.wallClock)
-        return SnapshotRead(value: value, snapshot: snapshot, expiry: expiry)
+        let (value, expiry) = try stored.reader.read(stored.bytes, now: options.wallClock)
+        return SnapshotRead(value: value, snapshot: stored.snapshot, expiry: expiry)
     }
 }

@@ -56,9 +56,9 @@ public struct Suite: Sendable {
     /// The stored value only, ignoring registered defaults.
     public func storedValue(forKey key: String) throws -> Value? {
         let stored = try storedRow(forKey: key)
-        guard let bytes = stored.bytes else { return nil }
+        guard stored.isStored else { return nil }
         let options = core.options
-        return try stored.reader.read(bytes, now: options.wallClock).value
+        return try stored.reader.read(stored.bytes, now: options.wallClock).value
     }
 
     /// The stored record for `key`, tombstones and expired values included, with its version (and,
@@ -69,8 +69,8 @@ public struct Suite: Sendable {
     /// ```
     public func record(forKey key: String) throws -> Record? {
         let stored = try storedRow(forKey: key)
-        guard let bytes = stored.bytes else { return nil }
-        return try stored.reader.row(bytes).record
+        guard stored.isStored else { return nil }
+        return try stored.reader.row(stored.bytes).record
     }
 
     /// The bytes of the row stored for `key`, if any, the commit stamp of the snapshot they were read
@@ -78,7 +78,7 @@ public struct Suite: Sendable {
     /// makes. In an encrypted suite the row is the one under the name's row key, and the reader opens
     /// it; without the suite's key the read is refused (`.suiteKeyMissing`). A process that holds no
     /// key at all looks the declaration up only when it finds no value under the name.
-    func storedRow(forKey key: String) throws -> (bytes: [UInt8]?, snapshot: Int, reader: RowReader) {
+    func storedRow(forKey key: String) throws -> FetchedRow {
         try Names.validateKey(key, inSuite: name)
         // Out through locals rather than as the read's generic result, so the first get of a fresh
         // process does not instantiate `Optional<[UInt8]>`'s metadata.
@@ -99,7 +99,23 @@ public struct Suite: Sendable {
             sealing = try SealDeclaration.sealing(txn, core.layout, suite: name, keyring: keyring, path: core.path)
             bytes = try txn.get(core.layout.records, StoreLayout.recordKey(suite: name, key: sealing?.rowKey(for: key) ?? key))
         }
-        return (bytes, snapshot, RowReader(suite: name, key: key, path: store.directory, opening: .byName(sealing)))
+        let reader = RowReader(suite: name, key: key, path: store.directory, opening: .byName(sealing))
+        guard let bytes else { return FetchedRow(isStored: false, bytes: [], snapshot: snapshot, reader: reader) }
+        return FetchedRow(isStored: true, bytes: bytes, snapshot: snapshot, reader: reader)
+    }
+
+    /// What `storedRow(forKey:)` fetched. A struct of plain fields rather than a tuple or an
+    /// optional array: their metadata is built at run time, which a fresh process's first read would
+    /// pay for.
+    struct FetchedRow {
+        /// Whether a row is stored for the key.
+        var isStored: Bool
+        /// The row's bytes (empty when none is stored).
+        var bytes: [UInt8]
+        /// The commit stamp of the snapshot the bytes were read in.
+        var snapshot: Int
+        /// The reader that decodes (and in an encrypted suite opens) the bytes.
+        var reader: RowReader
     }
 
     /// The reader of `key`'s row in this suite (`RowReader`), for a suite in the clear.

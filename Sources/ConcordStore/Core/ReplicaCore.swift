@@ -226,7 +226,9 @@ package final class ReplicaCore: Sendable {
 
     /// The live journal entries after `seq` (of `suite`, or of every suite), at most `limit`: an
     /// encrypted suite's opened, with their keys' names, when this process holds the suite's key,
-    /// and left out when it does not (nothing of them is readable here).
+    /// and left out when it does not (nothing of them is readable here). An entry of a policy
+    /// contribution carries the key's record as this snapshot holds it (every replica's contribution
+    /// joined), so observers see the key's value, not one replica's part of it.
     func journalEntries(after seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {
         try snapshot { s in
             var out: [JournalEntry] = []
@@ -244,9 +246,10 @@ package final class ReplicaCore: Sendable {
                 if known == nil { sealings[entry.suite] = .some(found) }
                 guard let sealing = found else { return true }
                 let reader = RowReader(suite: entry.suite, key: entry.key, path: path)
-                let (name, record): (String?, Record)
-                do { (name, record) = try sealing.open(entry.record, rowKey: entry.key) } catch { throw reader.undecodable(error) }
-                guard let name else { return true }
+                let name: String
+                var record: Record
+                do { (name, record) = try sealing.openStored(entry.record, storedKey: entry.key) } catch { throw reader.undecodable(error) }
+                if !record.isPlain, let joined = try s.namedRecord(suite: entry.suite, key: name, keyring: keyring) { record = joined.record }
                 out.append(JournalEntry(seq: entry.seq, suite: entry.suite, key: name, record: record, source: entry.source))
                 return out.count < limit
             }

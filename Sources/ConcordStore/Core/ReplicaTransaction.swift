@@ -247,9 +247,6 @@ package final class ReplicaTransaction: ReplicaRows {
         suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
         _ body: (inout PolicyState, Version) throws -> Bool
     ) throws -> Version? {
-        if try sealing(suite: suite) != nil {
-            throw ConcordError.encryptedPolicy(suite: suite, key: key, policy: policy)
-        }
         let current = try existing.map { try record(of: $0, suite: suite, key: key) }
         var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
@@ -378,12 +375,12 @@ package final class ReplicaTransaction: ReplicaRows {
     func recordKey(suite: String, key: String) -> [UInt8] { StoreLayout.recordKey(suite: suite, key: key) }
 
     /// The row of the key named `key` of `suite`, its header checked, without decoding its value; in
-    /// an encrypted suite, the row under the name's row key, opened.
+    /// an encrypted suite, the name's record opened and merged with every replica's policy
+    /// contribution (`SealedNameRecord`).
     func existingRow(suite: String, key: String) throws -> ExistingRow? {
         if let sealing = try sealing(suite: suite) {
-            guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: sealing.rowKey(for: key))) else { return nil }
-            let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
-            return try existingRow(row.encoded, suite: suite, key: key)
+            guard let stored = try SealedNameRecord.read(txn, layout, name: key, sealing: sealing, path: path) else { return nil }
+            return try existingRow(StoredRow(seq: stored.seq, record: stored.record).encoded, suite: suite, key: key)
         }
         guard let bytes = try txn.get(layout.records, recordKey(suite: suite, key: key)) else { return nil }
         return try existingRow(bytes, suite: suite, key: key)
@@ -400,12 +397,15 @@ package final class ReplicaTransaction: ReplicaRows {
     }
 
     /// Stores a local write's `record` of the key named `key` (`put`): in an encrypted suite sealed,
-    /// under the name's row key, so neither the row nor its journal entry holds the name or the value.
+    /// so neither the row nor its journal entry holds the name or the value — a plain record under
+    /// the name's row key, a policy state as this replica's contribution (under the row key followed
+    /// by this replica's id), which only this replica writes and every key holder joins with the others'.
     private func putLocal(suite: String, key: String, _ record: Record, replacingExpiry: UInt64?) throws {
         guard let sealing = try sealing(suite: suite) else {
             return try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingExpiry: replacingExpiry)
         }
-        let rowKey = sealing.rowKey(for: key)
+        let nameKey = sealing.rowKey(for: key)
+        let rowKey = record.isPlain ? nameKey : SuiteSealing.contributionKey(rowKey: nameKey, origin: record.version.replica)
         try put(
             StoreLayout.recordKey(suite: suite, key: rowKey), suite: suite, key: rowKey, sealing.seal(record, name: key, rowKey: rowKey),
             source: localSource, replacingExpiry: nil)

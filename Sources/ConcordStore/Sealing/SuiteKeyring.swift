@@ -81,32 +81,46 @@ extension ReplicaRows {
     }
 
     /// The record stored for the key named `key` in `suite` and its journal seq, opened: in an
-    /// encrypted suite, the one under the name's row key.
+    /// encrypted suite, the one under the name's row key merged with every replica's policy
+    /// contribution (`SealedNameRecord`).
     package func namedRecord(suite: String, key: String, keyring: SuiteKeyring) throws -> StoredRecord? {
-        let sealing = try sealing(suite: suite, keyring: keyring)
-        let rowKey = sealing?.rowKey(for: key) ?? key
-        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: rowKey)) else { return nil }
-        let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
+        if let sealing = try sealing(suite: suite, keyring: keyring) {
+            return try SealedNameRecord.read(txn, layout, name: key, sealing: sealing, path: path)
+        }
+        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: key)) else { return nil }
+        let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(nil)).row(bytes)
         return StoredRecord(record: row.record, seq: row.seq)
     }
 
     /// Visits the records of `suite` by their keys' names, opened, tombstones included (in an
-    /// encrypted suite in row-key order, and only its sealed rows), until `body` returns false.
+    /// encrypted suite in row-key order, only its sealed rows, each name's row and policy
+    /// contributions merged into one record), until `body` returns false.
     package func scanNamedRecords(suite: String, keyring: SuiteKeyring, _ body: (_ key: String, _ row: StoredRow) throws -> Bool) throws {
         guard let sealing = try sealing(suite: suite, keyring: keyring) else {
             try scanRecords(suite: suite) { _, key, row in try body(key, row) }
             return
         }
-        try scanRecords(suite: suite) { _, rowKey, row in
+        // A name's rows are adjacent (its contributions' keys start with its row key): merged as they come.
+        var pending: (rowKey: Substring, name: String, row: StoredRow)?
+        var going = true
+        try scanRecords(suite: suite) { _, storedKey, row in
             guard row.record.isSealed else { return true }
-            let (name, record): (String?, Record)
-            do { (name, record) = try sealing.open(row.record, rowKey: rowKey) } catch {
-                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(error)
+            let (name, record): (String, Record)
+            do { (name, record) = try sealing.openStored(row.record, storedKey: storedKey) } catch {
+                throw RowReader(suite: suite, key: storedKey, path: path).undecodable(error)
             }
-            guard let name, sealing.rowKey(for: name) == rowKey else {
-                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(ValueDecodingError("the sealed record holds the name of another key"))
+            let rowKey = storedKey.prefix(SuiteSealing.rowKeyLength)
+            if let held = pending, held.rowKey == rowKey {
+                pending?.row = StoredRow(seq: max(held.row.seq, row.seq), record: RecordMerge.merge(held.row.record, record))
+                return true
             }
-            return try body(name, StoredRow(seq: row.seq, record: record))
+            if let held = pending {
+                going = try body(held.name, held.row)
+                guard going else { return false }
+            }
+            pending = (rowKey, name, StoredRow(seq: row.seq, record: record))
+            return true
         }
+        if going, let held = pending { _ = try body(held.name, held.row) }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 enum Replicas {
     /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).
     static func open(
-        _ path: String, clock: (@Sendable () -> UInt64)? = nil, mapSize: Int? = nil, drift: UInt64? = nil, keys: [String: EncryptionKey] = [:]
+        _ path: String, clock: (@Sendable () -> Duration)? = nil, mapSize: Int? = nil, drift: UInt64? = nil, keys: [String: EncryptionKey] = [:]
     ) throws -> Store {
         var options = Store.Options()
         options.durability = .none

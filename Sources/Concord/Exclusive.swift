@@ -75,7 +75,7 @@ public struct Exclusive<Choice: StorableValue & Hashable>: StoreProperty {
     public var projectedValue: Exclusive<Choice> { self }
 
     private var suite: Suite { reference.suite }
-    private var now: UInt64 { suite.store.options.wallClock() }
+    private var now: UInt64 { suite.store.options.clock.read() }
 
     /// What is chosen now, or `nil` (nothing, an expired lease, a holder that is gone). A stored
     /// value of another type reads as `nil`.

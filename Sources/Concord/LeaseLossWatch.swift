@@ -82,7 +82,7 @@ final class LeaseLossWatch<Choice: StorableValue & Hashable>: Sendable {
         if let lost { handler(lost) }
     }
 
-    private func clock() -> UInt64 { choice.reference.suite.store.options.wallClock() }
+    private func clock() -> UInt64 { choice.reference.suite.store.options.clock.read() }
 
     func stop() {
         state.withLock { s in

@@ -146,7 +146,7 @@ package struct BatchApplier: Sendable {
     /// What `apply` would do, computed in a read-only snapshot: nothing is written.
     package func plan(_ batch: RemoteBatch, mode: MergeMode = .delta) throws -> ApplyReport {
         try check(batch)
-        let now = store.options.wallClock()
+        let now = store.options.clock.read()
         let drift = maxClockDriftMilliseconds
         let report = try store.read { r in
             let knowledge = try r.check(batch.knowledge).proven

@@ -84,7 +84,7 @@ package enum BundleExchange {
             (try r.liveMarks(), try r.marksPrunedThrough(), Array(Set(try r.peerCursors().cursors.compactMap(\.disproven))))
         }
         let bundle = SyncBundle(
-            batch: delta.batch, createdMilliseconds: store.options.wallClock(), liveMarks: live, marksPrunedThrough: pruned,
+            batch: delta.batch, createdMilliseconds: store.options.clock.read(), liveMarks: live, marksPrunedThrough: pruned,
             disprovenMarks: disproven.sorted { $0.encoded.lexicographicallyPrecedes($1.encoded) })
         return (bundle, delta, HistoryResync(causes))
     }

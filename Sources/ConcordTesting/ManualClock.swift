@@ -2,8 +2,8 @@ import Concord
 import Synchronization
 
 /// A wall clock a test sets and moves by hand, for the versions a store stamps
-/// (`Store.Options.wallClock`): it reads instants in milliseconds since 1970, as the hybrid clock
-/// counts them, and moves by a `Duration`. Tombstone retention, clock skew and "last writer wins" become
+/// (`Store.Options.wallClock`): it reads the time since 1970 as a `Duration` (counted in whole
+/// milliseconds, as the hybrid clock counts them), and moves by a `Duration`. Tombstone retention, clock skew and "last writer wins" become
 /// things a test decides instead of waits for. The store's own clock still never goes backwards.
 /// Values set to expire expire by it too: a store made with `Store.temporary(clock:)` tells its
 /// observers when a move of the clock passed an expiry.
@@ -16,34 +16,42 @@ import Synchronization
 /// #expect(try store.collectTombstones().collected == 1)
 /// ```
 public final class ManualClock: Sendable {
-    private let now: Mutex<UInt64>
+    /// Milliseconds since 1970.
+    private let reading: Mutex<UInt64>
     /// Called after every move: stores made with this clock tell their observers of values that
     /// expired (no timer follows a clock moved by hand).
     private let moved = Mutex<[@Sendable () -> Void]>([])
 
-    /// A clock reading `start` (milliseconds since 1970). The default is 2027-01-15 08:00:00 UTC.
+    /// A clock reading `start`, the time since 1970-01-01 00:00:00 UTC (in whole milliseconds). The
+    /// default is 2027-01-15 08:00:00 UTC.
     ///
     /// ```swift
-    /// let clock = ManualClock(1_800_000_000_000)
+    /// let clock = ManualClock(.seconds(1_800_000_000))
     /// ```
-    public init(_ start: UInt64 = 1_800_000_000_000) { now = Mutex(start) }
+    public init(_ start: Duration = .seconds(1_800_000_000)) { reading = Mutex(start.wholeMilliseconds) }
 
-    /// The time it reads now, in milliseconds since 1970.
+    /// The time it reads now, since 1970-01-01 00:00:00 UTC.
     ///
     /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
-    /// let before = clock.milliseconds
+    /// let before = clock.now
+    /// clock.advance(.seconds(60))
+    /// #expect(clock.now - before == .seconds(60))
     /// ```
-    public var milliseconds: UInt64 { now.withLock { $0 } }
+    public var now: Duration { .milliseconds(milliseconds) }
 
-    /// Sets the time, forwards or backwards.
+    /// ``now`` as versions and expiries count it: milliseconds since 1970.
+    package var milliseconds: UInt64 { reading.withLock { $0 } }
+
+    /// Sets the time (since 1970-01-01 00:00:00 UTC, in whole milliseconds), forwards or backwards.
     ///
     /// <!-- assume: let clock = ManualClock() -->
     /// ```swift
-    /// clock.set(1_900_000_000_000)
+    /// clock.set(.seconds(1_900_000_000))
     /// ```
-    public func set(_ milliseconds: UInt64) {
-        now.withLock { $0 = milliseconds }
+    public func set(_ time: Duration) {
+        let milliseconds = time.wholeMilliseconds
+        reading.withLock { $0 = milliseconds }
         didMove()
     }
 
@@ -54,7 +62,7 @@ public final class ManualClock: Sendable {
     /// clock.advance(.seconds(60))   // a minute later
     /// ```
     public func advance(_ duration: Duration) {
-        now.withLock { $0 += duration.wholeMilliseconds }
+        reading.withLock { $0 += duration.wholeMilliseconds }
         didMove()
     }
 
@@ -73,7 +81,7 @@ public final class ManualClock: Sendable {
     /// clock.rewind(.seconds(5))
     /// ```
     public func rewind(_ duration: Duration) {
-        now.withLock { $0 -= duration.wholeMilliseconds }
+        reading.withLock { $0 -= duration.wholeMilliseconds }
         didMove()
     }
 
@@ -91,5 +99,5 @@ public final class ManualClock: Sendable {
     /// var options = Store.Options()
     /// options.wallClock = clock.read
     /// ```
-    public var read: @Sendable () -> UInt64 { { [self] in milliseconds } }
+    public var read: @Sendable () -> Duration { { [self] in now } }
 }

@@ -9,7 +9,7 @@ extension Store {
     /// let clock = ManualClock()
     /// let store = try Store.temporary(clock: clock)
     /// try store.suite("app").set(1, forKey: "n")
-    /// #expect(try store.suite("app").record(forKey: "n")?.version.milliseconds == clock.milliseconds)
+    /// #expect(try store.suite("app").record(forKey: "n")?.version.time == clock.now)
     /// ```
     ///
     /// - Parameters:

@@ -5,7 +5,7 @@ import Concord
 /// as sync does for versions it merges.
 enum SkewWarning {
     static func check(_ version: Version, store: Store, io: CommandIO) {
-        let now = store.options.wallClock()
+        let now = store.options.clock.read()
         let ahead = version.milliseconds > now ? version.milliseconds - now : 0
         guard ahead > store.options.maxClockDriftMilliseconds else { return }
         io.err(

@@ -27,7 +27,7 @@ struct ClockTests {
         var last: Version?
         for step in 0..<200 {
             // forwards, backwards by an hour, stuck, forwards again
-            clock.set(step % 3 == 1 ? 1_800_000_000_000 - 3_600_000 : 1_800_000_000_000 + UInt64(step))
+            clock.set(.milliseconds(step % 3 == 1 ? 1_800_000_000_000 - 3_600_000 : 1_800_000_000_000 + UInt64(step)))
             try suite.set(step, forKey: step % 2 == 0 ? "a" : "b")
             let v = try #require(try suite.record(forKey: step % 2 == 0 ? "a" : "b")).version
             if let last { #expect(v > last) }

@@ -17,7 +17,7 @@ struct ExpiryTests {
         options.wallClock = {
             readings.withLock { now in
                 defer { now += 1_000 }
-                return now
+                return .milliseconds(now)
             }
         }
         let store = try Store.temporary(options: options)
@@ -60,14 +60,14 @@ struct ExpiryTests {
     }
 
     @Test func expiringAtADateIsKeptToTheMillisecondRoundedUp() throws {
-        let clock = ManualClock(1_800_000_000_000)
+        let clock = ManualClock(.seconds(1_800_000_000))
         let store = try Store.temporary(clock: clock)
         let suite = try store.suite("app")
         try suite.set(1, forKey: "n", expiresAt: Date(timeIntervalSince1970: 1_800_000_010.0004))
         #expect(try suite.record(forKey: "n")?.expiresAtMilliseconds == 1_800_000_010_001)
-        clock.set(1_800_000_010_000)
+        clock.set(.milliseconds(1_800_000_010_000))
         #expect(try suite.get("n", as: Int.self) == 1)
-        clock.set(1_800_000_010_001)
+        clock.set(.milliseconds(1_800_000_010_001))
         #expect(try suite.get("n", as: Int.self) == nil)
     }
 

@@ -31,7 +31,7 @@ struct StoreOptionsTests {
         let drift = try #require(throws: ConcordError.self) { try Store(path: path, options: options(durability: .none, drift: 2000)) }
         #expect(drift.message.contains("maxClockDrift 2.0 seconds (it has 1.0 seconds)"), "\(drift.message)")
         var clocked = options(durability: .none, drift: 1000)
-        clocked.wallClock = { 42 }
+        clocked.wallClock = { .milliseconds(42) }
         let clock = try #require(throws: ConcordError.self) { try Store(path: path, options: clocked) }
         #expect(clock.message.contains("another wallClock"), "\(clock.message)")
         // The refusal changed nothing: the first handle still reads and writes.
@@ -42,7 +42,7 @@ struct StoreOptionsTests {
     @Test func aSecondHandleWithTheSameOptionsOrNoneSharesTheReplicasOptions() throws {
         let path = tmp.path("r")
         var given = options(durability: .noMetaSync, drift: 1234)
-        given.wallClock = { 1_000_000 }
+        given.wallClock = { .milliseconds(1_000_000) }
         let first = try Store(path: path, options: given)
         let same = try Store(path: path, options: given)
         var creating = given
@@ -52,7 +52,7 @@ struct StoreOptionsTests {
         for handle in [same, notCreating, none] {
             #expect(handle.options.durability == .noMetaSync)
             #expect(handle.options.maxClockDrift == .milliseconds(1234))
-            #expect(handle.options.wallClock() == 1_000_000)
+            #expect(handle.options.wallClock() == .milliseconds(1_000_000))
         }
         #expect(first.options.differences(from: none.options).isEmpty)
     }
@@ -60,10 +60,10 @@ struct StoreOptionsTests {
     /// Batch application reads the replica's drift and clock, whichever handle syncs.
     @Test func aSyncThroughASecondHandleMergesWithTheReplicasClockAndDrift() throws {
         var slow = options(drift: 1000)
-        slow.wallClock = { 1_000_000 } // long before the system clock
+        slow.wallClock = { .milliseconds(1_000_000) } // long before the system clock
         let target = try Store(path: tmp.path("b"), options: slow)
         var ahead = options()
-        ahead.wallClock = { 1_000_000 + 3_600_000 } // an hour after the target's clock
+        ahead.wallClock = { .milliseconds(1_000_000 + 3_600_000) } // an hour after the target's clock
         let source = try Store(path: tmp.path("a"), options: ahead)
         try source.suite("s").set(1, forKey: "k")
         let handle = try Store(path: target.directory)

@@ -32,7 +32,7 @@ import Testing
 
     /// A replica with some history, cursors and a conflict, to show a refused import changes none of it.
     static func populatedReplica(_ tmp: TemporaryDirectory) throws -> (Store, Store) {
-        let clock = ManualClock(BundleFixtureRecipes.created - 3_600_000) // an hour before the fixtures were written
+        let clock = ManualClock(.milliseconds(BundleFixtureRecipes.created - 3_600_000)) // an hour before the fixtures were written
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let other = try Replicas.open(tmp.path("other"), clock: clock.read)
         try a.suite("prefs").set("light", forKey: "theme")

@@ -11,8 +11,8 @@ import Testing
     @Test func aReplicaAnHourAheadIsMergedAndReportedAsSkew() throws {
         let tmp = try TemporaryDirectory("skew")
         defer { tmp.remove() }
-        let real = ManualClock(Self.start)
-        let ahead = ManualClock(Self.start + Self.hour)
+        let real = ManualClock(.milliseconds(Self.start))
+        let ahead = ManualClock(.milliseconds(Self.start + Self.hour))
         let a = try Replicas.open(tmp.path("a"), clock: real.read)
         let b = try Replicas.open(tmp.path("b"), clock: ahead.read)
         try a.suite("s").set("a", forKey: "early")
@@ -41,8 +41,8 @@ import Testing
     @Test func versionsStayOrderedWhenAWallClockGoesBackwards() throws {
         let tmp = try TemporaryDirectory("skew")
         defer { tmp.remove() }
-        let clockA = ManualClock(Self.start)
-        let clockB = ManualClock(Self.start)
+        let clockA = ManualClock(.milliseconds(Self.start))
+        let clockB = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clockA.read)
         let b = try Replicas.open(tmp.path("b"), clock: clockB.read)
         try a.suite("s").set(1, forKey: "k")
@@ -76,8 +76,8 @@ import Testing
     @Test func overwritingAKeyFromTheFutureWinsWithoutMovingTheClockPastTheBound() throws {
         let tmp = try TemporaryDirectory("skew")
         defer { tmp.remove() }
-        let real = ManualClock(Self.start)
-        let future = ManualClock(Self.start + Self.year)
+        let real = ManualClock(.milliseconds(Self.start))
+        let future = ManualClock(.milliseconds(Self.start + Self.year))
         let a = try Replicas.open(tmp.path("a"), clock: real.read)
         let b = try Replicas.open(tmp.path("b"), clock: future.read)
         let c = try Replicas.open(tmp.path("c"), clock: real.read)
@@ -114,8 +114,8 @@ import Testing
     @Test func versionsStayDistinctPerKeyAndIncreasing() throws {
         let tmp = try TemporaryDirectory("skew")
         defer { tmp.remove() }
-        let real = ManualClock(Self.start)
-        let future = ManualClock(Self.start + Self.year)
+        let real = ManualClock(.milliseconds(Self.start))
+        let future = ManualClock(.milliseconds(Self.start + Self.year))
         let a = try Replicas.open(tmp.path("a"), clock: real.read)
         let b = try Replicas.open(tmp.path("b"), clock: future.read)
         for i in 0..<5 { try b.suite("s").set(i, forKey: "k\(i)") }

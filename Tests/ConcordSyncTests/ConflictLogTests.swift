@@ -6,7 +6,7 @@ import Testing
     @Test func concurrentWritesAreLoggedWithBothVersionsAndOrigins() throws {
         let tmp = try TemporaryDirectory("conflicts")
         defer { tmp.remove() }
-        let clock = ManualClock(1_800_000_000_000)
+        let clock = ManualClock(.seconds(1_800_000_000))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("prefs").set("dark", forKey: "theme")
@@ -55,7 +55,7 @@ import Testing
     @Test func aDeleteRacingAnUpdateIsAConflictToo() throws {
         let tmp = try TemporaryDirectory("conflicts")
         defer { tmp.remove() }
-        let clock = ManualClock(1_800_000_000_000)
+        let clock = ManualClock(.seconds(1_800_000_000))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set("v1", forKey: "k")
@@ -75,7 +75,7 @@ import Testing
     @Test func loggingTheSameLossTwiceKeepsOneEntryAndClearTakesThemAll() throws {
         let tmp = try TemporaryDirectory("conflicts")
         defer { tmp.remove() }
-        let clock = ManualClock(1_800_000_000_000)
+        let clock = ManualClock(.seconds(1_800_000_000))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("one").set(1, forKey: "k")

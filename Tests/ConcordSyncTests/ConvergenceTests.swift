@@ -30,7 +30,7 @@ struct LastWriterWinsModel {
         defer { tmp.remove() }
         var g = SeededRandom(seed: seed)
         let n = Int.random(in: 3...5, using: &g)
-        let clocks = (0..<n).map { _ in ManualClock(Self.base + UInt64.random(in: 0...60_000, using: &g)) }
+        let clocks = (0..<n).map { _ in ManualClock(.milliseconds(Self.base + UInt64.random(in: 0...60_000, using: &g))) }
         let paths = (0..<n).map { tmp.path("r\($0)") }
         let stores = try (0..<n).map { try Replicas.open(paths[$0], clock: clocks[$0].read) }
         let suites = ["s0", "s1"]

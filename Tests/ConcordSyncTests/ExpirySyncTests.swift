@@ -14,7 +14,7 @@ import Testing
     @Test func aValueReceivedBeforeItExpiredReadsAsAbsentEverywhereAfter() throws {
         let tmp = try TemporaryDirectory("expiry")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         let c = try Replicas.open(tmp.path("c"), clock: clock.read)
@@ -41,7 +41,7 @@ import Testing
     @Test func anExpiredValueStillBeatsAnOlderOneSoNothingComesBack() throws {
         let tmp = try TemporaryDirectory("expiry")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try b.suite("s").set("old", forKey: "k")
@@ -91,7 +91,7 @@ import Testing
     @Test func tombstoneCollectionDropsAnExpiredValueLikeADeletion() throws {
         let tmp = try TemporaryDirectory("expiry")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set("v", forKey: "gone", expiresAfter: .seconds(3600))

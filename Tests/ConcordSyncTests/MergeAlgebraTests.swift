@@ -84,7 +84,7 @@ import Testing
         let tmp = try TemporaryDirectory("laws")
         defer { tmp.remove() }
         var g = SeededRandom(seed: seed)
-        let clock = ManualClock(1_700_000_000_000)
+        let clock = ManualClock(.seconds(1_700_000_000))
         let stores = try (0..<3).map { try Replicas.open(tmp.path("r\($0)"), clock: clock.read) }
         var pool: [Record] = []
         try stores[0].suite("s").declare([.counter, .max, .min, .set][Int.random(in: 0...3, using: &g)], forKey: "k")

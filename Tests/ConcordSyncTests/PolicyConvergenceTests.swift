@@ -22,7 +22,7 @@ struct PolicyWorld {
         let tmp = try TemporaryDirectory("policy")
         let n = Int.random(in: 3...5, using: &g)
         var clocks: [ManualClock] = []
-        for _ in 0..<n { clocks.append(ManualClock(1_700_000_000_000 + UInt64.random(in: 0...5_000, using: &g))) }
+        for _ in 0..<n { clocks.append(ManualClock(.milliseconds(1_700_000_000_000 + UInt64.random(in: 0...5_000, using: &g)))) }
         (self.g, self.tmp, self.clocks) = (g, tmp, clocks)
         stores = try (0..<n).map { try Replicas.open(tmp.path("r\($0)"), clock: clocks[$0].read) }
         known = Array(repeating: [], count: n)

@@ -99,11 +99,11 @@ import Testing
         try suite.set("fine", forKey: "other")
         #expect(try suite.record(forKey: "other")!.version.hlc < HybridClock.maxHLC)
 
-        clock.set(HybridClock.maxMilliseconds + 1)
+        clock.set(.milliseconds(HybridClock.maxMilliseconds + 1))
         expectError(.versionExhausted, "a wall clock past the year 9999") { try suite.set("late", forKey: "other") }
         do { try suite.set("late", forKey: "other") } catch { message = "\(error)" }
         #expect(message.contains("set the system clock right"), "\(message)")
-        clock.set(HybridClock.maxMilliseconds)
+        clock.set(.milliseconds(HybridClock.maxMilliseconds))
         try suite.set("last", forKey: "other")
         #expect(try suite.record(forKey: "other")!.version.hlc <= HybridClock.maxHLC, "the last millisecond of 9999 still writes")
         #expect(try store.integrityReport().isSound)

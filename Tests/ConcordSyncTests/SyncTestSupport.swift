@@ -6,7 +6,7 @@ import Testing
 
 enum Replicas {
     /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).
-    static func open(_ path: String, clock: (@Sendable () -> UInt64)? = nil, mapSize: Int? = nil, drift: UInt64? = nil) throws -> Store {
+    static func open(_ path: String, clock: (@Sendable () -> Duration)? = nil, mapSize: Int? = nil, drift: UInt64? = nil) throws -> Store {
         var options = Store.Options()
         options.durability = .none
         if let clock { options.wallClock = clock }

@@ -15,7 +15,7 @@ import Testing
     @Test func aTombstoneWaitsForTheRetentionPeriodAndForEveryKnownPeer() throws {
         let tmp = try TemporaryDirectory("tombstones")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         let c = try Replicas.open(tmp.path("c"), clock: clock.read)
@@ -52,7 +52,7 @@ import Testing
     @Test func aReplicaBackFromALongAbsenceDoesNotResurrectADeletedKeyWithinRetention() throws {
         let tmp = try TemporaryDirectory("tombstones")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         let c = try Replicas.open(tmp.path("c"), clock: clock.read)
@@ -84,7 +84,7 @@ import Testing
     @Test func aPeerThatNeverReturnsHoldsTombstonesUntilForgotten() throws {
         let tmp = try TemporaryDirectory("tombstones")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         let b = try Replicas.open(tmp.path("b"), clock: clock.read)
         try a.suite("s").set(1, forKey: "k")
@@ -101,7 +101,7 @@ import Testing
     @Test func aShorterRetentionCanBeChosen() throws {
         let tmp = try TemporaryDirectory("tombstones")
         defer { tmp.remove() }
-        let clock = ManualClock(Self.start)
+        let clock = ManualClock(.milliseconds(Self.start))
         let a = try Replicas.open(tmp.path("a"), clock: clock.read)
         try a.suite("s").set(1, forKey: "k")
         try a.suite("s").set(2, forKey: "live")

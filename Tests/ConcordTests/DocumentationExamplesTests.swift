@@ -457,7 +457,7 @@ private final class GreetingPreferences {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         var later = Store.Options()
-        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // "a little later", whatever the scheduling
+        later.wallClock = { .seconds(Date().timeIntervalSince1970 + 1) } // "a little later", whatever the scheduling
         let laptop = try Store(path: tmp.path("laptop"))
         let desktop = try Store(path: tmp.path("desktop"), options: later)
         try laptop.setName("Ada's laptop")
@@ -526,7 +526,7 @@ private final class GreetingPreferences {
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         var options = Store.Options()
-        let now = ManualClock(UInt64(Date().timeIntervalSince1970 * 1000))
+        let now = ManualClock(.seconds(Date().timeIntervalSince1970))
         options.wallClock = now.read // "fifteen minutes later", without waiting for them
         let store = try Store(path: tmp.path("phone"), options: options)
         let app = try store.suite("app")

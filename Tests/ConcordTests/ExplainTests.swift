@@ -47,7 +47,7 @@ struct ExplainTests {
     }
 
     @Test func aMergedRecordSaysWhenThisReplicaMergedIt() async throws {
-        let (laptopClock, desktopClock) = (ManualClock(1_800_000_000_000), ManualClock(1_800_000_000_000))
+        let (laptopClock, desktopClock) = (ManualClock(.seconds(1_800_000_000)), ManualClock(.seconds(1_800_000_000)))
         let (laptop, desktop) = (try Store.temporary(clock: laptopClock), try Store.temporary(clock: desktopClock))
         try await desktop.suite("prefs").set("dark", forKey: "theme")
         laptopClock.advance(.milliseconds(90_000)) // the sync happens a minute and a half after the write
@@ -67,7 +67,7 @@ struct ExplainTests {
 
     @Test func aBeatenWriteIsListedAndRestoredAsANewWriteThatSyncs() async throws {
         var later = Store.Options()
-        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // b's write is the later one
+        later.wallClock = { .seconds(Date().timeIntervalSince1970 + 1) } // b's write is the later one
         let (a, b) = (try Store.temporary(), try Store.temporary(options: later))
         try await a.setName("Ada's laptop")
         try await b.setName("Bob's desktop")

@@ -174,7 +174,7 @@ import Testing
         let tmp = try TemporaryDirectory()
         defer { tmp.remove() }
         var later = Store.Options()
-        later.wallClock = { UInt64(Date().timeIntervalSince1970 * 1000) + 1000 } // "a little later", whatever the scheduling
+        later.wallClock = { .seconds(Date().timeIntervalSince1970 + 1) } // "a little later", whatever the scheduling
         let laptop = try Store(path: tmp.path("laptop"))
         let desktop = try Store(path: tmp.path("desktop"), options: later)
         try desktop.setName("Bob's desktop")

@@ -21,7 +21,7 @@ struct GcCommandTests {
 
     /// Deletes `old` 40 days ago and `recent` 5 days ago, on a clock set by hand, then brings the clock to now.
     func tombstones(in dir: String) throws -> (old: UInt64, recent: UInt64) {
-        let clock = ManualClock(now - 40 * Self.day)
+        let clock = ManualClock(.milliseconds(now - 40 * Self.day))
         let store = try Store(
             path: dir,
             options: {
@@ -34,10 +34,10 @@ struct GcCommandTests {
         try app.remove("a")
         try app.remove("b")
         let old = try #require(try app.record(forKey: "a")?.version.milliseconds)
-        clock.set(now - 5 * Self.day)
+        clock.set(.milliseconds(now - 5 * Self.day))
         try app.remove("c")
         let recent = try #require(try app.record(forKey: "c")?.version.milliseconds)
-        clock.set(now)
+        clock.set(.milliseconds(now))
         return (old, recent)
     }
 
@@ -73,7 +73,7 @@ struct GcCommandTests {
     @Test func keepsWhatAPeerHasNotMergedAndNamesThePeer() throws {
         defer { tmp.remove() }
         let (dirA, dirB) = (tmp.path("a"), tmp.path("b"))
-        let clock = ManualClock(now - 40 * Self.day)
+        let clock = ManualClock(.milliseconds(now - 40 * Self.day))
         var options = Store.Options()
         options.wallClock = clock.read
         let b: ReplicaID
@@ -84,7 +84,7 @@ struct GcCommandTests {
             try storeA.suite("app").set(1, forKey: "k")
             try Synchronizer().sync(storeA, storeB)
             try storeA.suite("app").remove("k") // B has not merged this delete
-            clock.set(now)
+            clock.set(.milliseconds(now))
         }
         let before = try json(Invocation(["gc", dirA, "--json"]))
         #expect(before["collected"] as? Int == 0 && before["kept_for_peers"] as? Int == 1)

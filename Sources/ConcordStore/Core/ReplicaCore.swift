@@ -112,7 +112,7 @@ package final class ReplicaCore: Sendable {
                     registeredDefault: defaults.value(suite: entry.suite, key: entry.key), now: now)
             },
             readExpiries: { after, upTo in try box.core?.snapshot { try $0.expiries(after: after, upTo: upTo) } ?? ChangeHub.Expiries() },
-            wallClock: options.wallClock)
+            wallClock: options.clock.read)
         box.core = self
     }
 
@@ -186,7 +186,7 @@ package final class ReplicaCore: Sendable {
                 var changed = false
                 for (index, pending) in batch.enumerated() {
                     failed = index
-                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.wallClock())
+                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.clock.read())
                     try pending.run(transaction)
                     try transaction.finish()
                     if transaction.changeCount > 0 { journaled = true }

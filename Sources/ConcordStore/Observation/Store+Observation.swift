@@ -67,7 +67,7 @@ extension Suite {
     private func currentValue<T: StorableValue>(of key: String, as type: T.Type) throws -> (T?, seq: UInt64) {
         let (record, seq) = try core.snapshot { s in (try s.namedRecord(suite: name, key: key, keyring: core.keyring)?.record, s.lastSeq) }
         let options = core.options
-        let stored = try record.flatMap { try rowReader(key).value(of: $0, now: options.wallClock) }
+        let stored = try record.flatMap { try rowReader(key).value(of: $0, now: options.clock.read) }
         guard let value = stored ?? registeredDefault(forKey: key) else { return (nil, seq) }
         return (try convert(value, key: key) as T, seq)
     }

@@ -127,7 +127,7 @@ public final class Store: Sendable {
     /// - Returns: The changes, oldest first, each with its seq, key, value, version and origin.
     /// - Throws: ``ConcordError`` `.invalidSuiteName`, or ``ConcordError`` `.damaged` when an entry does not decode.
     public func changes(after seq: UInt64, suite: String? = nil, limit: Int = .max) throws -> [Change] {
-        let now = options.wallClock()
+        let now = options.clock.read()
         return try journalEntries(after: seq, suite: suite, limit: limit).map { entry in
             do {
                 return try Change(
@@ -210,12 +210,18 @@ extension Store {
         public var maxClockDrift: Duration = .seconds(5 * 60)
         /// ``maxClockDrift`` as the clock counts it.
         package var maxClockDriftMilliseconds: UInt64 { maxClockDrift.wholeMilliseconds }
-        /// The wall clock: the instant now, in milliseconds since 1970, as the hybrid clock counts
-        /// time. The default reads the system clock; tests replace it (ConcordTesting's `ManualClock`).
-        /// Two options have the same clock when one is a copy of the other, or neither replaced it.
-        public var wallClock: @Sendable () -> UInt64 {
-            get { clock.read }
-            set { clock = WallClock(newValue) }
+        /// The wall clock: the time now since 1970-01-01 00:00:00 UTC, which versions are stamped with
+        /// (in whole milliseconds, as the hybrid clock counts time; a time before 1970 reads as 1970).
+        /// The default reads the system clock; tests replace it (ConcordTesting's `ManualClock`). Two
+        /// options have the same clock when one is a copy of the other, or neither replaced it.
+        ///
+        /// ```swift
+        /// var options = Store.Options()
+        /// options.wallClock = { .seconds(1_800_000_000) }   // 2027-01-15 08:00:00 UTC, always
+        /// ```
+        public var wallClock: @Sendable () -> Duration {
+            get { { [clock] in .milliseconds(clock.read()) } }
+            set { clock = WallClock { newValue().wholeMilliseconds } }
         }
         /// The keys of encrypted suites this process reads and writes, by suite name (see
         /// ``Suite/encrypt(with:)``). Kept in memory only, never written to the replica; a handle
@@ -252,7 +258,8 @@ extension Store {
         }
     }
 
-    /// A wall clock with an identity: options copied from one another hold the same one.
+    /// A wall clock with an identity: options copied from one another hold the same one. It reads
+    /// milliseconds since 1970, as versions and expiries count them.
     package final class WallClock: Sendable {
         package let read: @Sendable () -> UInt64
         package init(_ read: @escaping @Sendable () -> UInt64) { self.read = read }

@@ -31,7 +31,7 @@ package struct StampReader: Sendable {
     /// The store's wall clock (`Store.Options.wallClock`), in milliseconds since 1970: a cached value
     /// that expires is current only before its expiry.
     @usableFromInline
-    package func wallClock() -> UInt64 { store.options.wallClock() }
+    package func wallClock() -> UInt64 { store.options.clock.read() }
 
     /// A number that changes whenever this process registers defaults for any suite of the replica.
     @usableFromInline

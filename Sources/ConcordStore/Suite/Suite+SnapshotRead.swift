@@ -18,7 +18,7 @@ extension Suite {
         let stored = try storedRow(forKey: key)
         guard stored.isStored else { return SnapshotRead(value: nil, snapshot: stored.snapshot) }
         let options = store.options
-        let (value, expiry) = try stored.reader.read(stored.bytes, now: options.wallClock)
+        let (value, expiry) = try stored.reader.read(stored.bytes, now: options.clock.read)
         return SnapshotRead(value: value, snapshot: stored.snapshot, expiry: expiry)
     }
 }

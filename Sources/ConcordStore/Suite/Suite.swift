@@ -58,7 +58,7 @@ public struct Suite: Sendable {
         let stored = try storedRow(forKey: key)
         guard stored.isStored else { return nil }
         let options = core.options
-        return try stored.reader.read(stored.bytes, now: options.wallClock).value
+        return try stored.reader.read(stored.bytes, now: options.clock.read).value
     }
 
     /// The stored record for `key`, tombstones and expired values included, with its version (and,
@@ -125,19 +125,19 @@ public struct Suite: Sendable {
     /// values do not either).
     public func contains(_ key: String) throws -> Bool {
         guard let record = try record(forKey: key) else { return false }
-        return !record.readsAsAbsent(at: core.options.wallClock())
+        return !record.readsAsAbsent(at: core.options.clock.read())
     }
 
     /// The keys that hold a value (not expired), sorted by their UTF-8 bytes.
     public func keys() throws -> [String] {
-        let now = core.options.wallClock()
+        let now = core.options.clock.read()
         return try records().compactMap { $0.record.readsAsAbsent(at: now) ? nil : $0.key }
     }
 
     /// Every stored value of the suite that has not expired (registered defaults not included).
     public func snapshot() throws -> [String: Value] {
         var out: [String: Value] = [:]
-        let now = core.options.wallClock()
+        let now = core.options.clock.read()
         for (key, record) in try records() where !record.readsAsAbsent(at: now) {
             out[key] = try rowReader(key).value(of: record, now: { now })
         }

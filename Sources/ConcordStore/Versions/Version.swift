@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let v = try suite.record(forKey: "theme")?.version
-/// print(v?.milliseconds, v?.replica)
+/// print(v?.time, v?.replica)
 /// ```
 public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The hybrid logical clock reading: milliseconds since 1970 in the high 48 bits, a counter in the low 16.
@@ -19,8 +19,15 @@ public struct Version: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.replica = replica
     }
 
-    /// The wall-clock part: milliseconds since 1970.
-    public var milliseconds: UInt64 { hlc >> 16 }
+    /// The wall-clock part: the time since 1970-01-01 00:00:00 UTC, in whole milliseconds.
+    ///
+    /// <!-- assume: let version = Version(hlc: 1_800_000_000_000 << 16, replica: .zero) -->
+    /// ```swift
+    /// let written = Date(timeIntervalSince1970: Double(version.time.components.seconds))
+    /// ```
+    public var time: Duration { .milliseconds(milliseconds) }
+    /// ``time`` as the clock counts it: milliseconds since 1970.
+    package var milliseconds: UInt64 { hlc >> 16 }
     /// The logical counter part.
     public var counter: UInt16 { UInt16(truncatingIfNeeded: hlc) }
 

@@ -24,7 +24,7 @@ extension Suite {
         try Names.validateKey(key, inSuite: name)
         let suiteName = name
         let fallback = registeredDefault(forKey: key)
-        let now = store.options.wallClock()
+        let now = store.options.clock.read()
         return try store.read { r in
             let names = try r.replicaNames()
             func named(_ id: ReplicaID) -> NamedReplica { NamedReplica(id: id, name: names[id]) }

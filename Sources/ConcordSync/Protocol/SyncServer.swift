@@ -60,7 +60,7 @@ package struct SyncServer {
         var hello = SyncHello(
             replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
             lastSeq: try store.lastSeq())
-        hello.milliseconds = store.options.wallClock()
+        hello.milliseconds = store.options.clock.read()
         hello.readOnly = readOnly
         hello.dryRun = client.dryRun
         hello.live = client.live

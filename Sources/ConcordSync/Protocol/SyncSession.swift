@@ -30,7 +30,7 @@ package final class SyncSession {
         var hello = SyncHello(
             replica: store.replicaID, selection: selection, knowledge: PeerKnowledge(received: try store.peerCursors()),
             lastSeq: try store.lastSeq())
-        hello.milliseconds = store.options.wallClock()
+        hello.milliseconds = store.options.clock.read()
         hello.dryRun = dryRun
         hello.live = live
         var sendError: ConcordError?

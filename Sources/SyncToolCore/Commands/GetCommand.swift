@@ -21,7 +21,7 @@ struct GetCommand: Command {
 
     func run(_ io: CommandIO) throws -> ExitCode {
         let s = try Arguments.openStore(dir).suite(suite)
-        let now = s.store.options.wallClock()
+        let now = s.store.options.clock.read()
         guard let record = try s.record(forKey: key), let value = try record.value(at: now) else {
             let expired = try s.record(forKey: key)?.expires.map { " (its value expired at \(JSONValue.formatDate($0)))" } ?? ""
             io.err("sync-tool get: key '\(printable(key))' is not set in suite '\(suite)'\(expired)")

@@ -21,7 +21,7 @@ struct ListCommand: Command {
     func run(_ io: CommandIO) throws -> ExitCode {
         let store = try Arguments.openStore(dir)
         let names = try suite.map { [$0] } ?? store.suiteNames()
-        let now = store.options.wallClock()
+        let now = store.options.clock.read()
         let deviceLocal = try store.read { try $0.deviceLocalKeys() }
         for name in names {
             for (key, record) in try store.suite(name).records() where !record.readsAsAbsent(at: now) {

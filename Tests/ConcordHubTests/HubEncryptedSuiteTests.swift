@@ -4,26 +4,137 @@ import Foundation
 import TestSupport
 import Testing
 
+/// An encrypted suite through the hub: the hub stores and merges its sealed records by version
+/// without a key, hands them back byte for byte, and holds no name or value of it in any table.
 @Suite("Hub sync: an encrypted suite", .offThePool)
 struct HubEncryptedSuiteTests {
-    @Test("a push holding an encrypted suite's sealed records is refused, naming the suite, and nothing of it reaches the hub")
-    func sealedRecordsAreRefused() throws {
+    static let markerValue = "marker-value-5d0c81e7"
+    static let markerKey = "marker-key-b39f2a64"
+
+    /// A store at `path` of `fx` holding `key` for suite "secrets" (nil: a replica without it).
+    static func store(_ fx: HubFixture, _ name: String, key: EncryptionKey?) throws -> Store {
+        var options = Store.Options()
+        options.durability = .none // the tests are about what the hub holds, not power loss
+        if let key { options.suiteKeys["secrets"] = key }
+        return try Store(path: fx.path(name), options: options)
+    }
+
+    /// The rows of `suite` as the store holds them, unopened, by row key.
+    static func storedRows(_ store: Store, suite: String) throws -> [String: [UInt8]] {
+        try store.read { r in
+            var rows: [String: [UInt8]] = [:]
+            try r.scanRecords(suite: suite) { _, key, row in
+                rows[key] = row.record.encoded
+                return true
+            }
+            return rows
+        }
+    }
+
+    @Test(
+        "sealed records go through the hub under their row keys and come back byte-identical; a replica without the key relays them to another account, and a key holder there reads and writes everything"
+    )
+    func keylessReplicaRelaysThroughTheHub() throws {
+        let fx = try HubFixture()
+        let (alice, bob) = (try fx.account("alice"), try fx.account("bob"))
+        let key = EncryptionKey.generate()
+        let phone = try Self.store(fx, "phone", key: key)
+        try phone.suite("secrets").encrypt(with: key)
+        try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
+        try phone.suite("secrets").set(1, forKey: "count")
+        try phone.suite("secrets").set("gone", forKey: "removed")
+        try phone.suite("secrets").remove("removed")
+        try phone.suite("prefs").set("dark", forKey: "theme")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+
+        // The hub holds the suite's rows sealed, under row keys, merged by version only.
+        let rows = try fx.admin().execute(
+            "SELECT key, sealed, octet_length(value) FROM concord_hub.records WHERE account = $1 AND suite = 'secrets' ORDER BY key",
+            [.text(alice.name)])
+        #expect(rows.count == 3)
+        var kinds: [String] = []
+        for row in 0..<rows.count {
+            let rowKey = try rows.text(row, 0)
+            #expect(rowKey.count == 32 && rowKey.allSatisfy(\.isHexDigit), "\(rowKey)")
+            kinds.append(try rows.text(row, 1))
+            #expect(try rows.int64(row, 2) >= 40, "the nonce, the sealed name and the tag")
+        }
+        #expect(kinds.sorted() == ["tombstone", "value", "value"])
+        let stats = try HubAdmin(fx.adminURL).stats()
+        let use = try #require(stats.perAccount.first { $0.name == alice.name })
+        #expect(use.tombstones == 1 && use.usage.keys == 4, "theme, the declaration and two values; a sealed deletion is a tombstone, not a key: \(use)")
+
+        // A backup host without the key: it stores the records as they came and reads none of them.
+        let relay = try Self.store(fx, "relay", key: nil)
+        try HubSynchronizer().sync(relay, try Hub(alice.url))
+        #expect(try relay.suite("secrets").isEncrypted)
+        expectError(.suiteKeyMissing) { _ = try relay.suite("secrets").get(Self.markerKey, as: String.self) }
+        #expect(try Self.storedRows(relay, suite: "secrets") == Self.storedRows(phone, suite: "secrets"), "byte-identical")
+        #expect(try relay.suite("prefs").get("theme", as: String.self) == "dark")
+
+        // It relays them to bob's account, where a key holder reads them, writes, and the write comes back.
+        try HubSynchronizer().sync(relay, try Hub(bob.url))
+        let laptop = try Self.store(fx, "laptop", key: key)
+        try HubSynchronizer().sync(laptop, try Hub(bob.url))
+        #expect(try laptop.suite("secrets").get(Self.markerKey, as: String.self) == Self.markerValue)
+        #expect(try laptop.suite("secrets").get("count", as: Int.self) == 1)
+        #expect(try laptop.suite("secrets").get("removed", as: String.self) == nil)
+        try laptop.suite("secrets").set(2, forKey: "count")
+        try laptop.suite("secrets").remove(Self.markerKey)
+        try HubSynchronizer().sync(laptop, try Hub(bob.url))
+        for hub in [bob.url, alice.url] { try HubSynchronizer().sync(relay, try Hub(hub)) }
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(try phone.suite("secrets").get("count", as: Int.self) == 2)
+        #expect(try phone.suite("secrets").get(Self.markerKey, as: String.self) == nil)
+        #expect(try phone.suite("secrets").keys() == ["count"])
+        #expect(try Self.storedRows(phone, suite: "secrets") == Self.storedRows(laptop, suite: "secrets"))
+        #expect(try Self.storedRows(relay, suite: "secrets") == Self.storedRows(laptop, suite: "secrets"))
+    }
+
+    @Test(
+        "a marker value and key name written to an encrypted suite appear in no column of any hub table, nor in a notification; the same pair in the clear does (the scan can fail)"
+    )
+    func noHubTableHoldsANameOrValue() throws {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
-        let phone = try fx.store("phone")
-        try phone.suite("prefs").set("dark", forKey: "theme")
         let key = EncryptionKey.generate()
+        let phone = try Self.store(fx, "phone", key: key)
         try phone.suite("secrets").encrypt(with: key)
-        try phone.suite("secrets").set("s3cret", forKey: "token")
-        do {
-            try HubSynchronizer().sync(phone, try Hub(alice.url))
-            Issue.record("the push was not refused")
-        } catch let error as ConcordError {
-            #expect(error.code == .refusedByPeer && error.suite == "secrets", "\(error)")
+        try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
+        try phone.suite("secrets").set("another", forKey: "deleted-" + Self.markerKey)
+        try phone.suite("secrets").remove("deleted-" + Self.markerKey)
+        try phone.suite("plain").set("plain-value-0e6d", forKey: "plain-key-44b1")
+        // A session listening on the account's channel, as a live device does, gets every notification.
+        let listener = try fx.admin()
+        let channel = try listener.execute("SELECT channel FROM concord_hub.accounts WHERE name = $1", [.text(alice.name)]).text(0, 0)
+        try listener.execute("LISTEN \(channel)")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        try phone.suite("secrets").set(Self.markerValue + "-again", forKey: Self.markerKey)
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+
+        let admin = try fx.admin()
+        let tables = try admin.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'concord_hub' AND c.relkind IN ('r', 'p')")
+        var dump = ""
+        for t in 0..<tables.count {
+            // Every column of every row as text (bytea as hex, so the markers' bytes in hex too).
+            let table = try tables.text(t, 0)
+            let rows = try admin.execute("SELECT row_to_json(t)::text FROM concord_hub.\(table) t")
+            for row in 0..<rows.count { dump += try rows.text(row, 0) + "\n" }
         }
-        // Nothing of the push went in: another device pulls nothing, not even the suite in the clear.
-        let laptop = try fx.store("laptop")
-        try HubSynchronizer().sync(laptop, try Hub(alice.url))
-        #expect(try laptop.suite("prefs").get("theme", as: String.self) == nil)
+        var notifications: [PostgresConnection.Notification] = []
+        while notifications.count < 2 {
+            let (arrived, _) = try listener.waitForNotifications(timeout: 30)
+            if arrived.isEmpty { break }
+            notifications += arrived
+        }
+        #expect(notifications.count == 2, "each push notified the channel")
+        dump += notifications.map(\.payload).joined(separator: "\n")
+        let hex = { (text: String) in text.utf8.map { String(format: "%02x", $0) }.joined() }
+        for marker in [Self.markerValue, Self.markerKey] {
+            #expect(!dump.contains(marker) && !dump.contains(hex(marker)), "\(marker) is in the hub's tables")
+        }
+        #expect(dump.contains("plain-key-44b1") && dump.contains(hex("plain-value-0e6d")), "the scan finds what is in the clear")
+        #expect(dump.contains("\"secrets\""), "the suite's name stays readable")
     }
 }

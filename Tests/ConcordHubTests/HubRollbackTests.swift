@@ -202,7 +202,7 @@ struct HubRollbackTests {
         // Back to what the previous release left: the hub at schema 3, the devices' cursors without marks.
         let admin = try PostgresConnection(ConnectionString(fx.adminURL))
         for statement in [
-            "ALTER TABLE concord_hub.records DROP COLUMN expires_ms",
+            "ALTER TABLE concord_hub.records DROP COLUMN sealed, DROP COLUMN expires_ms",
             "DROP TABLE concord_hub.marks",
             "ALTER TABLE concord_hub.accounts DROP COLUMN mark, DROP COLUMN marks_pruned",
             """

@@ -41,7 +41,7 @@ struct HubUpgradeTests {
         expectError(.hubNotInitialized) { try HubAdmin(adminURL).stats() }
 
         let upgraded = try run("sync-tool", ["hub", "init", adminURL])
-        #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 2 to 5"), "\(upgraded.stdout) \(upgraded.stderr)")
+        #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 2 to 6"), "\(upgraded.stdout) \(upgraded.stderr)")
         let rows = try admin.execute("SELECT name, channel, keys_used, bytes_used, max_keys, max_bytes FROM concord_hub.accounts ORDER BY name")
         #expect(rows.count == 2)
         #expect(try rows.text(0, 1) != rows.text(1, 1), "each account has a channel of its own")
@@ -69,5 +69,49 @@ struct HubUpgradeTests {
         #expect(use.keys == 3)
         #expect(try phone.suite("prefs").get("a", as: String.self) == "first" && phone.suite("prefs").get("gone", as: String.self) == nil)
         #expect(try run("sync-tool", ["hub", "init", adminURL]).stdout.contains("nothing changed"))
+    }
+
+    @Test(
+        "a version-5 hub upgrades to 6 and then holds an encrypted suite's sealed records, counting a sealed deletion as a tombstone; a hub newer than this client is refused before anything is pushed"
+    )
+    func fromVersion5() throws {
+        let server = try SharedPostgres.get()
+        let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
+        try PostgresConnection(ConnectionString(server.url())).execute("CREATE DATABASE up_\(id)")
+        let adminURL = server.url(database: "up_\(id)")
+        let admin = try PostgresConnection(ConnectionString(adminURL))
+        try HubAdmin(adminURL).createSchema(asOfVersion: 5)
+        expectError(.hubNotInitialized, "a version-5 hub is not current") { _ = try HubAdmin(adminURL).stats() }
+        let upgraded = try run("sync-tool", ["hub", "init", adminURL])
+        #expect(upgraded.status == 0 && upgraded.stdout.contains("upgraded from schema version 5 to 6"), "\(upgraded.stdout) \(upgraded.stderr)")
+
+        let alice = "up\(id)_alice"
+        try HubAdmin(adminURL).addAccount(alice, password: "pw-\(id)")
+        let url = server.url(database: "up_\(id)", user: alice, password: "pw-\(id)")
+        let tmp = try TemporaryDirectory("up")
+        defer { tmp.remove() }
+        let phone = try Store(path: tmp.path("phone"))
+        try phone.suite("prefs").set("before", forKey: "theme")
+        let key = EncryptionKey.generate()
+        try phone.suite("secrets").encrypt(with: key)
+        try phone.suite("secrets").set("s3cret", forKey: "token")
+        try phone.suite("secrets").set("old", forKey: "stale")
+        try phone.suite("secrets").remove("stale")
+        try HubSynchronizer().sync(phone, try Hub(url))
+        let use = try admin.execute("SELECT keys_used FROM concord_hub.accounts WHERE name = $1", [.text(alice)]).int64(0, 0)
+        #expect(use == 3, "theme, the declaration and token; the sealed deletion is no key")
+        var keyed = Store.Options()
+        keyed.suiteKeys["secrets"] = key
+        let laptop = try Store(path: tmp.path("laptop"), options: keyed)
+        try HubSynchronizer().sync(laptop, try Hub(url))
+        #expect(try laptop.suite("secrets").get("token", as: String.self) == "s3cret")
+        #expect(try laptop.suite("prefs").get("theme", as: String.self) == "before")
+
+        // A hub upgraded past this client (as this one is past a version-5 client): refused, nothing pushed.
+        try admin.execute("UPDATE concord_hub.meta SET schema_version = schema_version + 1")
+        try phone.suite("secrets").set("newer", forKey: "token")
+        let seq = try admin.execute("SELECT last_seq FROM concord_hub.accounts WHERE name = $1", [.text(alice)]).int64(0, 0)
+        expectError(.newerHubSchema) { try HubSynchronizer().sync(phone, try Hub(url)) }
+        #expect(try admin.execute("SELECT last_seq FROM concord_hub.accounts WHERE name = $1", [.text(alice)]).int64(0, 0) == seq)
     }
 }

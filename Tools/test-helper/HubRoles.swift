@@ -5,9 +5,10 @@ import SplitMix
 
 /// Roles for the hub tests. Returns nil for a role it does not know.
 ///
-/// - `hub-random DIR URL SEED STEPS`: random sets, deletes, resets and increments on DIR, syncing
-///   through the hub at random; prints `W SUITE KEY HEX` (the record each write left, encoded) and
-///   `done` at the end.
+/// - `hub-random DIR URL SEED STEPS [KEY_FILE]`: random sets, deletes, resets and increments on DIR,
+///   syncing through the hub at random; prints `W SUITE KEY HEX` (the record each write left, encoded,
+///   in the clear) and `done` at the end. With KEY_FILE, suite s0 is declared encrypted with that key
+///   before the first write (the declaration's record is printed too), and gets sets where the others get increments (its keys are lww).
 /// - `hub-write-and-sync DIR URL COUNT`: sets COUNT keys (named after DIR's last component) in one write, prints `written`, then syncs
 ///   through the hub and prints `synced` (to be killed, or to meet a stopped server: then exit 5).
 /// - `hub-sync DIR URL [PAGE]`: one sync (pages of PAGE rows); prints `synced PUSHED PULLED`.
@@ -15,7 +16,14 @@ enum HubRoles {
     static func run(_ role: String, _ args: [String]) throws -> Int32? {
         switch role {
         case "hub-random":
-            let store = try Store(path: args[0])
+            let suiteKey = args.count > 4 ? try EncryptionKey(contentsOfFile: args[4]) : nil
+            var options = Store.Options()
+            if let suiteKey { options.suiteKeys["s0"] = suiteKey }
+            let store = try Store(path: args[0], options: options)
+            if let suiteKey {
+                try store.suite("s0").encrypt(with: suiteKey)
+                try report(try store.suite(ReservedSuite.name), SealDeclaration.reservedKey(suite: "s0"))
+            }
             var g = SeededRandom(seed: UInt64(args[2])!)
             let suites = ["s0", "s1"]
             for _ in 0..<Int(args[3])! {
@@ -31,6 +39,9 @@ enum HubRoles {
                 case 55..<60:
                     try suite.reset()
                     for (k, _) in try suite.records() { try report(suite, k) }
+                case 60..<75 where suiteKey != nil && suite.name == "s0":
+                    try suite.set(Int.random(in: 0..<1000, using: &g), forKey: "n\(key)")
+                    try report(suite, "n\(key)")
                 case 60..<75:
                     do { try suite.increment("n\(key)") } catch let error as ConcordError where error.code == .typeMismatch {
                         try suite.set(1, forKey: "n\(key)")

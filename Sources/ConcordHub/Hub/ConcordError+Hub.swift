@@ -3,15 +3,6 @@ import Concord
 /// The hub's errors, each with a message a person can act on; no message ever holds a password.
 extension ConcordError {
     /// The database has no hub schema.
-    /// A push holding an encrypted suite's sealed records: the hub's rows hold a record's parts in
-    /// columns of their own, which a sealed record does not have, so nothing of the push is written.
-    package static func hubSealed(suite: String, account: String) -> ConcordError {
-        ConcordError(
-            .refusedByPeer,
-            "suite \(quoted(suite)) is encrypted, and a hub does not hold sealed records: sync it between replicas (directories, bundles, ssh); nothing was pushed to account \(quoted(account))",
-            suite: suite, peer: "hub \(account)")
-    }
-
     package static func notInitialized(endpoint: String) -> ConcordError {
         ConcordError(
             .hubNotInitialized,

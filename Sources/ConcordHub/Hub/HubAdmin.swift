@@ -229,7 +229,7 @@ public final class HubAdmin {
                     """
                     SELECT (SELECT count(*) FROM concord_hub.accounts),
                            (SELECT count(*) FROM concord_hub.records),
-                           (SELECT count(*) FROM concord_hub.records WHERE value IS NULL),
+                           (SELECT count(*) FROM concord_hub.records r WHERE \(HubSchema.isTombstone("r"))),
                            (SELECT coalesce(sum(last_seq), 0)::bigint FROM concord_hub.accounts),
                            (SELECT count(DISTINCT (account, device)) FROM concord_hub.devices),
                            (\(size("concord_hub.records")) + \(size("concord_hub.devices")) + pg_total_relation_size('concord_hub.accounts'))::bigint,
@@ -250,7 +250,7 @@ public final class HubAdmin {
                     """
                     SELECT a.name, a.last_seq, a.horizon_seq, a.horizon_ms,
                            (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name),
-                           (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND r.value IS NULL),
+                           (SELECT count(*) FROM concord_hub.records r WHERE r.account = a.name AND \(HubSchema.isTombstone("r"))),
                            (SELECT count(DISTINCT device) FROM concord_hub.devices d WHERE d.account = a.name),
                            a.label, a.keys_used, a.max_keys, a.bytes_used, a.max_bytes
                     FROM concord_hub.accounts a ORDER BY a.name LIMIT 1000
@@ -291,8 +291,8 @@ public final class HubAdmin {
                 let rows = try db.execute(
                     """
                     WITH doomed AS (
-                      DELETE FROM concord_hub.records
-                      WHERE (value IS NULL AND version < $1) OR (expires_ms IS NOT NULL AND NOT policy AND expires_ms <= $2)
+                      DELETE FROM concord_hub.records r
+                      WHERE (\(HubSchema.isTombstone("r")) AND version < $1) OR (expires_ms IS NOT NULL AND NOT policy AND expires_ms <= $2)
                       RETURNING account, seq),
                     horizons AS (SELECT account, max(seq) AS seq, count(*) AS n FROM doomed GROUP BY account),
                     moved AS (

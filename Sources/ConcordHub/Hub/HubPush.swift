@@ -55,13 +55,14 @@ package enum HubPush {
     }
 
     static let upsert = """
-        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, policy, expires_ms, seq, pushed_by)
-        SELECT $1, e.suite, e.key, e.version, e.value, e.policy::boolean, nullif(e.expires, '')::bigint, $2 + e.n::bigint, $3
-        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::text[], $9::text[], $10::text[])
-          AS e (suite, key, version, value, policy, n, expires)
+        INSERT INTO concord_hub.records AS r (account, suite, key, version, value, policy, expires_ms, sealed, seq, pushed_by)
+        SELECT $1, e.suite, e.key, e.version, e.value, e.policy::boolean, nullif(e.expires, '')::bigint, nullif(e.sealed, ''),
+          $2 + e.n::bigint, $3
+        FROM unnest($4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::text[], $9::text[], $10::text[], $11::text[])
+          AS e (suite, key, version, value, policy, n, expires, sealed)
         ON CONFLICT (account, suite, key) DO UPDATE
         SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, expires_ms = EXCLUDED.expires_ms,
-          seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
+          sealed = EXCLUDED.sealed, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by
         """
 
     /// Pushes `batch` (read from the device's journal for the hub) in one transaction. `pulled(suite)`
@@ -86,7 +87,6 @@ package enum HubPush {
     package static func pushInOpenTransaction(
         _ batch: RemoteBatch, to hub: Hub, pulled: (String) -> UInt64 = { _ in .max }, replacing: Bool = false
     ) throws -> Outcome {
-        if let sealed = batch.entries.first(where: { $0.record.isSealed }) { throw ConcordError.hubSealed(suite: sealed.suite, account: hub.account) }
         let db = hub.db
         var outcome = Outcome()
         var seqBefore: Int64? // the account's last seq before this push (a new cursor's `since`)
@@ -108,15 +108,16 @@ package enum HubPush {
             outcome.meetings = plan.meetings
             if !plan.writes.isEmpty {
                 let writes = plan.writes
+                let records: [Record] = writes.map(\.record)
+                let columns: [PostgresValue] = [
+                    .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
+                    .byteaArray(records.map { versionBytes($0.version) }), .byteaArray(records.map(storedValue)),
+                    .textArray(records.map { $0.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) }),
+                    .textArray(records.map { $0.expiryMilliseconds.map(String.init) ?? "" }),
+                    .textArray(records.map { HubSchema.sealedColumn($0) ?? "" })
+                ]
                 let upserted = try db.execute(
-                    upsert,
-                    [
-                        .text(hub.account), .int8(base), .bytea(batch.source.bytes),
-                        .textArray(writes.map { batch.entries[$0.index].suite }), .textArray(writes.map { batch.entries[$0.index].key }),
-                        .byteaArray(writes.map { versionBytes($0.record.version) }), .byteaArray(writes.map { storedValue($0.record) }),
-                        .textArray(writes.map { $0.record.isPlain ? "false" : "true" }), .textArray(writes.map { String($0.index + 1) }),
-                        .textArray(writes.map { $0.record.expiryMilliseconds.map(String.init) ?? "" })
-                    ], operation: "push")
+                    upsert, [.text(hub.account), .int8(base), .bytea(batch.source.bytes)] + columns, operation: "push")
                 outcome.rowsChanged = upserted.affected
             }
             outcome.lastSeq = UInt64(base + n)
@@ -223,14 +224,14 @@ package enum HubPush {
     /// How many of `batch`'s entries would change the hub (a dry run: nothing is written).
     static func plan(_ batch: RemoteBatch, to hub: Hub) throws -> Int {
         guard !batch.entries.isEmpty else { return 0 }
-        if let sealed = batch.entries.first(where: { $0.record.isSealed }) { throw ConcordError.hubSealed(suite: sealed.suite, account: hub.account) }
         return try ConcordError.fromPostgres { try merges(batch, on: hub, pulled: { _ in .max }).writes.count }
     }
 
     /// What the hub's `value` column holds for a record: a plain value's bytes (its expiry, if any, in
-    /// `expires_ms`), a policy record's state (with `policy` true), or NULL for a tombstone.
+    /// `expires_ms`), a policy record's state (with `policy` true), a sealed record's sealed bytes (with
+    /// `sealed` saying whether it is a deletion), or NULL for a tombstone in the clear.
     static func storedValue(_ record: Record) -> [UInt8]? {
-        record.state?.encoded ?? record.valueBytes
+        record.state?.encoded ?? record.valueBytes ?? record.sealedBytes
     }
 
     /// A version as the hub stores it: the hlc big-endian, then the replica id, so comparing the

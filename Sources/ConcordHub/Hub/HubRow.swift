@@ -24,8 +24,13 @@ package struct HubRow: Sendable, Equatable {
     package var policy: Bool
     /// A plain value's expiry in milliseconds since 1970 (hub schema 5), or nil when it does not expire.
     package var expires: Int64?
+    /// The `sealed` column's bytes (hub schema 6): `value` or `tombstone` for a sealed record of an
+    /// encrypted suite, whose sealed bytes `value` holds; nil for a record in the clear.
+    package var sealed: [UInt8]?
 
-    package init(seq: Int64, suite: [UInt8], key: [UInt8], version: [UInt8], value: [UInt8]?, policy: Bool, expires: Int64? = nil) {
+    package init(
+        seq: Int64, suite: [UInt8], key: [UInt8], version: [UInt8], value: [UInt8]?, policy: Bool, expires: Int64? = nil, sealed: [UInt8]? = nil
+    ) {
         self.seq = seq
         self.suite = suite
         self.key = key
@@ -33,19 +38,20 @@ package struct HubRow: Sendable, Equatable {
         self.value = value
         self.policy = policy
         self.expires = expires
+        self.sealed = sealed
     }
 
     /// The columns a statement selects to read rows, in the order `init(_:_:)` reads them; the
     /// device that pushed the row follows, at `pushedByColumn`.
-    static let columns = "seq, suite, key, version, value, policy, expires_ms, pushed_by"
-    static let pushedByColumn = 7
+    static let columns = "seq, suite, key, version, value, policy, expires_ms, sealed, pushed_by"
+    static let pushedByColumn = 8
 
-    /// Reads columns seq, suite, key, version, value, policy, expires_ms of `row` (`columns`).
+    /// Reads columns seq, suite, key, version, value, policy, expires_ms, sealed of `row` (`columns`).
     init(_ rows: PostgresRows, _ row: Int) throws {
         self.init(
             seq: try rows.int64(row, 0), suite: try rows.bytes(row, 1), key: try rows.bytes(row, 2),
             version: try rows.bytes(row, 3), value: rows.optionalBytes(row, 4), policy: try rows.bool(row, 5),
-            expires: rows.isNull(row, 6) ? nil : try rows.int64(row, 6))
+            expires: rows.isNull(row, 6) ? nil : try rows.int64(row, 6), sealed: rows.optionalBytes(row, 7))
     }
 
     /// The row's version, when its bytes are one.
@@ -76,7 +82,18 @@ package struct HubRow: Sendable, Equatable {
                     .version, "its expiry (\(expires) ms since 1970) is not a time any clock produces (after 1970, up to the end of the year 9999)")
             }
         }
-        var encoded: [UInt8] = [policy ? 2 : value == nil ? 1 : expires == nil ? 0 : 3]
+        let flags: UInt8
+        switch sealed.map({ String(decoding: $0, as: UTF8.self) }) {
+        case nil: flags = policy ? 2 : value == nil ? 1 : expires == nil ? 0 : 3
+        case let kind? where kind == "value" || kind == "tombstone":
+            guard !policy, expires == nil, value != nil else {
+                return refused(
+                    .undecodable, "it is a sealed record \(policy ? "marked a policy record" : value == nil ? "without its sealed bytes" : "with an expiry")")
+            }
+            flags = kind == "value" ? 4 : 5
+        case let kind?: return refused(.undecodable, "its sealed column holds \(ConcordError.quoted(kind)), neither value nor tombstone")
+        }
+        var encoded: [UInt8] = [flags]
         encoded += version
         if let expires { encoded += PostgresValue.bigEndian(UInt64(expires)) }
         if let value { encoded += value }

@@ -45,6 +45,12 @@ extension HubSchema {
             "REVOKE EXECUTE ON FUNCTION concord_hub.count_record_use(), concord_hub.count_device_use() FROM PUBLIC"
         ] + ["records", "devices"].flatMap(useTriggers)
 
+    /// The function counting the keys and bytes of `records` as schema 6 has it: a sealed tombstone,
+    /// which holds bytes, is no key.
+    static var recordUseFunction: String {
+        useFunction(name: "count_record_use", keys: "count(*) FILTER (WHERE NOT \(isTombstone("%")))", bytes: recordBytes("%"))
+    }
+
     /// What a row of `records` counts against `max_bytes` (`alias` names the row).
     static func recordBytes(_ alias: String) -> String {
         "octet_length(\(alias).suite) + octet_length(\(alias).key) + coalesce(octet_length(\(alias).value), 0)"
@@ -62,7 +68,7 @@ extension HubSchema {
             return "SELECT t.account, \(sign)(\(k))::bigint AS keys, \(sign)(sum(\(b)))::bigint AS bytes FROM \(table) t GROUP BY t.account"
         }
         return """
-            CREATE FUNCTION concord_hub.\(name)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            CREATE OR REPLACE FUNCTION concord_hub.\(name)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $$
             DECLARE
               names text[];

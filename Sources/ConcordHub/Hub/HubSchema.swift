@@ -19,11 +19,13 @@ import Concord
 ///   `HubSchema+Marks.swift`).
 /// - `records.expires_ms` (version 5): when a plain value expires, in milliseconds since 1970 (NULL:
 ///   never); a row that expired reads as absent on every device, and `hub gc` drops it like a tombstone.
+/// - `records.sealed` (version 6): a sealed record of an encrypted suite, under its row key, its sealed
+///   bytes in `value` (`HubSchema+Sealed.swift`).
 ///
 /// `records` and `devices` may be hash-partitioned by account (`HubPartitioning`); every migration
 /// applies to either layout.
 enum HubSchema {
-    static let version = 5
+    static let version = 6
     static let schema = "concord_hub"
     static let deviceRole = "concord_hub_device"
 
@@ -92,7 +94,8 @@ enum HubSchema {
             // Version 5: a plain value may expire (`expires_ms`, milliseconds since 1970; NULL: never). A
             // version-4 client is refused by this hub (`newerSchema`) rather than dropping the expiry.
             "ALTER TABLE concord_hub.records ADD COLUMN expires_ms bigint"
-        ]
+        ],
+        sealedMigration
     ]
 
     /// Creates or upgrades the schema, then (with `partitions`) lays `records` and `devices` out in that

@@ -22,6 +22,8 @@ package final class ReplicaCore: Sendable {
     private let writingThread = Atomic<UInt>(0)
     /// Shares commits among this process's threads writing at once.
     let group = GroupCommit()
+    /// The reserved suite's declarations the last commit knew, for the next write transaction.
+    let declarationCache = DeclarationCache()
     /// Set by a commit after which the journal is due for compaction; the write call that takes it runs the pass.
     private let compactionDue = Atomic<Bool>(false)
 
@@ -179,16 +181,19 @@ package final class ReplicaCore: Sendable {
     private func commitAll(_ batch: [GroupCommit.Pending], failed: inout Int?) throws {
         let thread = UInt(pthread_self())
         var journaled = false
+        var known: KnownDeclarations?
         let changed = try mapLMDBErrors(path: path) {
             try env.write { txn -> Bool in
                 writingThread.store(thread, ordering: .relaxed)
                 defer { writingThread.store(0, ordering: .relaxed) }
                 var changed = false
+                known = nil
                 for (index, pending) in batch.enumerated() {
                     failed = index
-                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.clock.read())
+                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.clock.read(), carrying: known)
                     try pending.run(transaction)
                     try transaction.finish()
+                    known = transaction.known
                     if transaction.changeCount > 0 { journaled = true }
                     if transaction.changeCount > 0 || transaction.cursorsChanged { changed = true }
                 }
@@ -197,6 +202,7 @@ package final class ReplicaCore: Sendable {
                 return changed
             }
         }
+        if let known { declarationCache.publish(known) }
         if journaled { compactionDue.store(true, ordering: .releasing) }
         if changed {
             signal.touch()

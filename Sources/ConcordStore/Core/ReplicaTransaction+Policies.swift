@@ -177,7 +177,7 @@ extension ReplicaTransaction {
     func resolvedPolicy(suite: String, key: String, existing: ExistingRow?) throws -> MergePolicy {
         if suite != ReservedSuite.name {
             if declarations?.suite != suite {
-                declarations = (suite, try hasKeyDeclarations(suite: suite), try prefixPolicies(suite: suite))
+                declarations = try policies(suite: suite)
             }
             if let declared = declarations {
                 if declared.hasKeys {

@@ -15,13 +15,20 @@ package final class SuiteKeyring: Sendable {
     private let keys = Mutex<[String: EncryptionKey]>([:])
     /// Whether any key was ever added: a process holding none reads plain suites without looking up declarations.
     private let holdsAny = Atomic<Bool>(false)
+    /// How many times a key was added: what was found with the keys of one generation (a suite's
+    /// sealing) holds until the next.
+    private let additions = Atomic<Int>(0)
 
     package init() {}
 
     package func add(_ key: EncryptionKey, suite: String) {
         keys.withLock { $0[suite] = key }
         holdsAny.store(true, ordering: .releasing)
+        additions.add(1, ordering: .releasing)
     }
+
+    /// Changes with every key added (``add(_:suite:)``).
+    package var generation: Int { additions.load(ordering: .acquiring) }
 
     /// Adds every suite's key of `keys` (``Store/Options/suiteKeys``).
     package func add(_ keys: [String: EncryptionKey]) {

@@ -33,7 +33,7 @@ public enum SyncTool {
         ListCommand.self, SuitesCommand.self, ResetCommand.self, InfoCommand.self, NameCommand.self, CheckCommand.self,
         LogCommand.self, WatchCommand.self,
         SyncCommand.self, ServeCommand.self, ExportCommand.self, ImportCommand.self, ConflictsCommand.self, WhyCommand.self,
-        RestoreCommand.self, KeygenCommand.self, EncryptCommand.self, HubCommand.self,
+        RestoreCommand.self, KeygenCommand.self, EncryptCommand.self, RotateKeyCommand.self, HubCommand.self,
         BackupCommand.self, RecoverCommand.self, StatCommand.self, StatusCommand.self, GcCommand.self, CompletionsCommand.self
     ]
 
@@ -42,7 +42,7 @@ public enum SyncTool {
             "Usage: sync-tool COMMAND [ARGUMENTS] [OPTIONS]\n\nConcord's command-line tool: read, write, watch and check replica directories.\n\nCommands:\n"
         for c in commands { out += "  " + c.spec.name.padding(toLength: 13, withPad: " ", startingAt: 0) + c.spec.abstract + "\n" }
         out +=
-            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nEvery command takes --key-file FILE (or CONCORD_KEY_FILE): the key of the encrypted suites it reads or writes.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input (an encrypted suite without its key), 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 7 another key than the suite's, 10 changes pending (--dry-run)."
+            "\nRun 'sync-tool COMMAND --help' for a command's arguments; 'sync-tool --version [--json]' for the version and formats.\nEvery command takes --key-file FILE (or CONCORD_KEY_FILE): the key of the encrypted suites it reads or writes.\nExit codes: 0 ok, 1 not found, 2 usage, 3 invalid input (an encrypted suite without its key), 4 store or hub error, 5 peer (remote or hub) unreachable, login refused or connection dropped, 6 over the hub account's quota (push refused), 7 another key than the suite's, 8 a key the suite was rotated from, 10 changes pending (--dry-run)."
         return out
     }
 

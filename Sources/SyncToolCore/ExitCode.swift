@@ -18,6 +18,8 @@ public enum ExitCode: Int32, Sendable {
     case overQuota = 6
     /// The key given (`--key-file`, `CONCORD_KEY_FILE`) is not the one the suite is encrypted with.
     case wrongKey = 7
+    /// The key given is one the suite was rotated from (`sync-tool rotate-key`): give the new key.
+    case keyRotated = 8
     /// `--dry-run` found changes pending.
     case pending = 10
 }
@@ -38,6 +40,7 @@ extension ExitCode {
         case .unreachable, .timedOut: self = .unreachable
         case .overQuota: self = .overQuota
         case .suiteKeyMismatch: self = .wrongKey
+        case .suiteKeyRotated: self = .keyRotated
         }
     }
 }

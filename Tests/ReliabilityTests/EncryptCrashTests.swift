@@ -46,4 +46,48 @@ import Testing
         // A suite left in the clear encrypts on the next try.
         if checkpoint != "committed" { #expect(try suite.encrypt(with: key) == 200) }
     }
+
+    /// A process rotating the key of an encrypted suite, killed at each point of the transaction:
+    /// the suite is left sealed with the old key, every record opening with it, or with the new one.
+    @Test(arguments: ["declared", "halfway", "sealed", "committed"])
+    func killedWhileRotatingLeavesTheSuiteUnderTheOldKeyOrTheNew(_ checkpoint: String) throws {
+        let tmp = try TemporaryDirectory("concord-rotate-crash")
+        defer { tmp.remove() }
+        let dir = tmp.path("a")
+        let (oldKey, newKey) = (EncryptionKey.generate(), EncryptionKey.generate())
+        try oldKey.write(toFile: tmp.path("old.key"))
+        try newKey.write(toFile: tmp.path("new.key"))
+        do {
+            let store = try Store(path: dir)
+            let suite = try store.suite("secrets")
+            try suite.encrypt(with: oldKey)
+            try suite.batch { b in for i in 0..<200 { try b.set("value-\(i)", forKey: "key-\(i)") } }
+            try suite.declare(.counter, forKey: "launches")
+            try suite.increment("launches", by: 7)
+        }
+
+        let rotater = try ChildProcess(
+            "concord-test-helper", ["rotate-stop", dir, "secrets", tmp.path("old.key"), tmp.path("new.key"), checkpoint])
+        try #require(rotater.waitForLine { $0.hasPrefix("at \(checkpoint)") }, "the rotation reaches \(checkpoint): \(rotater.errorOutput)")
+        rotater.kill()
+        rotater.process.waitUntilExit()
+
+        let committed = checkpoint == "committed"
+        var options = Store.Options()
+        options.suiteKeys["secrets"] = committed ? newKey : oldKey
+        let store = try Store(path: dir, options: options)
+        let suite = try store.suite("secrets")
+        #expect(try suite.keys().count == 201, "killed at \(checkpoint)")
+        for i in 0..<200 { #expect(try suite.get("key-\(i)", as: String.self) == "value-\(i)") }
+        #expect(try suite.get("launches", as: Int.self) == 7)
+        let sealing = SuiteSealing(suite: "secrets", key: committed ? newKey : oldKey)
+        try store.read { r in
+            try r.scanRecords(suite: "secrets") { _, key, row in
+                #expect((try? sealing.openStored(row.record, storedKey: key)) != nil, "\(key) after a kill at \(checkpoint)")
+                return true
+            }
+        }
+        #expect(try store.check().isEmpty)
+        if !committed { #expect(try suite.rotateKey(to: newKey) == 201, "a rotation cut short runs whole on the next try") }
+    }
 }

@@ -76,4 +76,30 @@ struct EncryptCommandTests {
         for marker in ["token-5e2b", "s3cret-91ad"] { #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) is in data.mdb") }
         #expect(try tool(["check", dir]).exited(0))
     }
+
+    @Test("rotate-key seals the suite again with the new key: the new key reads, the old one is exit 8, another key 7")
+    func rotateKey() throws {
+        defer { tmp.remove() }
+        let newKeyFile = tmp.path("new.key")
+        for file in [keyFile, newKeyFile, tmp.path("other.key")] { #expect(try tool(["keygen", file]).exited(0)) }
+        #expect(try tool(["set", dir, "secrets", "token-3a1f", "s3cret-7c20"]).exited(0))
+        #expect(try tool(["encrypt", dir, "secrets", "--key-file", keyFile]).exited(0))
+        #expect(try tool(["incr", dir, "secrets", "launches", "2", "--key-file", keyFile]).exited(0))
+        let usage = try tool(["rotate-key", dir, "secrets", "--key-file", keyFile])
+        #expect(usage.status == 2 && usage.stderr.contains("--new-key-file"), "\(usage)")
+        let wrong = try tool(["rotate-key", dir, "secrets", "--key-file", tmp.path("other.key"), "--new-key-file", newKeyFile])
+        #expect(wrong.status == 7, "\(wrong)")
+        let rotated = try tool(["rotate-key", dir, "secrets", "--key-file", keyFile, "--new-key-file", newKeyFile])
+        #expect(rotated.exited(0) && rotated.stdout.contains("2 records sealed again"), "\(rotated)")
+
+        let got = try tool(["get", dir, "secrets", "token-3a1f", "--key-file", newKeyFile])
+        #expect(got.exited(0) && got.stdout == "s3cret-7c20\n", "\(got)")
+        let old = try tool(["get", dir, "secrets", "token-3a1f", "--key-file", keyFile])
+        #expect(old.status == 8 && old.stderr.contains("rotated") && old.stderr.contains("give the new key"), "\(old)")
+        #expect(try tool(["set", dir, "secrets", "token-3a1f", "x", "--key-file", keyFile]).status == 8, "nothing is written with the old key")
+        let back = try tool(["rotate-key", dir, "secrets", "--key-file", newKeyFile, "--new-key-file", keyFile])
+        #expect(back.status == 3 && back.stderr.contains("rotated from"), "\(back)")
+        let count = try tool(["get", dir, "secrets", "launches", "--key-file", newKeyFile])
+        #expect(count.exited(0) && count.stdout == "2\n", "\(count)")
+    }
 }

@@ -252,9 +252,11 @@ package final class ReplicaCore: Sendable {
                 if known == nil { sealings[entry.suite] = .some(found) }
                 guard let sealing = found else { return true }
                 let reader = RowReader(suite: entry.suite, key: entry.key, path: path)
-                let name: String
-                var record: Record
-                do { (name, record) = try sealing.openStored(entry.record, storedKey: entry.key) } catch { throw reader.undecodable(error) }
+                let opened: (name: String, record: Record)?
+                do { opened = try sealing.openWithAnyKey(entry.record, storedKey: entry.key) } catch { throw reader.undecodable(error) }
+                // Sealed with a key the suite was rotated from, which this process does not hold: left out.
+                guard case (let name, let opened)? = opened else { return true }
+                var record = opened
                 if !record.isPlain, let joined = try s.namedRecord(suite: entry.suite, key: name, keyring: keyring) { record = joined.record }
                 out.append(JournalEntry(seq: entry.seq, suite: entry.suite, key: name, record: record, source: entry.source))
                 return out.count < limit

@@ -32,7 +32,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// The reserved suite's declarations known to hold at this transaction's seq: those the
     /// replica core published when the transaction began at their seq, and those it looked up since.
     private(set) var known: KnownDeclarations
-    private let localSource: ChangeSource
+    let localSource: ChangeSource
     private var state: ReplicaState
     private let initialState: ReplicaState
     /// How many records this transaction changed.
@@ -368,6 +368,16 @@ package final class ReplicaTransaction: ReplicaRows {
         try txn.delete(layout.records, recordKey)
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
         if let expiry = row.record.expiryMilliseconds { try txn.delete(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: recordKey)) }
+        droppedJournalEntry = true
+    }
+
+    /// Forgets the row stored under `key` of `suite` and its live journal entry (an encrypted suite's
+    /// row whose record is sealed again under another key's row key, with its version); the key's
+    /// superseded entries stay until `removeSupersededJournalEntries`.
+    func forgetRow(suite: String, key: String) throws {
+        guard let row = try storedRecord(suite: suite, key: key) else { return }
+        try txn.delete(layout.records, recordKey(suite: suite, key: key))
+        try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
         droppedJournalEntry = true
     }
 

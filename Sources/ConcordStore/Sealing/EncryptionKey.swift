@@ -97,7 +97,10 @@ public struct EncryptionKey: Sendable, CustomStringConvertible, CustomDebugStrin
     }
 
     /// The identifier as hex digits: what `description` and error messages show.
-    package var idText: String { id.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined() }
+    package var idText: String { Self.idText(id) }
+
+    /// The first hex digits of the key identifier `id`, as error messages show a declared key's.
+    package static func idText(_ id: [UInt8]) -> String { id.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined() }
 
     /// Shows the key's identifier, never the key.
     public var description: String { "EncryptionKey(id \(idText)…)" }

@@ -16,10 +16,21 @@ package enum SealedNameRecord {
     ///
     /// - Throws: ``ConcordError`` `.undecodableRecord` when a row does not open under the suite's key
     ///   or is stored where it does not belong.
+    /// Rows sealed with a previous key the process holds (a suite whose key was rotated) are under
+    /// that key's row key of the name, and merged alike.
     package static func read(_ txn: Transaction, _ layout: StoreLayout, name: String, sealing: SuiteSealing, path: String) throws -> StoredRecord? {
+        var merged: StoredRecord?
+        for keySealing in [sealing] + sealing.previous {
+            try read(txn, layout, name: name, sealing: keySealing, path: path, into: &merged)
+        }
+        return merged
+    }
+
+    private static func read(_ txn: Transaction, _ layout: StoreLayout, name: String, sealing: SuiteSealing, path: String, into merged: inout StoredRecord?)
+        throws
+    {
         let prefix = StoreLayout.recordKey(suite: sealing.suite, key: sealing.rowKey(for: name))
         let reader = RowReader(suite: sealing.suite, key: name, path: path)
-        var merged: StoredRecord?
         try txn.scan(layout.records, from: prefix) { key, value in
             guard key.starts(with: prefix) else { return false }
             guard let (_, storedKey) = StoreLayout.splitRecordKey(key) else {
@@ -41,6 +52,5 @@ package enum SealedNameRecord {
                 ?? StoredRecord(record: opened, seq: row.seq)
             return true
         }
-        return merged
     }
 }

@@ -48,23 +48,55 @@ extension Suite {
     }
 
     /// Gives this process the key of the encrypted suite, so it can read and write it (for every
-    /// handle on this replica). A suite that is not encrypted is not changed by it: encrypt it with
-    /// ``encrypt(with:)``.
+    /// handle on this replica), or a key the suite was rotated from, so records still sealed with it
+    /// (by a replica that had not learned of the rotation) open and merge with the rest. A suite that
+    /// is not encrypted is not changed by it: encrypt it with ``encrypt(with:)``.
     ///
     /// <!-- assume: let key = EncryptionKey.generate() -->
     /// ```swift
     /// try store.suite("secrets").useKey(key)
     /// ```
     ///
-    /// - Throws: ``ConcordError`` `.suiteKeyMismatch` when the suite is encrypted with another key
-    ///   (the key is not kept then).
+    /// - Throws: ``ConcordError`` `.suiteKeyMismatch` when the suite is encrypted with another key,
+    ///   one it was never rotated from (the key is not kept then).
     public func useKey(_ key: EncryptionKey) throws {
         try core.read { txn in
-            if let declared = try SealDeclaration.keyID(txn, core.layout, suite: name, path: core.path), !EncryptionKey.same(id: declared, as: key) {
-                throw ConcordError.suiteKeyMismatch(suite: name, given: key, declared: declared, path: core.path)
+            guard let ids = try SealDeclaration.keyIDs(txn, core.layout, suite: name, path: core.path) else { return }
+            guard ([ids.current] + ids.previous).contains(where: { EncryptionKey.same(id: $0, as: key) }) else {
+                throw ConcordError.suiteKeyMismatch(suite: name, given: key, declared: ids.current, path: core.path)
             }
         }
         core.keyring.add(key, suite: name)
+    }
+
+    /// Rotates the suite's key to `newKey`: every record of the suite on this replica is sealed
+    /// again with it, in one transaction (a crash leaves the suite sealed with the old key or the new
+    /// one), and the declaration names `newKey`, remembering the keys it was rotated from. The
+    /// declaration syncs: a replica that holds only the old key is refused from then on
+    /// (`.suiteKeyRotated`) until it is given the new one. Records sealed with the old key elsewhere
+    /// (written before a replica learned of the rotation) are stored and synced as they come, and
+    /// read — merged by version with the rest — where the old key is given too (``useKey(_:)``);
+    /// rotating to the current key again seals them with it. This process holds `newKey` from then on.
+    ///
+    /// <!-- assume: let oldKey = EncryptionKey.generate() -->
+    /// ```swift
+    /// let newKey = EncryptionKey.generate()
+    /// try store.suite("secrets").useKey(oldKey)
+    /// try store.suite("secrets").rotateKey(to: newKey)          // every record sealed with newKey now
+    /// ```
+    ///
+    /// Rotate a suite on one replica at a time: of two rotations made apart, the later declaration
+    /// wins, and the records the other sealed open only with its key.
+    ///
+    /// - Returns: How many records were sealed again.
+    /// - Throws: ``ConcordError`` `.invalidArgument` when the suite is not encrypted, or `newKey` is
+    ///   one it was rotated from; `.suiteKeyMissing`, `.suiteKeyMismatch` or `.suiteKeyRotated` when
+    ///   this process does not hold its current key; `.suiteKeyMissing` too when a record is sealed
+    ///   with a previous key this process does not hold (give it with ``useKey(_:)``); nothing is
+    ///   written then.
+    @discardableResult
+    public func rotateKey(to newKey: EncryptionKey) throws -> Int {
+        try core.write { w in try w.rotateSuiteKey(name, to: newKey) }
     }
 
     /// Whether the suite is declared encrypted (on this replica, by a declaration written here or synced).

@@ -1,11 +1,12 @@
 import Synchronization
 
-/// A hook for the crash tests of encrypting a suite: a test helper process stops at a chosen point of
-/// `ReplicaTransaction.encryptSuite` and is killed there. Not part of the API.
+/// A hook for the crash tests of encrypting a suite and rotating its key: a test helper process stops
+/// at a chosen point of `ReplicaTransaction.encryptSuite` or `rotateSuiteKey` and is killed there.
+/// Not part of the API.
 package enum SuiteEncryptionCheckpoint: String, CaseIterable, Sendable {
-    /// The declaration is written; no value is sealed yet.
+    /// The declaration is written; no value is sealed (again) yet.
     case declared
-    /// Half of the values in the clear are sealed again.
+    /// Half of the values in the clear are sealed again (of a rotation: half of the old rows are removed).
     case halfway
     /// Every value is sealed and the journal cleared of them; the transaction is not yet committed.
     case sealed

@@ -77,10 +77,22 @@ package struct SuiteSealing: Sendable {
         minimumSealedBytes + 2 + Names.maxKeyBytes + 1 + 8 + maxValueBytes
     }
 
-    package init(suite: String, key: EncryptionKey) {
+    /// The keys the suite was rotated from that this process holds: records sealed with them (before
+    /// the rotation, or by a replica that had not learned of it) still open.
+    package let previousKeys: [EncryptionKey]
+    /// Whether the suite was rotated from a key this process does not hold: a record that opens under
+    /// none of its keys may be sealed with that one.
+    package let lacksPreviousKeys: Bool
+
+    package init(suite: String, key: EncryptionKey, previousKeys: [EncryptionKey] = [], lacksPreviousKeys: Bool = false) {
         self.suite = suite
         self.key = key
+        self.previousKeys = previousKeys
+        self.lacksPreviousKeys = lacksPreviousKeys
     }
+
+    /// The sealings of the previous keys this process holds, latest first.
+    package var previous: [SuiteSealing] { previousKeys.map { SuiteSealing(suite: suite, key: $0) } }
 
     /// The row key the name `name` is stored under in this suite.
     package func rowKey(for name: String) -> String {
@@ -150,6 +162,21 @@ package struct SuiteSealing: Sendable {
             guard opened.state != nil else { throw ValueDecodingError("a policy contribution that holds no policy state") }
         }
         return (name, opened)
+    }
+
+    /// `openStored` with the suite's key, else with each previous key held (a record sealed before
+    /// a rotation); nil when none opens it and the suite was rotated from a key this process does not
+    /// hold, which may be the one it is sealed with.
+    ///
+    /// - Throws: `ValueDecodingError` when no key opens it and the process holds every key the suite had.
+    package func openWithAnyKey(_ record: Record, storedKey: String) throws(ValueDecodingError) -> (name: String, record: Record)? {
+        do { return try openStored(record, storedKey: storedKey) } catch {
+            for older in previous {
+                if let opened = try? older.openStored(record, storedKey: storedKey) { return opened }
+            }
+            if lacksPreviousKeys { return nil }
+            throw error
+        }
     }
 
     private func additionalData(rowKey: String, flags: UInt8, version: Version) -> [UInt8] {

@@ -81,6 +81,9 @@ public struct ConcordError: Error, Sendable, Hashable, CustomStringConvertible {
         case suiteKeyMissing
         /// The key this process holds for the suite is not the one the suite is encrypted with.
         case suiteKeyMismatch
+        /// The suite's key was rotated (``Suite/rotateKey(to:)``, on this replica or one it synced
+        /// with), and this process holds only a key it was rotated from: give it the new key.
+        case suiteKeyRotated
 
         // Records, bundles and sessions from outside.
 
@@ -434,11 +437,24 @@ extension ConcordError {
             .invalidSchema, "suite \(quoted(suite)) is encrypted: schema migrations do not run in an encrypted suite (nothing was migrated)", suite: suite)
     }
 
+    package static func suiteKeyRotated(suite: String, given: EncryptionKey, declared: [UInt8], path: String) -> ConcordError {
+        ConcordError(
+            .suiteKeyRotated,
+            "suite \(quoted(suite))'s key was rotated: the key given (id \(given.idText)…) is one it was rotated from, and it is sealed with the key of id \(EncryptionKey.idText(declared))… now: give the new key",
+            suite: suite, path: path)
+    }
+
+    package static func sealedWithPreviousKey(suite: String, path: String) -> ConcordError {
+        ConcordError(
+            .suiteKeyMissing,
+            "suite \(quoted(suite)) holds a record that opens under none of the keys given: sealed with a key the suite was rotated from (by a replica that had not yet learned of the rotation), or damaged; give the previous key too (suite.useKey, or --key-file) to read it",
+            suite: suite, path: path)
+    }
+
     package static func suiteKeyMismatch(suite: String, given: EncryptionKey, declared: [UInt8], path: String) -> ConcordError {
-        let declaredText = declared.prefix(8).map { String($0, radix: 16).leftPadded(2) }.joined()
-        return ConcordError(
+        ConcordError(
             .suiteKeyMismatch,
-            "the key given for suite \(quoted(suite)) (id \(given.idText)…) is not the key it is encrypted with (id \(declaredText)…): give that key",
+            "the key given for suite \(quoted(suite)) (id \(given.idText)…) is not the key it is encrypted with (id \(EncryptionKey.idText(declared))…): give that key",
             suite: suite, path: path)
     }
 

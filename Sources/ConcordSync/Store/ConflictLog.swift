@@ -172,9 +172,9 @@ extension Conflict {
         guard winner.isSealed || loser.isSealed else { return self }
         guard case let sealing?? = try? rows.sealing(suite: suite, keyring: keyring) else { return nil }
         do {
-            let (name, winner) = try sealing.open(winnerSide.record, rowKey: key)
-            let (_, loser) = try sealing.open(loserSide.record, rowKey: key)
-            guard let name else { return nil }
+            guard case (let name, let winner)? = try sealing.openWithAnyKey(winnerSide.record, storedKey: key),
+                case (_, let loser)? = try sealing.openWithAnyKey(loserSide.record, storedKey: key)
+            else { return nil }
             return Conflict(
                 suite: suite, key: name, winner: ConflictSide(record: winner, source: winnerSide.source),
                 loser: ConflictSide(record: loser, source: loserSide.source), peer: peer, detectedMilliseconds: detectedMilliseconds)

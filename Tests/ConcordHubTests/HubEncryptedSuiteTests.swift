@@ -137,4 +137,48 @@ struct HubEncryptedSuiteTests {
         #expect(dump.contains("plain-key-44b1") && dump.contains(hex("plain-value-0e6d")), "the scan finds what is in the clear")
         #expect(dump.contains("\"secrets\""), "the suite's name stays readable")
     }
+
+    @Test(
+        "a sealed byte changed in a hub row by the account's own role is refused as damaged by a key holder, named with its seq, and the pull's other rows merge; a repaired row comes again"
+    )
+    func tamperedRowIsRefusedAndNamed() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let key = EncryptionKey.generate()
+        let phone = try Self.store(fx, "phone", key: key)
+        try phone.suite("secrets").encrypt(with: key)
+        try phone.suite("secrets").set("s3cret", forKey: "token")
+        try phone.suite("secrets").set("kept", forKey: "other")
+        try phone.suite("prefs").set("dark", forKey: "theme")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let rowKey = SuiteSealing(suite: "secrets", key: key).rowKey(for: "token")
+        let account = try PostgresConnection(ConnectionString(alice.url))
+        let changed = try account.execute(
+            "UPDATE concord_hub.records SET value = set_byte(value, 30, get_byte(value, 30) # 1) WHERE suite = 'secrets' AND key = $1 RETURNING seq",
+            [.text(rowKey)])
+        #expect(changed.count == 1)
+        let seq = UInt64(try changed.int64(0, 0))
+
+        let laptop = try Self.store(fx, "laptop", key: key)
+        let before = try Self.storedRows(laptop, suite: "secrets")
+        let report = try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        let refused = report.bToA.refused
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.suite == "secrets" && refused.first?.key == rowKey && refused.first?.seq == seq && refused.first?.refusal == .undecodable)
+        #expect(refused.first?.message.contains("damaged or forged") == true, "\(refused)")
+        // The rule of every refused hub row: it stays out, whole, and the page's sound rows merge.
+        #expect(try before.isEmpty && Self.storedRows(laptop, suite: "secrets")[rowKey] == nil)
+        #expect(try laptop.suite("secrets").get("other", as: String.self) == "kept")
+        #expect(try laptop.suite("secrets").get("token", as: String.self) == nil)
+        #expect(try laptop.suite("prefs").get("theme", as: String.self) == "dark")
+        #expect(try run("sync-tool", ["check", fx.path("laptop")]).status == 0)
+
+        // The cursor moved past it; the phone's next write of the key replaces the row (its version is newer).
+        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url)).bToA.refused.isEmpty, "reported once")
+        try phone.suite("secrets").set("s3cret-2", forKey: "token")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let again = try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        #expect(again.bToA.refused.isEmpty, "\(again.bToA.refused)")
+        #expect(try laptop.suite("secrets").get("token", as: String.self) == "s3cret-2")
+    }
 }

@@ -73,10 +73,7 @@ extension ReplicaTransaction {
         for (suite, key, record) in entries where record.isSealed {
             if sealings[suite] == nil { sealings[suite] = .some(try sealingToCheck(suite, declared: declared[suite])) }
             guard case let sealing?? = sealings[suite] else { continue }
-            do {
-                let (name, _) = try sealing.open(record, rowKey: key)
-                guard let name, sealing.rowKey(for: name) == key else { throw ValueDecodingError("the sealed record holds the name of another key") }
-            } catch {
+            do { try sealing.checkOpens(record, rowKey: key) } catch {
                 throw ConcordError.sealedRecordRefused(suite: suite, key: key, peer: peer, reason: "\(error)")
             }
         }
@@ -85,10 +82,7 @@ extension ReplicaTransaction {
     /// The sealing a merge checks `suite`'s sealed records with: this process's key, when it is the
     /// one `declared` (or this replica's declaration) names; nil when there is none to check with.
     private func sealingToCheck(_ suite: String, declared: [UInt8]?) throws -> SuiteSealing? {
-        guard let key = keyring.key(suite: suite) else { return nil }
-        guard let id = try declared ?? SealDeclaration.keyID(txn, layout, suite: suite, path: path), EncryptionKey.same(id: id, as: key) else {
-            return nil
-        }
-        return SuiteSealing(suite: suite, key: key)
+        guard keyring.key(suite: suite) != nil else { return nil }
+        return SealDeclaration.checking(suite: suite, declared: try declared ?? SealDeclaration.keyID(txn, layout, suite: suite, path: path), keyring: keyring)
     }
 }

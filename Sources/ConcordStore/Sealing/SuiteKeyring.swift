@@ -61,6 +61,14 @@ package enum SealDeclaration {
         }
     }
 
+    /// The sealing that checks `suite`'s sealed records from outside: the key `keyring` holds for the
+    /// suite, when it is the one `id` (its declaration's key identifier) names; nil when there is none
+    /// to check with (no declaration, no key, or another key).
+    package static func checking(suite: String, declared id: [UInt8]?, keyring: SuiteKeyring) -> SuiteSealing? {
+        guard let id, let key = keyring.key(suite: suite), EncryptionKey.same(id: id, as: key) else { return nil }
+        return SuiteSealing(suite: suite, key: key)
+    }
+
     /// How `suite`'s records are sealed, as `txn`'s declaration and the keys of `keyring` say: nil for
     /// a suite in the clear.
     ///

@@ -97,6 +97,16 @@ package struct SuiteSealing: Sendable {
         return (name, try Record.decode(header.bytes))
     }
 
+    /// Checks that `record`, a sealed record from outside stored under `rowKey`, opens under this key
+    /// and holds the name whose row key it is stored under: what merging it asks where the key is.
+    ///
+    /// - Throws: `ValueDecodingError` when it does not (a byte changed, or it was moved to another key,
+    ///   suite or version).
+    package func checkOpens(_ record: Record, rowKey: String) throws(ValueDecodingError) {
+        let (name, _) = try open(record, rowKey: rowKey)
+        guard let name, self.rowKey(for: name) == rowKey else { throw ValueDecodingError("the sealed record holds the name of another key") }
+    }
+
     private func additionalData(rowKey: String, flags: UInt8, version: Version) -> [UInt8] {
         var out = ByteWriter(capacity: 64 + suite.utf8.count)
         out.u8(UInt8(suite.utf8.count))

@@ -19,6 +19,13 @@ struct HubEncryptedSuiteTests {
         return try Store(path: fx.path(name), options: options)
     }
 
+    /// A device "phone" of `fx` holding `key`, with suite "secrets" encrypted with it.
+    static func encryptedPhone(_ fx: HubFixture, _ key: EncryptionKey) throws -> Store {
+        let phone = try store(fx, "phone", key: key)
+        try phone.suite("secrets").encrypt(with: key)
+        return phone
+    }
+
     /// The rows of `suite` as the store holds them, unopened, by row key.
     static func storedRows(_ store: Store, suite: String) throws -> [String: [UInt8]] {
         try store.read { r in
@@ -38,8 +45,7 @@ struct HubEncryptedSuiteTests {
         let fx = try HubFixture()
         let (alice, bob) = (try fx.account("alice"), try fx.account("bob"))
         let key = EncryptionKey.generate()
-        let phone = try Self.store(fx, "phone", key: key)
-        try phone.suite("secrets").encrypt(with: key)
+        let phone = try Self.encryptedPhone(fx, key)
         try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
         try phone.suite("secrets").set(1, forKey: "count")
         try phone.suite("secrets").set("gone", forKey: "removed")
@@ -98,8 +104,7 @@ struct HubEncryptedSuiteTests {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
         let key = EncryptionKey.generate()
-        let phone = try Self.store(fx, "phone", key: key)
-        try phone.suite("secrets").encrypt(with: key)
+        let phone = try Self.encryptedPhone(fx, key)
         try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
         try phone.suite("secrets").set("another", forKey: "deleted-" + Self.markerKey)
         try phone.suite("secrets").remove("deleted-" + Self.markerKey)
@@ -145,8 +150,7 @@ struct HubEncryptedSuiteTests {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
         let key = EncryptionKey.generate()
-        let phone = try Self.store(fx, "phone", key: key)
-        try phone.suite("secrets").encrypt(with: key)
+        let phone = try Self.encryptedPhone(fx, key)
         try phone.suite("secrets").set("s3cret", forKey: "token")
         try phone.suite("secrets").set("kept", forKey: "other")
         try phone.suite("prefs").set("dark", forKey: "theme")

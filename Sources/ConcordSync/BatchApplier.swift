@@ -238,7 +238,8 @@ package struct BatchApplier: Sendable {
             let changed = merged != local.record
             if changed { report.recordsChanged += 1 }
             var conflict: Conflict?
-            if let lost = RecordMerge.overwrite(local.record, remote),
+            // A policy contribution has one writer, whose later state holds its earlier one: never a conflict.
+            if !(remote.isSealed && SuiteSealing.isContributionKey(entry.key)), let lost = RecordMerge.overwrite(local.record, remote),
                 try lost.concurrent ?? isConcurrent(local: local, remote: remote, entry: entry, batch: batch, knowledge: knowledge, target: target, rows: rows)
             {
                 let localSource = try rows.journalSource(seq: local.seq) ?? .sync(peer: target)

@@ -80,11 +80,11 @@ package struct RecordGate: Sendable {
             )
         }
         if let sealed = record.sealedBytes {
-            // What a replica without the key can check: where it is stored and how large it is. Its
+            // What a replica without the key can check: where it is stored (a name's row key, or a
+            // policy contribution's key ending in the replica that wrote it) and how large it is. Its
             // contents are checked where the key is (`ReplicaTransaction.checkSealed`).
-            guard suite != ReservedSuite.name, SuiteSealing.isRowKey(key) else {
-                return refused(.key, "a sealed record must be stored under a key's keyed hash (32 hex digits) of a suite other than \(ReservedSuite.name)")
-            }
+            guard suite != ReservedSuite.name else { return refused(.key, "a sealed record belongs to a suite other than \(ReservedSuite.name)") }
+            if let misplaced = SuiteSealing.storageRefusal(key: key, record: record) { return refused(.key, misplaced) }
             let limit = SuiteSealing.maximumSealedBytes(maxValueBytes: maxValueBytes)
             guard sealed.count <= limit else {
                 return refused(.valueSize, "its sealed bytes are \(sealed.count), over the limit of \(limit) bytes")

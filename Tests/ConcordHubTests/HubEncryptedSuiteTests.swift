@@ -185,4 +185,86 @@ struct HubEncryptedSuiteTests {
         #expect(again.bToA.refused.isEmpty, "\(again.bToA.refused)")
         #expect(try laptop.suite("secrets").get("token", as: String.self) == "s3cret-2")
     }
+
+    @Test(
+        "concurrent increments on three devices syncing only through the hub add up, and max and sets converge: the hub keeps each device's sealed contribution, devices join them"
+    )
+    func policiesConvergeThroughTheHub() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let key = EncryptionKey.generate()
+        let counter = "launches-marker-9a4c17"
+        let devices = try ["phone", "laptop", "watch"].map { try Self.store(fx, $0, key: key) }
+        let first = try devices[0].suite("secrets")
+        try first.encrypt(with: key)
+        try first.declare(.counter, forKey: counter)
+        try first.declare(.set, forKey: "tags")
+        try first.declare(.max, forKey: "best")
+        func syncAll() throws { for device in devices + devices { try HubSynchronizer().sync(device, try Hub(alice.url)) } }
+        try syncAll()
+        for (i, device) in devices.enumerated() {
+            let secrets = try device.suite("secrets")
+            try secrets.increment(counter, by: [1, 10, 100][i])
+            try secrets.increment(counter, by: [1, 10, 100][i])
+            try secrets.update("tags", as: [String].self) { $0 = ($0 ?? []) + ["tag-\(i)-marker"] }
+            try secrets.set([5, 50, 20][i], forKey: "best")
+        }
+        try syncAll()
+        for device in devices {
+            let secrets = try device.suite("secrets")
+            #expect(try secrets.get(counter, as: Int.self) == 222, "\(device.directory)")
+            #expect(try secrets.get("tags", as: [String].self) == ["tag-0-marker", "tag-1-marker", "tag-2-marker"], "\(device.directory)")
+            #expect(try secrets.get("best", as: Int.self) == 50, "\(device.directory)")
+            #expect(try device.conflicts(suite: "secrets").isEmpty)
+        }
+        // One sealed contribution per device and key, under the name's row key and the device's id.
+        let rows = try fx.admin().execute(
+            "SELECT key, sealed FROM concord_hub.records WHERE account = $1 AND suite = 'secrets' ORDER BY key", [.text(alice.name)])
+        #expect(rows.count == 9)
+        let ids = Set(devices.map(\.replicaID.description))
+        for row in 0..<rows.count {
+            let rowKey = try rows.text(row, 0)
+            #expect(rowKey.count == 64 && ids.contains(String(rowKey.dropFirst(32))), "\(rowKey)")
+        }
+        let dump = try fx.admin().execute("SELECT row_to_json(t)::text FROM concord_hub.records t")
+        let hex = { (text: String) in text.utf8.map { String(format: "%02x", $0) }.joined() }
+        for row in 0..<dump.count {
+            let text = try dump.text(row, 0)
+            for marker in [counter, "tag-1-marker"] { #expect(!text.contains(marker) && !text.contains(hex(marker)), "\(marker) is in the hub's records") }
+        }
+    }
+
+    @Test(
+        "hub gc collects an encrypted suite's sealed tombstones; a key holder offline past the horizon gets the delete in its resync, and nothing deleted comes back"
+    )
+    func sealedTombstonesAreCollected() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let key = EncryptionKey.generate()
+        let phone = try Self.encryptedPhone(fx, key)
+        for name in ["a", "b"] { try phone.suite("secrets").set("value \(name)", forKey: name) }
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let tablet = try Self.store(fx, "tablet", key: key)
+        try HubSynchronizer().sync(tablet, try Hub(alice.url)) // the tablet holds a and b, then goes away
+        #expect(try tablet.suite("secrets").get("b", as: String.self) == "value b")
+
+        try phone.suite("secrets").remove("b")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let admin = try HubAdmin(fx.adminURL)
+        #expect(try admin.stats().tombstones == 1)
+        #expect(try admin.collectTombstones(retention: .milliseconds(0)) == 1, "the sealed deletion is collected")
+        let rows = try fx.admin().execute("SELECT count(*) FROM concord_hub.records WHERE suite = 'secrets'").int64(0, 0)
+        #expect(rows == 1)
+
+        let report = try HubSynchronizer().sync(tablet, try Hub(alice.url))
+        #expect(report.bToA.horizonResync && report.bToA.refused.isEmpty, "\(report.bToA.refused)")
+        #expect(try tablet.suite("secrets").get("b", as: String.self) == nil, "the collected delete reaches the tablet")
+        #expect(try tablet.suite("secrets").keys() == ["a"])
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(try phone.suite("secrets").keys() == ["a"], "b is not resurrected")
+        try tablet.suite("secrets").set("again", forKey: "b")
+        try HubSynchronizer().sync(tablet, try Hub(alice.url))
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(try phone.suite("secrets").get("b", as: String.self) == "again", "a later write of the key wins over the resync's deletion")
+    }
 }

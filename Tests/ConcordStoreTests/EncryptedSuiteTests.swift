@@ -241,7 +241,7 @@ import Testing
         expectError(.invalidArgument, "a device-local declaration names its key in the clear") { try suite.encrypt(with: key) }
         try suite.setDeviceLocal(false, forKey: "here")
         try suite.encrypt(with: key)
-        expectError(.policyMismatch) { try suite.declare(.max, forKey: "high") }
+        expectError(.policyMismatch, "a prefix declaration would show the start of the names") { try suite.declare(.max, forKeysWithPrefix: "high.") }
         expectError(.invalidArgument, "a device-local declaration would name the key in the clear") { try suite.setDeviceLocal(true, forKey: "here") }
         expectError(.invalidArgument) { try suite.setDeviceLocal(true, forKeysWithPrefix: "local.") }
         expectError(.invalidArgument) { try suite.setDeviceLocal(false, forKey: "here") }

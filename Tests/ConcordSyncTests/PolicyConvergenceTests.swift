@@ -6,7 +6,9 @@ import Testing
 /// A world of 3–5 replicas for the policy property tests: random operations on one key, random
 /// syncs, one-way pulls and bundles between random pairs, and a model of what each replica has seen
 /// (an operation id is known to a replica once a transfer carried the key's record to it: a
-/// journal delivers and sends one live entry per key, the key's whole state).
+/// journal delivers and sends one live entry per key, the key's whole state). With a key, the suite
+/// is encrypted: every replica holds the key, and each one's policy state travels as its own sealed
+/// contribution, which readers join — the models must hold all the same.
 struct PolicyWorld {
     let tmp: TemporaryDirectory
     let stores: [Store]
@@ -17,16 +19,21 @@ struct PolicyWorld {
     var transfers = 0
     let suite = "s", key = "k"
 
-    init(seed: UInt64, policy: MergePolicy) throws {
+    /// The suite's key when it is encrypted.
+    let sealedWith: EncryptionKey?
+
+    init(seed: UInt64, policy: MergePolicy, sealedWith key: EncryptionKey? = nil) throws {
         var g = SeededRandom(seed: seed)
         let tmp = try TemporaryDirectory("policy")
         let n = Int.random(in: 3...5, using: &g)
         var clocks: [ManualClock] = []
         for _ in 0..<n { clocks.append(ManualClock(.milliseconds(1_700_000_000_000 + UInt64.random(in: 0...5_000, using: &g)))) }
         (self.g, self.tmp, self.clocks) = (g, tmp, clocks)
-        stores = try (0..<n).map { try Replicas.open(tmp.path("r\($0)"), clock: clocks[$0].read) }
+        stores = try (0..<n).map { try Replicas.open(tmp.path("r\($0)"), clock: clocks[$0].read, keys: key.map { ["s": $0] } ?? [:]) }
         known = Array(repeating: [], count: n)
-        try stores[0].suite(suite).declare(policy, forKey: key)
+        sealedWith = key
+        if let key { try stores[0].suite(suite).encrypt(with: key) }
+        try stores[0].suite(suite).declare(policy, forKey: self.key)
         // The declaration reaches everyone before the first write (it would anyway with the first sync).
         for i in 1..<n { try Synchronizer().sync(stores[0], stores[i]) }
     }
@@ -68,17 +75,39 @@ struct PolicyWorld {
         known = Array(repeating: all, count: count)
     }
 
-    /// Every replica holds byte-identical records, sound stores, and no pair has anything to sync.
+    /// Every replica holds byte-identical records (in an encrypted suite, sealed rows too), sound
+    /// stores, and no pair has anything to sync.
     func expectConverged(_ context: String) throws {
         let first = try Replicas.bytes(stores[0])
+        let firstRows = try rows(stores[0])
         for (i, store) in stores.enumerated() {
             #expect(try Replicas.bytes(store) == first, "\(context): replica \(i) is not byte-identical to replica 0")
+            #expect(try rows(store) == firstRows, "\(context): replica \(i) does not store the rows replica 0 does")
             try Replicas.expectSound(store, context)
         }
         for i in 0..<count {
             for j in (i + 1)..<count {
                 #expect(try Synchronizer().sync(stores[i], stores[j], dryRun: true).isInSync, "\(context): \(i) and \(j) still differ")
             }
+        }
+    }
+}
+
+extension PolicyWorld {
+    /// The suite's rows as stored (sealed, under row keys, in an encrypted suite): each one's key and bytes.
+    func rows(_ store: Store) throws -> [String: [UInt8]] {
+        try store.read { r in
+            var out: [String: [UInt8]] = [:]
+            try r.scanRecords(suite: suite) { _, key, row in
+                out[key] = row.record.encoded
+                return true
+            }
+            if sealedWith != nil {
+                #expect(
+                    out.keys.allSatisfy { !$0.contains(key) } && out.values.allSatisfy { (try? Record.decode($0, validatingValue: false))?.isSealed == true },
+                    "only sealed rows under row keys")
+            }
+            return out
         }
     }
 }
@@ -91,9 +120,12 @@ struct PolicyWorld {
     /// increments its replica had seen. Model, at any replica: the newest set it knows of, plus every
     /// increment it knows of that no set it knows of had seen. Checked after every step, and at the end.
     /// Odd seeds only increment: then no conflict is logged, and the value is the sum of every increment.
-    @Test(arguments: seeds)
-    func countersSumEveryAcknowledgedIncrementOnce(seed: UInt64) throws {
-        var world = try PolicyWorld(seed: seed, policy: .counter)
+    /// The seeds the tests run with in the clear, and a few of them with the suite encrypted.
+    static let worlds: [(UInt64, Bool)] = seeds.map { ($0, false) } + seeds.prefix(6).map { ($0, true) }
+
+    @Test(arguments: worlds)
+    func countersSumEveryAcknowledgedIncrementOnce(seed: UInt64, sealed: Bool) throws {
+        var world = try PolicyWorld(seed: seed, policy: .counter, sealedWith: sealed ? .generate() : nil)
         defer { world.tmp.remove() }
         let withSets = seed % 2 == 0
         var amounts: [Int: Int] = [:] // increment id → amount
@@ -147,9 +179,13 @@ struct PolicyWorld {
     /// max and min against every acknowledged proposal. Model, at any replica: the extreme of the
     /// proposals it knows of made after the newest removal it knows of (a proposal that would not
     /// move the value in its replica writes nothing).
-    @Test(arguments: seeds.prefix(8).flatMap { [($0, MergePolicy.max), ($0, MergePolicy.min)] })
-    func maxAndMinKeepTheExtremeOfWhatWasProposedSinceTheLastRemoval(seed: UInt64, policy: MergePolicy) throws {
-        var world = try PolicyWorld(seed: seed, policy: policy)
+    @Test(
+        arguments: seeds.prefix(8).flatMap { [($0, MergePolicy.max, false), ($0, MergePolicy.min, false)] }
+            + seeds.prefix(2).flatMap {
+                [($0, MergePolicy.max, true), ($0, MergePolicy.min, true)]
+            })
+    func maxAndMinKeepTheExtremeOfWhatWasProposedSinceTheLastRemoval(seed: UInt64, policy: MergePolicy, sealed: Bool) throws {
+        var world = try PolicyWorld(seed: seed, policy: policy, sealedWith: sealed ? .generate() : nil)
         defer { world.tmp.remove() }
         var proposals: [Int: (version: Version, value: Int)] = [:]
         var removals: [Int: Version] = [:]
@@ -199,9 +235,9 @@ struct PolicyWorld {
     /// knows of that no removal it knows of removed, where a removal — of a member, of the key, or a
     /// `set` of the whole value — removes exactly the additions its replica held then. (An update
     /// merges its difference: adding a member already there changes nothing.)
-    @Test(arguments: seeds)
-    func setsKeepEveryAdditionNoRemovalHadSeen(seed: UInt64) throws {
-        var world = try PolicyWorld(seed: seed, policy: .set)
+    @Test(arguments: worlds)
+    func setsKeepEveryAdditionNoRemovalHadSeen(seed: UInt64, sealed: Bool) throws {
+        var world = try PolicyWorld(seed: seed, policy: .set, sealedWith: sealed ? .generate() : nil)
         defer { world.tmp.remove() }
         let universe = ["a", "b", "c", "d", "e", "f"]
         var adds: [Int: String] = [:] // addition id → member

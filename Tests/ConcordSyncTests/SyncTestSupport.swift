@@ -6,9 +6,12 @@ import Testing
 
 enum Replicas {
     /// Opens (creating) a replica for a test: no fsync (the tests are about merging, not power loss).
-    static func open(_ path: String, clock: (@Sendable () -> Duration)? = nil, mapSize: Int? = nil, drift: UInt64? = nil) throws -> Store {
+    static func open(
+        _ path: String, clock: (@Sendable () -> Duration)? = nil, mapSize: Int? = nil, drift: UInt64? = nil, keys: [String: EncryptionKey] = [:]
+    ) throws -> Store {
         var options = Store.Options()
         options.durability = .none
+        options.suiteKeys = keys
         if let clock { options.wallClock = clock }
         if let mapSize { options.initialMapSize = mapSize }
         if let drift { options.maxClockDrift = .milliseconds(drift) }

@@ -54,4 +54,40 @@ struct EncryptedRemoteSyncTests {
             #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) is in b's data.mdb")
         }
     }
+
+    @Test("concurrent increments and additions on three replicas syncing only over ssh, through keyless sync-tool processes, add up")
+    func policiesOverSSH() throws {
+        let key = EncryptionKey.generate()
+        let counter = "launches-marker-2f9107"
+        let a = try Self.keyed(fx.path("a"), key)
+        try a.suite("secrets").encrypt(with: key)
+        try a.suite("secrets").declare(.counter, forKey: counter)
+        try a.suite("secrets").declare(.set, forKey: "tags")
+        let first = try fx.sync(fx.path("a"), fx.remote("relay"), ["--create"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let replicas = [a, try Self.keyed(fx.path("b"), key), try Self.keyed(fx.path("c"), key)]
+        func syncAll() throws {
+            for name in ["a", "b", "c", "a", "b"] {
+                let result = try fx.sync(fx.path(name), fx.remote("relay"))
+                #expect(result.status == 0, "\(name): \(result.stderr)")
+            }
+        }
+        try syncAll()
+        for (i, amount) in [1, 10, 100].enumerated() {
+            let secrets = try replicas[i].suite("secrets")
+            try secrets.increment(counter, by: amount)
+            try secrets.increment(counter, by: amount)
+            try secrets.update("tags", as: [String].self) { $0 = ($0 ?? []) + ["member-\(i)-c41e"] }
+        }
+        try syncAll()
+        for store in replicas {
+            #expect(try store.suite("secrets").get(counter, as: Int.self) == 222, "\(store.directory)")
+            #expect(try store.suite("secrets").get("tags", as: [String].self) == ["member-0-c41e", "member-1-c41e", "member-2-c41e"], "\(store.directory)")
+            #expect(try store.conflicts(suite: "secrets").isEmpty)
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fx.path("relay") + "/data.mdb"))
+        for marker in [counter, "member-0-c41e", "member-2-c41e"] {
+            #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) is in the relay's data.mdb")
+        }
+    }
 }

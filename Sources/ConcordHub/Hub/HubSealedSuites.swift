@@ -73,7 +73,7 @@ package struct HubSealedSuites {
             )
         }
         guard let sealing = SealDeclaration.checking(suite: entry.suite, declared: id, keyring: keyring) else { return nil }
-        do { try sealing.checkOpens(entry.record, rowKey: entry.key) } catch {
+        do { _ = try sealing.openStored(entry.record, storedKey: entry.key) } catch {
             return refused("its sealed record does not open under the suite's key, so its bytes are damaged or forged: \(error)")
         }
         return nil

@@ -22,6 +22,8 @@ package final class ReplicaCore: Sendable {
     private let writingThread = Atomic<UInt>(0)
     /// Shares commits among this process's threads writing at once.
     let group = GroupCommit()
+    /// The reserved suite's declarations the last commit knew, for the next write transaction.
+    let declarationCache = DeclarationCache()
     /// Set by a commit after which the journal is due for compaction; the write call that takes it runs the pass.
     private let compactionDue = Atomic<Bool>(false)
 
@@ -179,16 +181,19 @@ package final class ReplicaCore: Sendable {
     private func commitAll(_ batch: [GroupCommit.Pending], failed: inout Int?) throws {
         let thread = UInt(pthread_self())
         var journaled = false
+        var known: KnownDeclarations?
         let changed = try mapLMDBErrors(path: path) {
             try env.write { txn -> Bool in
                 writingThread.store(thread, ordering: .relaxed)
                 defer { writingThread.store(0, ordering: .relaxed) }
                 var changed = false
+                known = nil
                 for (index, pending) in batch.enumerated() {
                     failed = index
-                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.clock.read())
+                    let transaction = try ReplicaTransaction(txn: txn, core: self, nowMilliseconds: options.clock.read(), carrying: known)
                     try pending.run(transaction)
                     try transaction.finish()
+                    known = transaction.known
                     if transaction.changeCount > 0 { journaled = true }
                     if transaction.changeCount > 0 || transaction.cursorsChanged { changed = true }
                 }
@@ -197,6 +202,7 @@ package final class ReplicaCore: Sendable {
                 return changed
             }
         }
+        if let known { declarationCache.publish(known) }
         if journaled { compactionDue.store(true, ordering: .releasing) }
         if changed {
             signal.touch()
@@ -226,7 +232,9 @@ package final class ReplicaCore: Sendable {
 
     /// The live journal entries after `seq` (of `suite`, or of every suite), at most `limit`: an
     /// encrypted suite's opened, with their keys' names, when this process holds the suite's key,
-    /// and left out when it does not (nothing of them is readable here).
+    /// and left out when it does not (nothing of them is readable here). An entry of a policy
+    /// contribution carries the key's record as this snapshot holds it (every replica's contribution
+    /// joined), so observers see the key's value, not one replica's part of it.
     func journalEntries(after seq: UInt64, suite: String?, limit: Int) throws -> [JournalEntry] {
         try snapshot { s in
             var out: [JournalEntry] = []
@@ -244,9 +252,10 @@ package final class ReplicaCore: Sendable {
                 if known == nil { sealings[entry.suite] = .some(found) }
                 guard let sealing = found else { return true }
                 let reader = RowReader(suite: entry.suite, key: entry.key, path: path)
-                let (name, record): (String?, Record)
-                do { (name, record) = try sealing.open(entry.record, rowKey: entry.key) } catch { throw reader.undecodable(error) }
-                guard let name else { return true }
+                let name: String
+                var record: Record
+                do { (name, record) = try sealing.openStored(entry.record, storedKey: entry.key) } catch { throw reader.undecodable(error) }
+                if !record.isPlain, let joined = try s.namedRecord(suite: entry.suite, key: name, keyring: keyring) { record = joined.record }
                 out.append(JournalEntry(seq: entry.seq, suite: entry.suite, key: name, record: record, source: entry.source))
                 return out.count < limit
             }

@@ -172,15 +172,16 @@ extension ReplicaTransaction {
     // MARK: - Declarations and schema versions
 
     /// The policy a local write of `key` follows: its declaration (or its longest declared prefix's),
-    /// else the policy its record reads by, else lww.
+    /// else the policy its record reads by, else lww. In an encrypted suite a key is declared under
+    /// its name's row key.
     func resolvedPolicy(suite: String, key: String, existing: ExistingRow?) throws -> MergePolicy {
         if suite != ReservedSuite.name {
             if declarations?.suite != suite {
-                declarations = (suite, try hasKeyDeclarations(suite: suite), try prefixPolicies(suite: suite))
+                declarations = try policies(suite: suite)
             }
             if let declared = declarations {
                 if declared.hasKeys {
-                    let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: key)
+                    let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: try sealing(suite: suite)?.rowKey(for: key) ?? key)
                     if let record = try record(suite: ReservedSuite.name, key: reservedKey),
                         let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record)
                     {
@@ -195,7 +196,9 @@ extension ReplicaTransaction {
     }
 
     /// Declares `policy` for `key` of `suite` (or, with `isPrefix`, for every key starting with it);
-    /// nil removes the declaration. A declaration already in place writes nothing.
+    /// nil removes the declaration. A declaration already in place writes nothing. In an encrypted
+    /// suite a key is declared under its name's row key (the declaration syncs in the clear), and a
+    /// prefix cannot be declared (it would show the start of the names it covers).
     ///
     /// - Returns: Whether anything was written.
     @discardableResult
@@ -203,10 +206,11 @@ extension ReplicaTransaction {
         try Names.validateSuite(suite)
         guard suite != ReservedSuite.name else { throw ConcordError.reservedSuite(suite) }
         if !isPrefix || !key.isEmpty { try Names.validateNewKey(key) }
-        if let policy, policy != .lww, try sealing(suite: suite) != nil {
-            throw ConcordError.encryptedPolicy(suite: suite, key: key, policy: policy)
-        }
-        let reservedKey = isPrefix ? ReservedSuite.prefixDeclaration(suite: suite, prefix: key) : ReservedSuite.keyDeclaration(suite: suite, key: key)
+        let sealing = try sealing(suite: suite)
+        if let policy, isPrefix, sealing != nil { throw ConcordError.encryptedPrefixPolicy(suite: suite, prefix: key, policy: policy) }
+        let reservedKey =
+            isPrefix
+            ? ReservedSuite.prefixDeclaration(suite: suite, prefix: key) : ReservedSuite.keyDeclaration(suite: suite, key: sealing?.rowKey(for: key) ?? key)
         let existing = try existingRow(suite: ReservedSuite.name, key: reservedKey)
         let current = try existing.flatMap { try record(of: $0, suite: ReservedSuite.name, key: reservedKey).value() }
         guard current != policy.map({ Value.string($0.rawValue) }) else { return false }

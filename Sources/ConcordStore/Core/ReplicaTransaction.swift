@@ -29,6 +29,9 @@ package final class ReplicaTransaction: ReplicaRows {
     package let keyring: SuiteKeyring
     /// How the suite this transaction last wrote by name is sealed (nil: in the clear).
     private var sealingOf: (suite: String, sealing: SuiteSealing?)?
+    /// The reserved suite's declarations known to hold at this transaction's seq: those the
+    /// replica core published when the transaction began at their seq, and those it looked up since.
+    private(set) var known: KnownDeclarations
     private let localSource: ChangeSource
     private var state: ReplicaState
     private let initialState: ReplicaState
@@ -39,7 +42,7 @@ package final class ReplicaTransaction: ReplicaRows {
     /// Whether it moved a cursor on a peer (the sync layer's): observers of acknowledgements are woken.
     package var cursorsChanged = false
     /// What the reserved suite declares for the suite this transaction last wrote (most write one suite).
-    var declarations: (suite: String, hasKeys: Bool, prefixes: [(prefix: String, policy: MergePolicy)])?
+    var declarations: KnownDeclarations.Policies?
     /// The suite this transaction last found writable (its stored schema version against this process's).
     var writableSuite: String?
     /// The buffers each change is built in, reused from change to change (`takeBuffers`).
@@ -49,7 +52,9 @@ package final class ReplicaTransaction: ReplicaRows {
     /// True while a migration runs: it may write the reserved suite and a suite not yet at this code's schema.
     var isMigrating = false
 
-    init(txn: Transaction, core: ReplicaCore, nowMilliseconds: UInt64) throws {
+    /// A transaction of `txn`, which starts from `carried`, what the transaction before it in `txn`
+    /// knew of the declarations (nil for the first).
+    init(txn: Transaction, core: ReplicaCore, nowMilliseconds: UInt64, carrying carried: KnownDeclarations?) throws {
         self.txn = txn
         self.layout = core.layout
         self.path = core.path
@@ -60,8 +65,14 @@ package final class ReplicaTransaction: ReplicaRows {
         self.keyring = core.keyring
         self.localSource = .process(token: ReplicaCore.processToken)
         self.wallClockMilliseconds = nowMilliseconds
-        self.state = try ReplicaState.load(txn, core.layout)
+        let state = try ReplicaState.load(txn, core.layout)
+        self.state = state
         self.initialState = state
+        if let carried, carried.seq == state.seq {
+            known = carried
+        } else {
+            known = core.declarationCache.known(atSeq: state.seq, keyringGeneration: core.keyring.generation)
+        }
     }
 
     /// The last journal seq this transaction has written (or found).
@@ -156,15 +167,36 @@ package final class ReplicaTransaction: ReplicaRows {
     }
 
     /// How `suite` is sealed (nil: in the clear), as this transaction reads its declaration and the
-    /// process's keys; looked up once per transaction for the suite it writes.
+    /// process's keys; looked up in LMDB only when not `known`.
     ///
     /// - Throws: ``ConcordError`` `.suiteKeyMissing` or `.suiteKeyMismatch`: an encrypted suite whose
     ///   key this process does not hold is not written.
     package func sealing(suite: String) throws -> SuiteSealing? {
-        if let known = sealingOf, known.suite == suite { return known.sealing }
-        let found = try SealDeclaration.sealing(txn, layout, suite: suite, keyring: keyring, path: path)
+        if let last = sealingOf, last.suite == suite { return last.sealing }
+        let generation = keyring.generation
+        let found: SuiteSealing?
+        if let held = known.sealing(suite: suite, keyringGeneration: generation) {
+            found = held
+        } else {
+            found = try SealDeclaration.sealing(txn, layout, suite: suite, keyring: keyring, path: path)
+            known.remember(found, suite: suite, keyringGeneration: generation)
+        }
         sealingOf = (suite, found)
         return found
+    }
+
+    /// What the reserved suite declares for `suite`'s merge policies; looked up in LMDB only when not `known`.
+    func policies(suite: String) throws -> KnownDeclarations.Policies {
+        if let held = known.policies(suite: suite) { return held }
+        let found = KnownDeclarations.Policies(suite: suite, hasKeys: try hasKeyDeclarations(suite: suite), prefixes: try prefixPolicies(suite: suite))
+        known.remember(found)
+        return found
+    }
+
+    /// Forgets every declaration looked up before: this transaction is writing the reserved suite.
+    private func forgetDeclarations() {
+        (declarations, writableSuite, sealingOf) = (nil, nil, nil)
+        known.forgetAll()
     }
 
     /// Forgets the suite's sealing looked up before (its declaration changed in this transaction).
@@ -247,9 +279,6 @@ package final class ReplicaTransaction: ReplicaRows {
         suite: String, key: String, existing: ExistingRow?, policy: MergePolicy,
         _ body: (inout PolicyState, Version) throws -> Bool
     ) throws -> Version? {
-        if try sealing(suite: suite) != nil {
-            throw ConcordError.encryptedPolicy(suite: suite, key: key, policy: policy)
-        }
         let current = try existing.map { try record(of: $0, suite: suite, key: key) }
         var policyState = current.map { $0.state ?? PolicyState(lifting: $0) } ?? PolicyState(policy: policy)
         let (version, clock) = try nextVersion(suite: suite, key: key, existingHLC: existing?.hlc)
@@ -283,7 +312,6 @@ package final class ReplicaTransaction: ReplicaRows {
     /// passed the sync layer's gate (`RecordGate`) before the transaction began.
     package func storeMerged(_ record: Record, suite: String, key: String, from peer: ReplicaID, replacing: StoredRecord?) throws {
         try Names.validateNewKey(key, inSuite: suite)
-        if suite == ReservedSuite.name { (declarations, writableSuite, sealingOf) = (nil, nil, nil) }
         var b = takeBuffers()
         defer { buffers = b }
         b.key.reset()
@@ -335,6 +363,7 @@ package final class ReplicaTransaction: ReplicaRows {
         guard let row = try storedRecord(suite: suite, key: key), row.record.isPlain,
             row.record.isTombstone || row.record.hasExpired(at: wallClockMilliseconds)
         else { return }
+        if suite == ReservedSuite.name { forgetDeclarations() }
         let recordKey = recordKey(suite: suite, key: key)
         try txn.delete(layout.records, recordKey)
         try txn.delete(layout.journal, StoreLayout.seqKey(row.seq))
@@ -378,12 +407,12 @@ package final class ReplicaTransaction: ReplicaRows {
     func recordKey(suite: String, key: String) -> [UInt8] { StoreLayout.recordKey(suite: suite, key: key) }
 
     /// The row of the key named `key` of `suite`, its header checked, without decoding its value; in
-    /// an encrypted suite, the row under the name's row key, opened.
+    /// an encrypted suite, the name's record opened and merged with every replica's policy
+    /// contribution (`SealedNameRecord`).
     func existingRow(suite: String, key: String) throws -> ExistingRow? {
         if let sealing = try sealing(suite: suite) {
-            guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: sealing.rowKey(for: key))) else { return nil }
-            let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
-            return try existingRow(row.encoded, suite: suite, key: key)
+            guard let stored = try SealedNameRecord.read(txn, layout, name: key, sealing: sealing, path: path) else { return nil }
+            return try existingRow(StoredRow(seq: stored.seq, record: stored.record).encoded, suite: suite, key: key)
         }
         guard let bytes = try txn.get(layout.records, recordKey(suite: suite, key: key)) else { return nil }
         return try existingRow(bytes, suite: suite, key: key)
@@ -400,12 +429,15 @@ package final class ReplicaTransaction: ReplicaRows {
     }
 
     /// Stores a local write's `record` of the key named `key` (`put`): in an encrypted suite sealed,
-    /// under the name's row key, so neither the row nor its journal entry holds the name or the value.
+    /// so neither the row nor its journal entry holds the name or the value — a plain record under
+    /// the name's row key, a policy state as this replica's contribution (under the row key followed
+    /// by this replica's id), which only this replica writes and every key holder joins with the others'.
     private func putLocal(suite: String, key: String, _ record: Record, replacingExpiry: UInt64?) throws {
         guard let sealing = try sealing(suite: suite) else {
             return try put(recordKey(suite: suite, key: key), suite: suite, key: key, record, source: localSource, replacingExpiry: replacingExpiry)
         }
-        let rowKey = sealing.rowKey(for: key)
+        let nameKey = sealing.rowKey(for: key)
+        let rowKey = record.isPlain ? nameKey : SuiteSealing.contributionKey(rowKey: nameKey, origin: record.version.replica)
         try put(
             StoreLayout.recordKey(suite: suite, key: rowKey), suite: suite, key: rowKey, sealing.seal(record, name: key, rowKey: rowKey),
             source: localSource, replacingExpiry: nil)
@@ -439,6 +471,7 @@ package final class ReplicaTransaction: ReplicaRows {
         _ recordKey: [UInt8], suite: String, key: String, _ record: Record, source: ChangeSource, replacingExpiry: UInt64?,
         buffers b: inout ChangeBuffers
     ) throws {
+        if suite == ReservedSuite.name { forgetDeclarations() }
         if let old = replacingExpiry, old != record.expiresAtMilliseconds {
             try txn.delete(layout.expiries, StoreLayout.expiryKey(old, recordKey: recordKey))
         }
@@ -487,6 +520,7 @@ package final class ReplicaTransaction: ReplicaRows {
         if let held = try txn.insert(layout.records, b.key.bytes, b.row.bytes) {
             return .held(try existingRow(held, suite: suite, key: key), valueBytes: Array(b.row.bytes[valueAt...]))
         }
+        if suite == ReservedSuite.name { forgetDeclarations() }
         state.seq += 1
         state.clock = clock
         if let expiry { try txn.put(layout.expiries, StoreLayout.expiryKey(expiry, recordKey: b.key.bytes), []) }
@@ -508,5 +542,6 @@ package final class ReplicaTransaction: ReplicaRows {
     /// (called by the core before it commits); usually the journal's last entry already carries them.
     func finish() throws {
         if state != initialState || droppedJournalEntry { try state.save(txn, layout) }
+        known.advance(to: state.seq)
     }
 }

@@ -70,12 +70,12 @@ extension ReplicaRows {
         return out
     }
 
-    /// The policy declared for `key` of `suite`: its own declaration, else the longest declared
-    /// prefix it starts with; nil when none is declared.
-    package func declaredPolicy(suite: String, key: String) throws -> MergePolicy? {
-        if let record = try record(suite: ReservedSuite.name, key: ReservedSuite.keyDeclaration(suite: suite, key: key)),
-            let declaration = PolicyDeclaration(reservedKey: ReservedSuite.keyDeclaration(suite: suite, key: key), record: record)
-        {
+    /// The policy declared for `key` of `suite`: its own declaration (in an encrypted suite, under
+    /// its name's row key, which `keyring`'s key makes), else the longest declared prefix it starts
+    /// with; nil when none is declared.
+    package func declaredPolicy(suite: String, key: String, keyring: SuiteKeyring) throws -> MergePolicy? {
+        let reservedKey = ReservedSuite.keyDeclaration(suite: suite, key: try sealing(suite: suite, keyring: keyring)?.rowKey(for: key) ?? key)
+        if let record = try record(suite: ReservedSuite.name, key: reservedKey), let declaration = PolicyDeclaration(reservedKey: reservedKey, record: record) {
             return declaration.policy
         }
         return try prefixPolicies(suite: suite).first { key.hasPrefix($0.prefix) }?.policy

@@ -29,7 +29,9 @@ extension ReplicaTransaction {
             if let state = row.record.state {
                 throw ConcordError.policyMismatch(
                     suite: suite, key: name, policy: state.policy,
-                    reason: "an encrypted suite's keys are last-writer-wins: remove the key, or declare it lww and set it, before encrypting the suite")
+                    reason:
+                        "its state in the clear holds what each replica contributed, which sealing again cannot take back from the replicas holding it: remove the key before encrypting the suite, and write it again after"
+                )
             }
             if row.record.expiryMilliseconds != nil {
                 throw ConcordError.unsupportedValue(
@@ -44,6 +46,7 @@ extension ReplicaTransaction {
             existing: try existingRow(suite: ReservedSuite.name, key: reservedKey))
         keyring.add(key, suite: suite)
         forgetSealing()
+        try hashDeclaredNames(suite: suite, sealing: SuiteSealing(suite: suite, key: key))
         SuiteEncryptionCheckpoint.reach(.declared)
         guard !clear.isEmpty else { return 0 }
         for (index, (name, record)) in clear.enumerated() {
@@ -56,6 +59,25 @@ extension ReplicaTransaction {
         try removeSupersededJournalEntries()
         SuiteEncryptionCheckpoint.reach(.sealed)
         return clear.count
+    }
+
+    /// Declares the policy of each key of `suite` declared by its name again under its name's row
+    /// key, and removes the declaration in the clear: in an encrypted suite a key's declaration is
+    /// found by its row key, and names nothing.
+    private func hashDeclaredNames(suite: String, sealing: SuiteSealing) throws {
+        let prefix = ReservedSuite.keyDeclarations(of: suite)
+        var declared: [(reservedKey: String, name: String, bytes: [UInt8])] = []
+        try scanRecords(suite: ReservedSuite.name, keyPrefix: prefix) { reservedKey, row in
+            if let bytes = row.record.valueBytes { declared.append((reservedKey, String(reservedKey.utf8.dropFirst(prefix.utf8.count))!, bytes)) }
+            return true
+        }
+        for (reservedKey, name, bytes) in declared {
+            let hashed = ReservedSuite.keyDeclaration(suite: suite, key: sealing.rowKey(for: name))
+            _ = try writePlain(suite: ReservedSuite.name, key: hashed, valueBytes: bytes, existing: try existingRow(suite: ReservedSuite.name, key: hashed))
+            _ = try writePlain(
+                suite: ReservedSuite.name, key: reservedKey, valueBytes: nil, existing: try existingRow(suite: ReservedSuite.name, key: reservedKey))
+        }
+        declarations = nil
     }
 
     /// Opens each sealed record of `entries` (a batch from `peer`, about to be merged) whose suite this
@@ -73,7 +95,9 @@ extension ReplicaTransaction {
         for (suite, key, record) in entries where record.isSealed {
             if sealings[suite] == nil { sealings[suite] = .some(try sealingToCheck(suite, declared: declared[suite])) }
             guard case let sealing?? = sealings[suite] else { continue }
-            do { try sealing.checkOpens(record, rowKey: key) } catch {
+            do {
+                _ = try sealing.openStored(record, storedKey: key)
+            } catch {
                 throw ConcordError.sealedRecordRefused(suite: suite, key: key, peer: peer, reason: "\(error)")
             }
         }

@@ -33,11 +33,13 @@ extension Suite {
     /// try secrets.set("s3cret", forKey: "token")                 // sealed on disk
     /// ```
     ///
-    /// Every key of an encrypted suite is last-writer-wins, and its values do not expire.
+    /// Counters, max and min keys and sets still merge (each replica's contribution is sealed on its
+    /// own, and key holders join them), keys declared by name are declared again by their row keys,
+    /// and values do not expire.
     ///
     /// - Returns: How many stored values were sealed again (0 when the suite was encrypted with `key` already).
     /// - Throws: ``ConcordError`` `.suiteKeyMismatch` when the suite is encrypted with another key;
-    ///   `.policyMismatch` when it holds a counter's, set's, max's or min's state; `.unsupportedValue`
+    ///   `.policyMismatch` when it holds a counter's, set's, max's or min's state in the clear; `.unsupportedValue`
     ///   when it holds a value that expires; `.invalidArgument` when a key of it stays on this device;
     ///   `.reservedSuite`; nothing is written then.
     @discardableResult

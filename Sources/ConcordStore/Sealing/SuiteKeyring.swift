@@ -15,13 +15,20 @@ package final class SuiteKeyring: Sendable {
     private let keys = Mutex<[String: EncryptionKey]>([:])
     /// Whether any key was ever added: a process holding none reads plain suites without looking up declarations.
     private let holdsAny = Atomic<Bool>(false)
+    /// How many times a key was added: what was found with the keys of one generation (a suite's
+    /// sealing) holds until the next.
+    private let additions = Atomic<Int>(0)
 
     package init() {}
 
     package func add(_ key: EncryptionKey, suite: String) {
         keys.withLock { $0[suite] = key }
         holdsAny.store(true, ordering: .releasing)
+        additions.add(1, ordering: .releasing)
     }
+
+    /// Changes with every key added (``add(_:suite:)``).
+    package var generation: Int { additions.load(ordering: .acquiring) }
 
     /// Adds every suite's key of `keys` (``Store/Options/suiteKeys``).
     package func add(_ keys: [String: EncryptionKey]) {
@@ -89,32 +96,46 @@ extension ReplicaRows {
     }
 
     /// The record stored for the key named `key` in `suite` and its journal seq, opened: in an
-    /// encrypted suite, the one under the name's row key.
+    /// encrypted suite, the one under the name's row key merged with every replica's policy
+    /// contribution (`SealedNameRecord`).
     package func namedRecord(suite: String, key: String, keyring: SuiteKeyring) throws -> StoredRecord? {
-        let sealing = try sealing(suite: suite, keyring: keyring)
-        let rowKey = sealing?.rowKey(for: key) ?? key
-        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: rowKey)) else { return nil }
-        let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(sealing)).row(bytes)
+        if let sealing = try sealing(suite: suite, keyring: keyring) {
+            return try SealedNameRecord.read(txn, layout, name: key, sealing: sealing, path: path)
+        }
+        guard let bytes = try txn.get(layout.records, StoreLayout.recordKey(suite: suite, key: key)) else { return nil }
+        let row = try RowReader(suite: suite, key: key, path: path, opening: .byName(nil)).row(bytes)
         return StoredRecord(record: row.record, seq: row.seq)
     }
 
     /// Visits the records of `suite` by their keys' names, opened, tombstones included (in an
-    /// encrypted suite in row-key order, and only its sealed rows), until `body` returns false.
+    /// encrypted suite in row-key order, only its sealed rows, each name's row and policy
+    /// contributions merged into one record), until `body` returns false.
     package func scanNamedRecords(suite: String, keyring: SuiteKeyring, _ body: (_ key: String, _ row: StoredRow) throws -> Bool) throws {
         guard let sealing = try sealing(suite: suite, keyring: keyring) else {
             try scanRecords(suite: suite) { _, key, row in try body(key, row) }
             return
         }
-        try scanRecords(suite: suite) { _, rowKey, row in
+        // A name's rows are adjacent (its contributions' keys start with its row key): merged as they come.
+        var pending: (rowKey: Substring, name: String, row: StoredRow)?
+        var going = true
+        try scanRecords(suite: suite) { _, storedKey, row in
             guard row.record.isSealed else { return true }
-            let (name, record): (String?, Record)
-            do { (name, record) = try sealing.open(row.record, rowKey: rowKey) } catch {
-                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(error)
+            let (name, record): (String, Record)
+            do { (name, record) = try sealing.openStored(row.record, storedKey: storedKey) } catch {
+                throw RowReader(suite: suite, key: storedKey, path: path).undecodable(error)
             }
-            guard let name, sealing.rowKey(for: name) == rowKey else {
-                throw RowReader(suite: suite, key: rowKey, path: path).undecodable(ValueDecodingError("the sealed record holds the name of another key"))
+            let rowKey = storedKey.prefix(SuiteSealing.rowKeyLength)
+            if let held = pending, held.rowKey == rowKey {
+                pending?.row = StoredRow(seq: max(held.row.seq, row.seq), record: RecordMerge.merge(held.row.record, record))
+                return true
             }
-            return try body(name, StoredRow(seq: row.seq, record: record))
+            if let held = pending {
+                going = try body(held.name, held.row)
+                guard going else { return false }
+            }
+            pending = (rowKey, name, StoredRow(seq: row.seq, record: record))
+            return true
         }
+        if going, let held = pending { _ = try body(held.name, held.row) }
     }
 }

@@ -6,7 +6,9 @@ import Sodium
 ///
 /// - A key is stored under its *row key*: 32 hex digits of the keyed BLAKE2b hash of the suite's and
 ///   the key's names, so what leaves the process and what the store holds show no name, and one
-///   name always has one row (merging needs nothing else).
+///   name has one last-writer-wins row (merging needs nothing else). A key with a merge policy has,
+///   besides, one *contribution* per replica that wrote it — that replica's latest policy state —
+///   under the row key followed by the replica's id (`contributionKey`), which readers join.
 /// - A record is stored as `[flags 4][hlc 8][replica 16][nonce 24][ciphertext][tag 16]` (flags 5 for a
 ///   tombstone): its version stays readable (merging needs it), and the ciphertext holds
 ///   `[name length 2][name][the record's flags][the rest of the record in the clear]`.
@@ -29,11 +31,43 @@ package struct SuiteSealing: Sendable {
     /// The hex digits of a row key.
     package static let rowKeyLength = 32
 
-    /// Whether `key` has the form of a row key (32 lowercase hex digits): the only keys an
-    /// encrypted suite's sealed records are stored under.
-    package static func isRowKey(_ key: String) -> Bool {
+    /// The hex digits of a policy contribution's row key: the name's row key, then the id of the
+    /// replica whose contribution it is.
+    package static let contributionKeyLength = 64
+
+    /// Whether `key` has the form of a row key (32 lowercase hex digits): the key a name's
+    /// last-writer-wins record is stored under.
+    package static func isRowKey(_ key: String) -> Bool { isHex(key, digits: rowKeyLength) }
+
+    /// Whether `key` has the form of a policy contribution's row key (64 lowercase hex digits).
+    package static func isContributionKey(_ key: String) -> Bool { isHex(key, digits: contributionKeyLength) }
+
+    private static func isHex(_ key: String, digits count: Int) -> Bool {
         let digits = key.utf8
-        return digits.count == rowKeyLength && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return digits.count == count && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The row key of `origin`'s contribution to the policy key whose name's row key is `rowKey`: a
+    /// counter's, max's, min's or set's state as that replica last wrote it. Only `origin` writes it,
+    /// so it merges by last-writer-wins like any sealed record, and the name's contributions sort
+    /// together, right after the name's own row.
+    package static func contributionKey(rowKey: String, origin: ReplicaID) -> String { rowKey + origin.description }
+
+    /// Why a sealed record may not be stored under `key`, as a replica without the suite's key can
+    /// judge it; nil when it may. A sealed record is stored under a row key, or under a contribution's
+    /// key, which ends in the replica that wrote it (its version's) and never holds a tombstone.
+    package static func storageRefusal(key: String, record: Record) -> String? {
+        if isRowKey(key) { return nil }
+        guard isContributionKey(key) else {
+            return
+                "a sealed record must be stored under a key's keyed hash (32 hex digits), or a policy contribution's (64: the hash, then the replica that wrote it)"
+        }
+        let origin = record.version.replica.description
+        guard key.hasSuffix(origin) else {
+            return "a policy contribution's key ends in the replica that wrote it, but this one was written by \(origin): only that replica writes it"
+        }
+        guard !record.isTombstone else { return "a policy contribution holds a state, never a tombstone" }
+        return nil
     }
 
     /// The most bytes a sealed record's payload may take when values may take `maxValueBytes`: the
@@ -97,14 +131,25 @@ package struct SuiteSealing: Sendable {
         return (name, try Record.decode(header.bytes))
     }
 
-    /// Checks that `record`, a sealed record from outside stored under `rowKey`, opens under this key
-    /// and holds the name whose row key it is stored under: what merging it asks where the key is.
+    /// The name and the record in the clear that the sealed `record` stored under `storedKey` holds,
+    /// checked against where it is stored: a row key holds a last-writer-wins record of the name it
+    /// hashes, a contribution's key a policy state of that name written by the replica it ends in.
     ///
-    /// - Throws: `ValueDecodingError` when it does not (a byte changed, or it was moved to another key,
-    ///   suite or version).
-    package func checkOpens(_ record: Record, rowKey: String) throws(ValueDecodingError) {
-        let (name, _) = try open(record, rowKey: rowKey)
-        guard let name, self.rowKey(for: name) == rowKey else { throw ValueDecodingError("the sealed record holds the name of another key") }
+    /// - Throws: `ValueDecodingError` when it does not open (`open`) or is stored where it does not belong.
+    package func openStored(_ record: Record, storedKey: String) throws(ValueDecodingError) -> (name: String, record: Record) {
+        let (name, opened) = try open(record, rowKey: storedKey)
+        guard let name else { throw ValueDecodingError("a record in the clear where a sealed one belongs") }
+        let rowKey = rowKey(for: name)
+        if storedKey.utf8.count == Self.rowKeyLength {
+            guard storedKey == rowKey else { throw ValueDecodingError("the sealed record holds the name of another key") }
+            guard opened.isPlain else { throw ValueDecodingError("a policy state under a name's row key, where only a contribution's key holds one") }
+        } else {
+            guard storedKey == Self.contributionKey(rowKey: rowKey, origin: record.version.replica) else {
+                throw ValueDecodingError("the sealed contribution holds the name of another key, or was written by another replica")
+            }
+            guard opened.state != nil else { throw ValueDecodingError("a policy contribution that holds no policy state") }
+        }
+        return (name, opened)
     }
 
     private func additionalData(rowKey: String, flags: UInt8, version: Version) -> [UInt8] {

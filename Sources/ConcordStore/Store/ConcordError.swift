@@ -406,11 +406,11 @@ extension ConcordError {
             suite: suite, path: path)
     }
 
-    package static func encryptedPolicy(suite: String, key: String, policy: MergePolicy) -> ConcordError {
+    package static func encryptedPrefixPolicy(suite: String, prefix: String, policy: MergePolicy) -> ConcordError {
         ConcordError(
             .policyMismatch,
-            "key \(quoted(key)) in suite \(quoted(suite)) cannot follow the \(policy) merge policy: every key of an encrypted suite is last-writer-wins (a policy's parts would have to merge where the suite's key is missing)",
-            suite: suite, key: key)
+            "the keys of suite \(quoted(suite)) starting with \(quoted(prefix)) cannot be declared \(policy): the suite is encrypted, and a prefix declaration, which syncs in the clear, would show the start of their names; declare each key on its own",
+            suite: suite, key: prefix)
     }
 
     package static func sealedRecordRefused(suite: String, key: String, peer: ReplicaID, reason: String) -> ConcordError {

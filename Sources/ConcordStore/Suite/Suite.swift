@@ -75,8 +75,8 @@ public struct Suite: Sendable {
 
     /// The bytes of the row stored for `key`, if any, the commit stamp of the snapshot they were read
     /// in, and the reader that decodes them: the one fetch of a key's row that every read of a suite
-    /// makes. In an encrypted suite the row is the one under the name's row key, and the reader opens
-    /// it; without the suite's key the read is refused (`.suiteKeyMissing`). A process that holds no
+    /// makes. In an encrypted suite the row is the name's record opened (`SealedNameRecord`: its row
+    /// and every replica's policy contribution, merged); without the suite's key the read is refused (`.suiteKeyMissing`). A process that holds no
     /// key at all looks the declaration up only when it finds no value under the name.
     func storedRow(forKey key: String) throws -> FetchedRow {
         try Names.validateKey(key, inSuite: name)
@@ -97,7 +97,13 @@ public struct Suite: Sendable {
                 return
             }
             sealing = try SealDeclaration.sealing(txn, core.layout, suite: name, keyring: keyring, path: core.path)
-            bytes = try txn.get(core.layout.records, StoreLayout.recordKey(suite: name, key: sealing?.rowKey(for: key) ?? key))
+            guard let sealing else {
+                bytes = try txn.get(core.layout.records, StoreLayout.recordKey(suite: name, key: key))
+                return
+            }
+            bytes = try SealedNameRecord.read(txn, core.layout, name: key, sealing: sealing, path: core.path).map {
+                StoredRow(seq: $0.seq, record: $0.record).encoded
+            }
         }
         let reader = RowReader(suite: name, key: key, path: store.directory, opening: .byName(sealing))
         guard let bytes else { return FetchedRow(isStored: false, bytes: [], snapshot: snapshot, reader: reader) }
@@ -437,8 +443,8 @@ public struct Suite: Sendable {
     public func policy(forKey key: String) throws -> MergePolicy {
         try Names.validateKey(key, inSuite: name)
         return try core.snapshot { s in
-            if name != ReservedSuite.name, let declared = try s.declaredPolicy(suite: name, key: key) { return declared }
-            return try s.record(suite: name, key: key)?.policy ?? .lww
+            if name != ReservedSuite.name, let declared = try s.declaredPolicy(suite: name, key: key, keyring: core.keyring) { return declared }
+            return try s.namedRecord(suite: name, key: key, keyring: core.keyring)?.record.policy ?? .lww
         }
     }
 

@@ -41,7 +41,7 @@ extension Suite {
             var arrival: Explanation.Arrival?
             if let stored, let (source, clock) = try r.journalOrigin(seq: stored.seq) { arrival = origin(source, clock: clock) }
             var policy = record?.policy ?? .lww
-            if suiteName != ReservedSuite.name, let declared = try r.declaredPolicy(suite: suiteName, key: key) { policy = declared }
+            if suiteName != ReservedSuite.name, let declared = try r.declaredPolicy(suite: suiteName, key: key, keyring: core.keyring) { policy = declared }
             var parts: [Explanation.Part] = []
             do {
                 for part in try record?.state?.parts() ?? [] {

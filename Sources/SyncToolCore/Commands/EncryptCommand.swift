@@ -10,8 +10,8 @@ struct EncryptCommand: Command {
             then on the suite's values and key names are sealed in the replica, in bundles and on the wire, \
             and every command reading or writing them needs the key. The values stored before are sealed \
             again in the same transaction. Encrypting again with the same key changes nothing; with another \
-            key it is exit 7. Every key of an encrypted suite is last-writer-wins: a suite holding a \
-            counter's, set's, max's or min's state, or a value that expires, is refused (exit 3).
+            key it is exit 7. Counters, max and min keys and sets still merge once the suite is encrypted, \
+            but a suite holding one's state in the clear, or a value that expires, is refused (exit 3).
             """)
 
     let dir, suite: String

@@ -87,6 +87,7 @@ stress: deps
 	$(SWIFT) build -c release --product stress-test
 	$(SWIFT) build -c release --product sync-tool
 	$$($(SWIFT) build -c release --show-bin-path)/stress-test --seconds 60 --kill-rate 2
+	$$($(SWIFT) build -c release --show-bin-path)/stress-test --encrypted --hub --seconds 30 --kill-rate 2
 
 clean:
 	rm -rf .build

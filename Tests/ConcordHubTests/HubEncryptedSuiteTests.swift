@@ -19,6 +19,13 @@ struct HubEncryptedSuiteTests {
         return try Store(path: fx.path(name), options: options)
     }
 
+    /// A device "phone" of `fx` holding `key`, with suite "secrets" encrypted with it.
+    static func encryptedPhone(_ fx: HubFixture, _ key: EncryptionKey) throws -> Store {
+        let phone = try store(fx, "phone", key: key)
+        try phone.suite("secrets").encrypt(with: key)
+        return phone
+    }
+
     /// The rows of `suite` as the store holds them, unopened, by row key.
     static func storedRows(_ store: Store, suite: String) throws -> [String: [UInt8]] {
         try store.read { r in
@@ -38,8 +45,7 @@ struct HubEncryptedSuiteTests {
         let fx = try HubFixture()
         let (alice, bob) = (try fx.account("alice"), try fx.account("bob"))
         let key = EncryptionKey.generate()
-        let phone = try Self.store(fx, "phone", key: key)
-        try phone.suite("secrets").encrypt(with: key)
+        let phone = try Self.encryptedPhone(fx, key)
         try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
         try phone.suite("secrets").set(1, forKey: "count")
         try phone.suite("secrets").set("gone", forKey: "removed")
@@ -98,8 +104,7 @@ struct HubEncryptedSuiteTests {
         let fx = try HubFixture()
         let alice = try fx.account("alice")
         let key = EncryptionKey.generate()
-        let phone = try Self.store(fx, "phone", key: key)
-        try phone.suite("secrets").encrypt(with: key)
+        let phone = try Self.encryptedPhone(fx, key)
         try phone.suite("secrets").set(Self.markerValue, forKey: Self.markerKey)
         try phone.suite("secrets").set("another", forKey: "deleted-" + Self.markerKey)
         try phone.suite("secrets").remove("deleted-" + Self.markerKey)
@@ -136,6 +141,49 @@ struct HubEncryptedSuiteTests {
         }
         #expect(dump.contains("plain-key-44b1") && dump.contains(hex("plain-value-0e6d")), "the scan finds what is in the clear")
         #expect(dump.contains("\"secrets\""), "the suite's name stays readable")
+    }
+
+    @Test(
+        "a sealed byte changed in a hub row by the account's own role is refused as damaged by a key holder, named with its seq, and the pull's other rows merge; a repaired row comes again"
+    )
+    func tamperedRowIsRefusedAndNamed() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let key = EncryptionKey.generate()
+        let phone = try Self.encryptedPhone(fx, key)
+        try phone.suite("secrets").set("s3cret", forKey: "token")
+        try phone.suite("secrets").set("kept", forKey: "other")
+        try phone.suite("prefs").set("dark", forKey: "theme")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let rowKey = SuiteSealing(suite: "secrets", key: key).rowKey(for: "token")
+        let account = try PostgresConnection(ConnectionString(alice.url))
+        let changed = try account.execute(
+            "UPDATE concord_hub.records SET value = set_byte(value, 30, get_byte(value, 30) # 1) WHERE suite = 'secrets' AND key = $1 RETURNING seq",
+            [.text(rowKey)])
+        #expect(changed.count == 1)
+        let seq = UInt64(try changed.int64(0, 0))
+
+        let laptop = try Self.store(fx, "laptop", key: key)
+        let before = try Self.storedRows(laptop, suite: "secrets")
+        let report = try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        let refused = report.bToA.refused
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.suite == "secrets" && refused.first?.key == rowKey && refused.first?.seq == seq && refused.first?.refusal == .undecodable)
+        #expect(refused.first?.message.contains("damaged or forged") == true, "\(refused)")
+        // The rule of every refused hub row: it stays out, whole, and the page's sound rows merge.
+        #expect(try before.isEmpty && Self.storedRows(laptop, suite: "secrets")[rowKey] == nil)
+        #expect(try laptop.suite("secrets").get("other", as: String.self) == "kept")
+        #expect(try laptop.suite("secrets").get("token", as: String.self) == nil)
+        #expect(try laptop.suite("prefs").get("theme", as: String.self) == "dark")
+        #expect(try run("sync-tool", ["check", fx.path("laptop")]).status == 0)
+
+        // The cursor moved past it; the phone's next write of the key replaces the row (its version is newer).
+        #expect(try HubSynchronizer().sync(laptop, try Hub(alice.url)).bToA.refused.isEmpty, "reported once")
+        try phone.suite("secrets").set("s3cret-2", forKey: "token")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let again = try HubSynchronizer().sync(laptop, try Hub(alice.url))
+        #expect(again.bToA.refused.isEmpty, "\(again.bToA.refused)")
+        #expect(try laptop.suite("secrets").get("token", as: String.self) == "s3cret-2")
     }
 
     @Test(
@@ -184,5 +232,39 @@ struct HubEncryptedSuiteTests {
             let text = try dump.text(row, 0)
             for marker in [counter, "tag-1-marker"] { #expect(!text.contains(marker) && !text.contains(hex(marker)), "\(marker) is in the hub's records") }
         }
+    }
+
+    @Test(
+        "hub gc collects an encrypted suite's sealed tombstones; a key holder offline past the horizon gets the delete in its resync, and nothing deleted comes back"
+    )
+    func sealedTombstonesAreCollected() throws {
+        let fx = try HubFixture()
+        let alice = try fx.account("alice")
+        let key = EncryptionKey.generate()
+        let phone = try Self.encryptedPhone(fx, key)
+        for name in ["a", "b"] { try phone.suite("secrets").set("value \(name)", forKey: name) }
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let tablet = try Self.store(fx, "tablet", key: key)
+        try HubSynchronizer().sync(tablet, try Hub(alice.url)) // the tablet holds a and b, then goes away
+        #expect(try tablet.suite("secrets").get("b", as: String.self) == "value b")
+
+        try phone.suite("secrets").remove("b")
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        let admin = try HubAdmin(fx.adminURL)
+        #expect(try admin.stats().tombstones == 1)
+        #expect(try admin.collectTombstones(retention: .milliseconds(0)) == 1, "the sealed deletion is collected")
+        let rows = try fx.admin().execute("SELECT count(*) FROM concord_hub.records WHERE suite = 'secrets'").int64(0, 0)
+        #expect(rows == 1)
+
+        let report = try HubSynchronizer().sync(tablet, try Hub(alice.url))
+        #expect(report.bToA.horizonResync && report.bToA.refused.isEmpty, "\(report.bToA.refused)")
+        #expect(try tablet.suite("secrets").get("b", as: String.self) == nil, "the collected delete reaches the tablet")
+        #expect(try tablet.suite("secrets").keys() == ["a"])
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(try phone.suite("secrets").keys() == ["a"], "b is not resurrected")
+        try tablet.suite("secrets").set("again", forKey: "b")
+        try HubSynchronizer().sync(tablet, try Hub(alice.url))
+        try HubSynchronizer().sync(phone, try Hub(alice.url))
+        #expect(try phone.suite("secrets").get("b", as: String.self) == "again", "a later write of the key wins over the resync's deletion")
     }
 }

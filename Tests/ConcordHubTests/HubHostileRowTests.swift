@@ -21,7 +21,8 @@ struct HubHostileRowTests {
     /// Writes a row as the account's role can: a fresh seq from its counter, then the row (replacing one for the same key).
     @discardableResult
     func writeRow(
-        suite: String, key: String, hlc: UInt64 = HybridClock.wallMilliseconds() << 16, value: [UInt8]?, policy: Bool = false, expires: Int64? = nil
+        suite: String, key: String, hlc: UInt64 = HybridClock.wallMilliseconds() << 16, value: [UInt8]?, policy: Bool = false, expires: Int64? = nil,
+        sealed: String? = nil
     ) throws -> Int64 {
         let db = try PostgresConnection(ConnectionString(alice.url))
         let seq = try db.execute(
@@ -30,15 +31,15 @@ struct HubHostileRowTests {
         let version = (0..<8).map { UInt8(truncatingIfNeeded: hlc >> (56 - 8 * UInt64($0))) } + Self.writer.bytes
         try db.execute(
             """
-            INSERT INTO concord_hub.records (account, suite, key, version, value, policy, seq, pushed_by, expires_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            INSERT INTO concord_hub.records (account, suite, key, version, value, policy, seq, pushed_by, expires_ms, sealed)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             ON CONFLICT (account, suite, key) DO UPDATE
             SET version = EXCLUDED.version, value = EXCLUDED.value, policy = EXCLUDED.policy, seq = EXCLUDED.seq, pushed_by = EXCLUDED.pushed_by,
-              expires_ms = EXCLUDED.expires_ms
+              expires_ms = EXCLUDED.expires_ms, sealed = EXCLUDED.sealed
             """,
             [
                 .text(alice.name), .text(suite), .text(key), .bytea(version), value.map { .bytea($0) } ?? .null, .bool(policy), .int8(seq),
-                .bytea(Self.writer.bytes), expires.map { .int8($0) } ?? .null
+                .bytea(Self.writer.bytes), expires.map { .int8($0) } ?? .null, sealed.map { .text($0) } ?? .null
             ])
         return seq
     }
@@ -127,6 +128,58 @@ struct HubHostileRowTests {
         #expect(try store.suite("prefs").keys() == ["sound"])
         #expect(try store.suite("prefs").record(forKey: "sound")?.expiresAtMilliseconds == UInt64(later))
         try expectSound("phone")
+    }
+
+    @Test(
+        "rows of an encrypted suite: a value in the clear, a sealed row of a suite no declaration names, a seal too short or not opening under the key — each refused and named; a deletion in the clear and the sound sealed rows merge"
+    )
+    func badRowsOfAnEncryptedSuite() throws {
+        let key = EncryptionKey.generate()
+        try key.write(toFile: fx.path("secrets.key"))
+        let laptop = try Store(path: fx.path("laptop"), options: Self.holding(key))
+        try laptop.suite("secrets").encrypt(with: key)
+        try laptop.suite("secrets").set("s3cret", forKey: "token")
+        #expect(try sync("laptop").status == 0)
+        // Two more devices meet the suite's declaration: one given the key, a backup without it.
+        let keyFile = ["--key-file", fx.path("secrets.key")]
+        for (device, arguments) in [("phone", keyFile), ("backup", [])] {
+            let first = try run("sync-tool", ["sync", fx.path(device), alice.url] + arguments, timeout: 180)
+            #expect(first.status == 0, "\(device): \(first.stdout) \(first.stderr)")
+        }
+        let rowKey = String(repeating: "ab", count: 16)
+        let sealedBytes = (0..<60).map { UInt8($0) }
+        var seqs: [String: Int64] = [:]
+        seqs["in the clear"] = try writeRow(suite: "secrets", key: "leaked", value: try ValueCodec.encode(.string("in the clear")))
+        seqs["policy"] = try writeRow(suite: "secrets", key: "counter", value: PolicyState(policy: .counter).encoded, policy: true)
+        seqs["undeclared"] = try writeRow(suite: "other", key: rowKey, value: sealedBytes, sealed: "value")
+        seqs["short"] = try writeRow(suite: "secrets", key: String(repeating: "cd", count: 16), value: [1, 2, 3], sealed: "value")
+        let forged = try writeRow(suite: "secrets", key: rowKey, value: sealedBytes, sealed: "value")
+        try writeRow(suite: "secrets", key: "old-name", value: nil)
+
+        // A key holder refuses all five; a replica without the key cannot tell the forged seal from a sound one.
+        for (device, arguments, refused) in [("phone", keyFile, 5), ("backup", [], 4)] {
+            let result = try run("sync-tool", ["sync", fx.path(device), alice.url] + arguments, timeout: 180)
+            #expect(result.status == 3, "\(device): \(result.stdout) \(result.stderr)")
+            let line = try #require(result.lines.first { $0.contains("refused") }, "\(device): \(result.stdout)")
+            #expect(line.hasPrefix("\(refused) rows refused: "), "\(device): \(line)")
+            for (what, seq) in seqs { #expect(line.contains("(seq \(seq))"), "\(device), \(what): \(line)") }
+            #expect(line.contains("(seq \(forged))") == (refused == 5), "\(device): \(line)")
+            #expect(line.contains("declared encrypted") && line.contains("no declaration names suite \"other\""), "\(line)")
+            try expectSound(device)
+        }
+        let phone = try Store(path: fx.path("phone"), options: Self.holding(key))
+        #expect(try phone.suite("secrets").keys() == ["token"])
+        #expect(try phone.suite("secrets").get("token", as: String.self) == "s3cret")
+        #expect(try phone.read { r in try r.record(suite: "secrets", key: "old-name") }?.isTombstone == true, "the deletion in the clear merged")
+        #expect(try phone.read { r in try r.record(suite: "secrets", key: rowKey) } == nil, "the forged seal stayed out")
+        #expect(try phone.suiteNames().contains("other") == false)
+    }
+
+    /// Store options holding `key` for suite "secrets".
+    static func holding(_ key: EncryptionKey) -> Store.Options {
+        var options = Store.Options()
+        options.suiteKeys["secrets"] = key
+        return options
     }
 
     @Test(

@@ -3,6 +3,7 @@ enum WorkloadRegistry {
     static let all: [any Workload.Type] = [
         PointReadWorkload.self,
         ExpiringReadWorkload.self,
+        EncryptedSuiteWorkload.self,
         DurableSetWorkload.self,
         BatchedSetWorkload.self,
         OpenAndReadWorkload.self,

@@ -33,6 +33,11 @@ final class Coordinator {
     var unexplainedDrops = 0
     /// With `--restore-rate`: the backups taken and the restores made (see `RestoreFault`).
     var restoreFault = RestoreFault()
+    /// With `--encrypted`: the data suite's key, made for the run, and the file every process reads it from.
+    let suiteKey: EncryptionKey?
+    var keyFile: String { root + "/data.key" }
+    /// The variable naming the key file (`sync-tool`'s, which the workers read too).
+    static let keyFileVariable = "CONCORD_KEY_FILE"
     /// With `--timeline`: operations by kind over time, and when each kill, sync, restore and failure happened.
     let timeline: TimelineRecorder?
     /// The failures already given to the timeline.
@@ -67,6 +72,14 @@ final class Coordinator {
             root = NSTemporaryDirectory() + "/concord-stress-\(options.seed)-\(getpid())"
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
+        suiteKey = options.encrypted ? EncryptionKey.generate() : nil
+    }
+
+    /// The environment of every process the run starts: the hub account's password, the key file.
+    var childEnvironment: [String: String] {
+        var environment = hub?.environment ?? ProcessInfo.processInfo.environment
+        if suiteKey != nil { environment[Self.keyFileVariable] = keyFile }
+        return environment
     }
 
     var replicas: [String] { (0..<options.replicas).map { $0 < Self.replicaNames.count ? Self.replicaNames[$0] : "replica-\($0)" } }
@@ -74,10 +87,15 @@ final class Coordinator {
     var stopPath: String { root + "/stop" }
 
     func run() throws -> StressSummary {
+        if let suiteKey { try suiteKey.write(toFile: keyFile) }
         for replica in replicas {
-            let store = try Store(path: path(replica))
+            let store = try Store(path: path(replica), options: Worker.options(holding: suiteKey))
             try store.suite(Worker.counterSuite).declare(.counter, forKey: Worker.globalCounter)
-            try store.suite(Worker.dataSuite).setDeviceLocal(true, forKeysWithPrefix: Worker.localPrefix)
+            if let suiteKey {
+                try store.suite(Worker.dataSuite).encrypt(with: suiteKey)
+            } else {
+                try store.suite(Worker.dataSuite).setDeviceLocal(true, forKeysWithPrefix: Worker.localPrefix)
+            }
             try store.setName(replica) // a record of the reserved suite: every replica must end up holding every name
         }
         var id = 0
@@ -145,7 +163,7 @@ final class Coordinator {
         let checker = InvariantChecker(
             replicas: replicas.map { ($0, path($0)) },
             logs: workers.flatMap { w in w.logs.map { (w.id, w.replica, $0) } },
-            killedPerReplica: killedPerReplica, restored: restoreFault.restored)
+            killedPerReplica: killedPerReplica, restored: restoreFault.restored, suiteKey: suiteKey)
         let result = try checker.check()
         var summary = StressSummary(
             seconds: elapsed, seed: options.seed, replicas: replicas.count, processes: workers.count,
@@ -153,6 +171,7 @@ final class Coordinator {
         summary.addLatencies(checker.operations)
         summary.addSyncLatencies(syncLatencies, failures: syncFailures)
         summary.restores = restoreFault
+        summary.encrypted = suiteKey != nil
         if let timeline {
             timeline.markEnd()
             for broken in result.located { timeline.record(.invariant, broken.what, atWallMilliseconds: broken.milliseconds) }
@@ -168,6 +187,7 @@ final class Coordinator {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDirectory + "/stress-test")
         p.arguments = ["--worker", path(replica), replica, String(id), String(incarnation), String(options.seed), options.mix.argument, log, stopPath]
+        p.environment = childEnvironment
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle(forWritingAtPath: "/dev/stderr") ?? FileHandle.standardError
         try p.run()
@@ -220,7 +240,7 @@ final class Coordinator {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
         p.arguments = hub?.syncArguments(path(a)) ?? syncArguments(a, b) + ["--json"]
-        if let hub { p.environment = hub.environment }
+        p.environment = childEnvironment
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         do {
@@ -284,7 +304,7 @@ final class Coordinator {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
                 p.arguments = hub?.syncArguments(path(a)) ?? syncArguments(a, b)
-                if let hub { p.environment = hub.environment }
+                p.environment = childEnvironment
                 p.standardOutput = FileHandle.nullDevice
                 let err = Pipe()
                 p.standardError = err

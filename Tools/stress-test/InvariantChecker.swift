@@ -9,6 +9,9 @@ struct CheckResults {
     var exclusiveViolations = 0
     var damagedReplicas = 0
     var inconsistentConflicts = 0
+    /// With `--encrypted`: records of the data suite a replica holds in the clear (none may be: the suite
+    /// was encrypted before its first write), counting a replica holding no sealed record at all as one.
+    var clearValues = 0
     var conflicts = 0
     var details: [String] = []
     var acknowledged = 0
@@ -21,6 +24,7 @@ struct CheckResults {
 
     var ok: Bool {
         lostWrites == 0 && divergedKeys == 0 && doubleCounted == 0 && exclusiveViolations == 0 && damagedReplicas == 0 && inconsistentConflicts == 0
+            && clearValues == 0
     }
 
     mutating func note(_ s: String) { if details.count < 50 { details.append(s) } }
@@ -37,12 +41,15 @@ struct InvariantChecker {
     /// Replicas restored from a backup during the run: their device-local writes after the backup are
     /// gone (no other replica holds them), so a missing one is not a lost write.
     let restored: Set<String>
+    /// With `--encrypted`: the data suite's key, which the checks read it with.
+    let suiteKey: EncryptionKey?
 
     init(
         replicas: [(String, String)], logs: [(worker: Int, replica: String, path: String)], killedPerReplica: [String: Int],
-        restored: Set<String> = []
+        restored: Set<String> = [], suiteKey: EncryptionKey? = nil
     ) {
         self.restored = restored
+        self.suiteKey = suiteKey
         self.replicas = replicas
         self.operations = logs.flatMap { LoggedOperation.parse(file: $0.path, worker: $0.worker) }
         self.workerReplica = Dictionary(logs.map { ($0.worker, $0.replica) }, uniquingKeysWith: { a, _ in a })
@@ -52,7 +59,8 @@ struct InvariantChecker {
     func check() throws -> CheckResults {
         var r = CheckResults()
         r.acknowledged = operations.count
-        let stores = try Dictionary(uniqueKeysWithValues: replicas.map { ($0.name, try Store(path: $0.path)) })
+        let stores = try Dictionary(
+            uniqueKeysWithValues: replicas.map { ($0.name, try Store(path: $0.path, options: Worker.options(holding: suiteKey))) })
         for (name, store) in stores {
             let report = try store.integrityReport()
             if !report.isSound {
@@ -60,6 +68,7 @@ struct InvariantChecker {
                 r.note("\(name): check failed: \(report.problems.prefix(3))")
             }
         }
+        if suiteKey != nil { try checkSealed(stores, &r) }
         try checkConflictLogs(stores, &r)
         try checkConvergence(stores, &r)
         try checkDeviceLocalKeys(stores, &r)
@@ -70,6 +79,28 @@ struct InvariantChecker {
         try checkGlobalCounter(stores, &r)
         checkExclusive(&r)
         return r
+    }
+
+    /// With `--encrypted`: every record of the data suite, as each replica stores it, is sealed (a
+    /// deletion in the clear aside), and each replica holds some.
+    private func checkSealed(_ stores: [String: Store], _ r: inout CheckResults) throws {
+        for (name, store) in stores {
+            let (sealed, clear) = try store.read { rows in
+                var counts = (sealed: 0, clear: [String]())
+                try rows.scanRecords(suite: Worker.dataSuite) { _, key, row in
+                    if row.record.isSealed {
+                        counts.sealed += 1
+                    } else if !row.record.isTombstone {
+                        counts.clear.append(key)
+                    }
+                    return true
+                }
+                return counts
+            }
+            r.clearValues += clear.count + (sealed == 0 ? 1 : 0)
+            if !clear.isEmpty { r.note("\(name): \(clear.count) values of the encrypted suite in the clear: \(clear.prefix(3))") }
+            if sealed == 0 { r.note("\(name): no sealed record of the encrypted suite") }
+        }
     }
 
     /// Every conflict logged kept a loser that really lost: its version is below the winner's, and

@@ -96,15 +96,15 @@ extension Coordinator {
     /// `sync-tool sync DIR NEIGHBOUR --json` (the neighbour over ssh, or the hub), to completion.
     private func restoreSync(_ name: String, _ neighbour: String) throws -> (status: Int32, output: String) {
         let arguments = hub?.syncArguments(path(name)) ?? (syncArguments(name, neighbour) + ["--json"])
-        return try tool(arguments, environment: hub?.environment)
+        return try tool(arguments)
     }
 
     /// Runs `sync-tool` to completion; its standard output and error together.
-    func tool(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    func tool(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binDirectory + "/sync-tool")
         p.arguments = arguments
-        if let environment { p.environment = environment }
+        p.environment = childEnvironment
         let out = Pipe()
         p.standardOutput = out
         p.standardError = out

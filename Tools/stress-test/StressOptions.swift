@@ -13,6 +13,8 @@ struct StressOptions {
     var keep = false
     var directory: String?
     var hub = false
+    /// `--encrypted`: the data suite is encrypted with a key made for the run.
+    var encrypted = false
     /// How syncs between directories reach the second replica: "local" (both opened by one process) or "ssh".
     var transport = "local"
     /// `--timeline FILE.svg`: where to draw the run over time.
@@ -20,7 +22,8 @@ struct StressOptions {
 
     static let help = """
         Usage: stress-test [--replicas N] [--processes N] [--seconds S] [--seed N] [--kill-rate PER_SECOND] [--restore-rate PER_SECOND] [--json]
-                           [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh] [--timeline FILE.svg]
+                           [--mix KIND=WEIGHT,...] [--dir PATH] [--keep] [--hub] [--transport local|ssh] [--encrypted]
+                           [--timeline FILE.svg]
 
         Runs a realistic world on this machine: several replica directories (app-group, watch, device, …), each
         opened by several real processes at once (app, extension, widget roles) doing a mix of sets, deletes,
@@ -47,6 +50,10 @@ struct StressOptions {
                                  (needs Debian's postgresql package), instead of between directories
           --transport ssh        run every sync's second replica through a local sshd this run starts
                                  ('sync-tool sync A user@127.0.0.1:B'); kills then also hit the far 'serve'
+          --encrypted            declare the data suite encrypted in every replica, with a key made for this
+                                 run and given to every process (workers, syncs, the checks) in a key file
+                                 (CONCORD_KEY_FILE); its sets are all plain (an encrypted suite holds no
+                                 device-local keys and no expiring values)
           --timeline FILE.svg    also draw the run as an SVG chart: operations per second of each kind in
                                  250 ms buckets, syncs, kills, backups and restores as marks at their
                                  moment, failures as red lines, and the invariants' verdict at the end
@@ -85,6 +92,7 @@ struct StressOptions {
             case "--keep": o.keep = true
             case "--json": o.json = true
             case "--hub": o.hub = true
+            case "--encrypted": o.encrypted = true
             case "--timeline":
                 let file = try value("--timeline")
                 guard !file.isEmpty else { throw UsageError(description: "--timeline needs a file name") }

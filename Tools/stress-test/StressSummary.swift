@@ -18,6 +18,8 @@ struct StressSummary {
     var kinds: [String: KindStats] = [:]
     var syncFailures: [String] = []
     var restores = RestoreFault()
+    /// Whether the run was `--encrypted` (the summary then says whether any value was stored in the clear).
+    var encrypted = false
 
     init(seconds: Double, seed: UInt64, replicas: Int, processes: Int, kills: Int, syncs: Int, checks: CheckResults) {
         self.seconds = seconds
@@ -68,6 +70,7 @@ struct StressSummary {
         out += line("exclusive-choice violations", checks.exclusiveViolations)
         out += line("replicas failing check", checks.damagedReplicas)
         out += line("conflict-log entries inconsistent with the records (of \(checks.conflicts) logged)", checks.inconsistentConflicts)
+        if encrypted { out += line("values of the encrypted suite stored in the clear", checks.clearValues) }
         out += line("failed syncs", syncFailures.count)
         if restores.restores > 0 || restores.backupsTaken > 0 {
             out +=
@@ -88,7 +91,8 @@ struct StressSummary {
             "\"double_counted\":\(checks.doubleCounted)", "\"exclusive_violations\":\(checks.exclusiveViolations)",
             "\"global_counter\":\(checks.globalCounter)", "\"global_increments\":\(checks.globalIncrements)",
             "\"replicas_failing_check\":\(checks.damagedReplicas)", "\"conflicts_logged\":\(checks.conflicts)",
-            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"failed_syncs\":\(syncFailures.count)",
+            "\"inconsistent_conflicts\":\(checks.inconsistentConflicts)", "\"clear_values\":\(checks.clearValues)",
+            "\"failed_syncs\":\(syncFailures.count)",
             "\"backups\":\(restores.backupsTaken)", "\"restores\":\(restores.restores)", "\"restores_found\":\(restores.detected)",
             "\"restores_unchanged\":\(restores.unchanged)", "\"restores_not_found\":\(restores.undetected.count)"
         ]

@@ -44,8 +44,22 @@ struct Worker {
         stopPath = a[7]
     }
 
+    /// The key of the data suite when the run is `--encrypted`: the file `CONCORD_KEY_FILE` names.
+    static func suiteKey() throws -> EncryptionKey? {
+        guard let path = ProcessInfo.processInfo.environment[Coordinator.keyFileVariable] else { return nil }
+        return try EncryptionKey(contentsOfFile: path)
+    }
+
+    /// Store options holding `key` (if any) for the data suite.
+    static func options(holding key: EncryptionKey?) -> Store.Options {
+        var options = Store.Options()
+        if let key { options.suiteKeys[dataSuite] = key }
+        return options
+    }
+
     func run() throws {
-        let store = try Store(path: directory)
+        let suiteKey = try Self.suiteKey()
+        let store = try Store(path: directory, options: Self.options(holding: suiteKey))
         let log = try OperationLogWriter(path: logPath)
         var random = SeededRandom(seed: seed &+ UInt64(worker) &* 1_000_003 &+ UInt64(incarnation) &* 7919)
         var n = 0
@@ -58,8 +72,9 @@ struct Worker {
             case .set:
                 let value = "w\(worker)-i\(incarnation)-n\(n)"
                 let data = try store.suite(Self.dataSuite)
-                // One set in eight writes a device-local key, one in eight a value that expires soon.
-                switch Int.random(in: 0..<8, using: &random) {
+                // One set in eight writes a device-local key, one in eight a value that expires soon (in
+                // an encrypted suite, which holds neither, a plain value).
+                switch suiteKey == nil ? Int.random(in: 0..<8, using: &random) : 2 {
                 case 0:
                     let local = Self.localPrefix + key
                     guard let version = try data.set(value, forKey: local) else { break }

@@ -19,8 +19,9 @@ import Foundation
 /// that the hub had merged from it or sent it, and that the hub no longer has (a full resync), so
 /// a device offline past the retention cannot bring deleted keys back.
 ///
-/// Every row passes the gate (`HubRow`, `RecordGate`) before it joins a page: a row it refuses is
-/// left out and named in the outcome, and the sound rows merge. The cursor moves past a damaged row
+/// Every row passes the gate (`HubRow`, `RecordGate`), and a row of an encrypted suite its
+/// declaration and seal (`HubSealedSuites`), before it joins a page: a row refused is left out and
+/// named in the outcome, and the sound rows merge. The cursor moves past a damaged row
 /// (it is reported by the pull that meets it; a repaired row gets a new seq and comes again), but
 /// stops just before a row plausibly written by a newer Concord, so that row arrives once this device
 /// is upgraded; the sound rows after it merge now and again then (merging is idempotent), and each
@@ -114,6 +115,7 @@ struct HubPull {
                 var merged = start
                 var skipped = 0
                 let gate = gate
+                let sealedSuites = try HubSealedSuites(store: store, hub: hub, gate: gate)
                 // Where the cursor stops: just before the first row a newer Concord wrote.
                 var hold: UInt64?
                 // Damaged rows refused since the last merged page: merge, so the cursor moves past them.
@@ -137,7 +139,10 @@ struct HubPull {
                     entries.reserveCapacity(rows.count)
                     for row in 0..<rows.count {
                         let entry: RemoteEntry
-                        switch try HubRow(rows, row).entry(gate: gate) {
+                        let checked = try HubRow(rows, row).entry(gate: gate).flatMap { sound in
+                            sealedSuites.refusal(of: sound).map { .failure($0) } ?? .success(sound)
+                        }
+                        switch checked {
                         case .success(let sound): entry = sound
                         case .failure(let refused):
                             outcome.report.refused.append(refused)

@@ -163,11 +163,9 @@ extension ReplicaTransaction {
     /// is merged as it comes, sealed and unopened.
     package func checkSealed(_ entries: [(suite: String, key: String, record: Record)], from peer: ReplicaID) throws {
         // The declarations the batch brings: a replica meeting the suite for the first time has none yet.
-        var declared: [String: (current: [UInt8], previous: [[UInt8]])] = [:]
+        var declared: [String: [UInt8]] = [:]
         for (suite, key, record) in entries where suite == ReservedSuite.name && key.hasPrefix(SealDeclaration.prefix) {
-            if case .data(let ids)? = try? record.value(), let parsed = SealDeclaration.parse(Array(ids)) {
-                declared[String(key.dropFirst(SealDeclaration.prefix.count))] = parsed
-            }
+            if case .data(let ids)? = try? record.value() { declared[String(key.dropFirst(SealDeclaration.prefix.count))] = Array(ids) }
         }
         var sealings: [String: SuiteSealing?] = [:]
         for (suite, key, record) in entries where record.isSealed {
@@ -183,10 +181,11 @@ extension ReplicaTransaction {
     }
 
     /// The sealing a merge checks `suite`'s sealed records with: this process's keys, when one is the
-    /// key `declared` (or this replica's declaration) names; nil when there is none to check with.
-    private func sealingToCheck(_ suite: String, declared: (current: [UInt8], previous: [[UInt8]])?) throws -> SuiteSealing? {
-        let held = keyring.keys(suite: suite)
-        guard !held.isEmpty, let ids = try declared ?? SealDeclaration.keyIDs(txn, layout, suite: suite, path: path) else { return nil }
-        return try? SealDeclaration.sealing(suite: suite, current: ids.current, previous: ids.previous, held: held, path: path)
+    /// key `declared` (a declaration's data; else this replica's declaration) names; nil when there is
+    /// none to check with.
+    private func sealingToCheck(_ suite: String, declared: [UInt8]?) throws -> SuiteSealing? {
+        guard !keyring.keys(suite: suite).isEmpty else { return nil }
+        let ids = try declared ?? SealDeclaration.keyIDs(txn, layout, suite: suite, path: path).map { $0.current + $0.previous.flatMap { $0 } }
+        return SealDeclaration.checking(suite: suite, declared: ids, keyring: keyring)
     }
 }

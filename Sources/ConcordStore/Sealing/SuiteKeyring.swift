@@ -95,6 +95,16 @@ package enum SealDeclaration {
         return (ids[0], Array(ids.dropFirst()))
     }
 
+    /// The sealing that checks `suite`'s sealed records from outside: the keys `keyring` holds for
+    /// the suite, when one is the current key `declared` (a declaration's data, its key identifiers)
+    /// names, with the previous ones it holds; nil when there is none to check with (no declaration,
+    /// no key, or only other keys).
+    package static func checking(suite: String, declared: [UInt8]?, keyring: SuiteKeyring) -> SuiteSealing? {
+        let held = keyring.keys(suite: suite)
+        guard let declared, !held.isEmpty, let ids = parse(declared) else { return nil }
+        return try? sealing(suite: suite, current: ids.current, previous: ids.previous, held: held, path: "")
+    }
+
     /// How `suite`'s records are sealed, as `txn`'s declaration and the keys of `keyring` say: nil for
     /// a suite in the clear.
     ///

@@ -1,5 +1,4 @@
 import Concord
-import SplitMix
 
 /// What checking an expiry costs a read: typed gets of values that expire (in a day) against gets of
 /// plain values of the same store, in the same run. A plain value's read only looks at its record's
@@ -23,24 +22,12 @@ enum ExpiringReadWorkload: Workload {
         try suite.batch { b in for i in 0..<keys { try b.set("value-\(i)-settings", forKey: "plain-\(i)") } }
         for i in 0..<keys { try suite.set("value-\(i)-settings", forKey: "expiring-\(i)", expiresAfter: .seconds(86_400)) }
         context.progress("\(name): \(context.runs) runs of \(grouped(reads)) reads of each kind")
-        var samples: [String: [Double]] = [:]
-        for run in 0..<context.runs {
-            var rng = SeededRandom(seed: UInt64(run) &+ 77)
-            let indices = (0..<reads).map { _ in Int(rng.next() % UInt64(keys)) }
-            for kind in context.rotated([plain, expiring], run: run) {
-                let names = indices.map { (kind == plain ? "plain-" : "expiring-") + String($0) }
-                try readAll(suite, names.prefix(1_000)) // warm up
-                let elapsed = try BenchClock.measure { try readAll(suite, names[...]) }
-                samples[kind, default: []].append(Double(elapsed) / Double(reads))
-            }
+        let samples = try TypedGets.perGet(context, kinds: [plain, expiring], keys: keys, reads: reads, seed: 77) { kind in
+            (suite, { (kind == plain ? "plain-" : "expiring-") + String($0) })
         }
         return [plain, expiring].map { kind in
             Figure(workload: name, scenario: scenario, subject: kind, metric: "per read", unit: .nanosecondsPerOperation, samples: samples[kind] ?? [])
         }
-    }
-
-    private static func readAll(_ suite: Suite, _ keys: ArraySlice<String>) throws {
-        for key in keys { guard try suite.get(key, as: String.self) != nil else { throw BenchError("\(key) is missing") } }
     }
 
     static func goals(_ figures: FigureBook, _ context: BenchContext) -> [GoalCheck] {
